@@ -1,0 +1,158 @@
+/**
+ * The catalog's tables as one typed description. The migrations in `migrations.ts` create
+ * exactly these columns; `test/schema/catalog.test.ts` checks the two against a migrated database.
+ * Commands, validation, prompts and the OpenAPI document are all derived from this table.
+ */
+
+/** PostgreSQL type of a column, as PostgreSQL prints it in `format_type`. */
+export type ColumnType = 'uuid' | 'text' | 'boolean' | 'date' | 'timestamp with time zone' | 'jsonb';
+
+export interface ForeignKey {
+  table: string;
+  column: string;
+  /** PostgreSQL's default constraint name, e.g. `releases_label_id_fkey`. */
+  constraint: string;
+}
+
+export interface ColumnDef {
+  name: string;
+  type: ColumnType;
+  nullable: boolean;
+  /** The DEFAULT expression as PostgreSQL prints it (`''::text`, `now()`, `false`), or undefined. */
+  default?: string;
+  primaryKey?: boolean;
+  foreignKey?: ForeignKey;
+}
+
+export interface TableDef {
+  name: string;
+  /** Singular noun for messages ("label", "release"). */
+  singular: string;
+  columns: ColumnDef[];
+  primaryKey: string[];
+}
+
+const id = (): ColumnDef => ({ name: 'id', type: 'uuid', nullable: false, default: 'gen_random_uuid()', primaryKey: true });
+const ts = (name: 'created' | 'updated'): ColumnDef => ({ name, type: 'timestamp with time zone', nullable: false, default: 'now()' });
+const text = (name: string): ColumnDef => ({ name, type: 'text', nullable: true, default: "''::text" });
+const bool = (name: string): ColumnDef => ({ name, type: 'boolean', nullable: true, default: 'false' });
+const date = (name: string): ColumnDef => ({ name, type: 'date', nullable: true });
+const jsonb = (name: string): ColumnDef => ({ name, type: 'jsonb', nullable: true });
+const fk = (name: string, table: string, owner: string): ColumnDef => ({
+  name,
+  type: 'uuid',
+  nullable: true,
+  foreignKey: { table, column: 'id', constraint: `${owner}_${name}_fkey` },
+});
+
+const ARTIST_LINKS = [
+  'website', 'apple_music', 'bandcamp', 'bandsintown', 'facebook', 'instagram', 'linkedin', 'mixcloud',
+  'snapchat', 'songkick', 'soundcloud', 'spotify', 'tiktok', 'twitch', 'x', 'youtube',
+];
+
+const named = (name: string, singular: string, extra: ColumnDef[] = []): TableDef => ({
+  name,
+  singular,
+  primaryKey: ['id'],
+  columns: [id(), text('name'), ts('created'), ts('updated'), ...extra],
+});
+
+/** The eight tables, in foreign-key order (parents before children). */
+export const TABLES: readonly TableDef[] = [
+  named('countries', 'country'),
+  named('languages', 'language'),
+  named('genres', 'genre'),
+  named('subgenres', 'subgenre', [text('genre')]),
+  named('labels', 'label'),
+  {
+    name: 'artists',
+    singular: 'artist',
+    primaryKey: ['id'],
+    columns: [
+      id(), ts('created'), ts('updated'),
+      ...['stage_name', 'biography', 'city', 'country', 'address'].map(text),
+      date('birthdate'),
+      text('email'), text('phone'),
+      ...ARTIST_LINKS.map(text),
+      text('anr'),
+      bool('is_signed'),
+      text('org_id'), text('soundcharts_id'),
+      ...['artist_photos', 'metadata', 'streaming', 'followers', 'tracks', 'services'].map(jsonb),
+      text('legal_name'),
+    ],
+  },
+  {
+    name: 'releases',
+    singular: 'release',
+    primaryKey: ['id'],
+    columns: [
+      id(), ts('created'), ts('updated'),
+      ...['catalog_number', 'genre', 'subgenre', 'label', 'release_title', 'release_version', 'upc_code', 'language',
+        'slug', 'description', 'bandcamp', 'vinyl', 'org_id'].map(text),
+      bool('is_compilation'),
+      date('release_date'),
+      fk('label_id', 'labels', 'releases'),
+      fk('genre_id', 'genres', 'releases'),
+      fk('subgenre_id', 'subgenres', 'releases'),
+      ...['contracts', 'media_assets', 'tracks', 'cover_artwork'].map(jsonb),
+    ],
+  },
+  {
+    name: 'tracks',
+    singular: 'track',
+    primaryKey: ['id'],
+    columns: [
+      id(), ts('created'), ts('updated'),
+      ...['audio_file', 'explicit_status', 'genre', 'subgenre', 'mix_version', 'recording_location', 'track_title',
+        'recording_year', 'isrc_code', 'lyrics', 'lyrics_text'].map(text),
+      ...['demo_files', 'primary_artists', 'featuring_artists', 'remix_artists', 'writer_artists', 'performer_artists',
+        'engineer_artists'].map(jsonb),
+    ],
+  },
+];
+
+/** Collection names, alphabetically (as the interface lists them). */
+export const COLLECTIONS: readonly string[] = TABLES.map((t) => t.name).sort();
+
+/** The interface version this catalog implements. */
+export const INTERFACE_VERSION = '12.2.3';
+
+const BY_NAME = new Map(TABLES.map((t) => [t.name, t]));
+
+/** Looks up a table by its exact (case-sensitive) name. */
+export function tableByName(name: string): TableDef | undefined {
+  return BY_NAME.get(name);
+}
+
+/** A relationship between two tables through one single-column foreign key. */
+export interface Relationship {
+  /** Table the request starts from. */
+  from: string;
+  /** Table being embedded. */
+  to: string;
+  /** Cardinality seen from `from`. */
+  cardinality: 'many-to-one' | 'one-to-many';
+  /** The FK column on the child table (`releases.label_id`). */
+  fkColumn: string;
+  constraint: string;
+  /** The child table (the one holding the FK). */
+  child: string;
+  parent: string;
+}
+
+/** Every relationship, in both directions, derived from the foreign keys. */
+export const RELATIONSHIPS: readonly Relationship[] = TABLES.flatMap((t) =>
+  t.columns.flatMap((c) =>
+    c.foreignKey
+      ? [
+          { from: t.name, to: c.foreignKey.table, cardinality: 'many-to-one' as const, fkColumn: c.name, constraint: c.foreignKey.constraint, child: t.name, parent: c.foreignKey.table },
+          { from: c.foreignKey.table, to: t.name, cardinality: 'one-to-many' as const, fkColumn: c.name, constraint: c.foreignKey.constraint, child: t.name, parent: c.foreignKey.table },
+        ]
+      : [],
+  ),
+);
+
+/** The fields the interface removed, for friendly errors when someone still asks for them. */
+export const REMOVED_FIELDS: Readonly<Record<string, string[]>> = { artists: ['slug'] };
+/** Collections the interface removed. */
+export const REMOVED_COLLECTIONS: readonly string[] = ['users'];

@@ -1,0 +1,60 @@
+import { TABLES, type ColumnDef, type TableDef } from './catalog.js';
+
+/** One versioned migration. Versions only grow; a released migration is never edited. */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+function columnSql(c: ColumnDef): string {
+  let s = `${c.name} ${c.type}`;
+  if (c.primaryKey) s += ' primary key';
+  if (!c.nullable && !c.primaryKey) s += ' not null';
+  if (c.default !== undefined) s += ` default ${c.default}`;
+  if (c.foreignKey) s += ` constraint ${c.foreignKey.constraint} references ${c.foreignKey.table}(${c.foreignKey.column})`;
+  return s;
+}
+
+function createTable(t: TableDef): string {
+  return `create table if not exists ${t.name} (\n  ${t.columns.map(columnSql).join(',\n  ')}\n);\n`;
+}
+
+function touchTrigger(t: TableDef): string {
+  return `drop trigger if exists ${t.name}_touch_updated on ${t.name};
+create trigger ${t.name}_touch_updated before update on ${t.name}
+  for each row execute function catalog_touch_updated();\n`;
+}
+
+/**
+ * The initial schema. Written out from the typed description once; from here on, changes are new
+ * migrations (ALTER ...), so an existing data directory upgrades in place.
+ */
+const INITIAL = `
+create or replace function catalog_touch_updated() returns trigger language plpgsql as $$
+begin
+  new.updated := now();
+  return new;
+end $$;
+${TABLES.map((t) => createTable(t) + touchTrigger(t)).join('\n')}
+create index if not exists releases_label_id_idx on releases (label_id);
+create index if not exists releases_genre_id_idx on releases (genre_id);
+create index if not exists releases_subgenre_id_idx on releases (subgenre_id);
+`;
+
+export const MIGRATIONS: readonly Migration[] = [
+  { version: 1, name: 'catalog tables, updated triggers, foreign-key indexes', sql: INITIAL },
+  {
+    version: 2,
+    name: 'indexes for typical A&R lookups',
+    sql: `
+create index if not exists tracks_isrc_code_idx on tracks (isrc_code);
+create index if not exists releases_upc_code_idx on releases (upc_code);
+create index if not exists releases_release_date_idx on releases (release_date);
+create index if not exists tracks_created_idx on tracks (created);
+`,
+  },
+];
+
+/** The newest schema version the code knows. */
+export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

@@ -1,0 +1,95 @@
+import type { Pool, PoolClient } from 'pg';
+import { migrate } from './migrate.js';
+import { type Queryable, type QueryResult, type Store, toStoreError } from './store.js';
+
+function wrap(client: Pick<Pool | PoolClient, 'query'>): Queryable {
+  return {
+    async query<R>(sql: string, params?: unknown[]): Promise<QueryResult<R>> {
+      try {
+        const res = await client.query(sql, params as unknown[] | undefined);
+        return { rows: res.rows as R[], rowCount: res.rowCount ?? res.rows.length };
+      } catch (err) {
+        throw toStoreError(err);
+      }
+    },
+  };
+}
+
+/** A PostgreSQL server reached by URL through a `pg` pool. */
+export class PostgresStore implements Store {
+  readonly kind = 'postgres' as const;
+  private readonly q: Queryable;
+
+  constructor(
+    readonly pool: Pool,
+    readonly schema: string,
+  ) {
+    this.q = wrap(pool);
+  }
+
+  query<R = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<QueryResult<R>> {
+    return this.q.query<R>(sql, params);
+  }
+
+  async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    let client: PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (err) {
+      throw toStoreError(err);
+    }
+    let broken = false;
+    try {
+      await client.query('begin');
+      const out = await fn(wrap(client));
+      await client.query('commit');
+      return out;
+    } catch (err) {
+      try {
+        await client.query('rollback');
+      } catch {
+        broken = true;
+      }
+      throw toStoreError(err);
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}
+
+export interface OpenPostgresOptions {
+  url: string;
+  /** Schema for the catalog tables (created when missing). Default `public`. */
+  schema?: string;
+  max?: number;
+  /** Statement timeout in milliseconds (0 = none). */
+  statementTimeoutMs?: number;
+  migrate?: boolean;
+}
+
+/** Connects to PostgreSQL, creates the schema if needed, and migrates it. */
+export async function openPostgres(opts: OpenPostgresOptions): Promise<PostgresStore> {
+  const pg = (await import('pg')).default;
+  const textTypes = [1082, 1083, 1114, 1184, 1266];
+  for (const oid of textTypes) pg.types.setTypeParser(oid, (v: string) => v);
+  const schema = opts.schema ?? 'public';
+  if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw toStoreError({ code: '3F000', message: `invalid schema name ${schema}` });
+  const settings = [`-c search_path=${schema}`, '-c TimeZone=UTC'];
+  if (opts.statementTimeoutMs) settings.push(`-c statement_timeout=${opts.statementTimeoutMs}`);
+  const pool = new pg.Pool({
+    connectionString: opts.url,
+    max: opts.max ?? 10,
+    options: settings.join(' '),
+    connectionTimeoutMillis: 10_000,
+  });
+  // An idle client losing its connection must not crash the process; the next query reconnects.
+  pool.on('error', () => {});
+  const store = new PostgresStore(pool, schema);
+  if (schema !== 'public') await store.query(`create schema if not exists ${schema}`);
+  if (opts.migrate !== false) await migrate(store);
+  return store;
+}

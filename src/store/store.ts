@@ -1,0 +1,63 @@
+/** Rows and count of one statement. */
+export interface QueryResult<R> {
+  rows: R[];
+  rowCount: number;
+}
+
+/** Anything that runs one SQL statement with bound parameters. */
+export interface Queryable {
+  query<R = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<QueryResult<R>>;
+}
+
+/**
+ * A catalog database: the embedded PGlite or a PostgreSQL server. Values come back as PostgreSQL
+ * prints them (dates and timestamps as text); response bodies are built as JSON text inside the
+ * database, so rows rarely become JS objects at all.
+ */
+export interface Store extends Queryable {
+  readonly kind: 'pglite' | 'postgres';
+  /** Schema that holds the catalog tables (`public` unless a test made its own). */
+  readonly schema: string;
+  /** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /** Loads CSV text with COPY into `table(columns)` (the fastest bulk path each store has). */
+  copyFrom?(tx: Queryable, table: string, columns: string[], csv: string): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** A database error, normalised across pg and PGlite: SQLSTATE plus PostgreSQL's texts. */
+export class StoreError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly detail: string | null = null,
+    readonly hint: string | null = null,
+  ) {
+    super(message);
+    this.name = 'StoreError';
+  }
+}
+
+interface DbErrorLike {
+  code?: unknown;
+  message?: unknown;
+  detail?: unknown;
+  hint?: unknown;
+}
+
+const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH']);
+
+/** Turns whatever a driver threw into a StoreError (connection failures become SQLSTATE 08006). */
+export function toStoreError(err: unknown): StoreError {
+  if (err instanceof StoreError) return err;
+  const e = (err ?? {}) as DbErrorLike;
+  const code = typeof e.code === 'string' ? e.code : '';
+  const message = typeof e.message === 'string' ? e.message : String(err);
+  if (/^[0-9A-Z]{5}$/.test(code)) {
+    return new StoreError(code, message, typeof e.detail === 'string' ? e.detail : null, typeof e.hint === 'string' ? e.hint : null);
+  }
+  if (CONNECTION_CODES.has(code) || /Connection terminated|connection.*(closed|ended)|Client has encountered a connection error/i.test(message)) {
+    return new StoreError('08006', message);
+  }
+  return new StoreError('XX000', message);
+}
