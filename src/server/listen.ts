@@ -1,0 +1,184 @@
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import type { Store } from '../store/store.js';
+
+/** What `catalog serve` and the embedded default need to start a service. */
+export interface StartOptions {
+  port?: number;
+  host?: string;
+  /** PGlite data directory (the default store). */
+  dataDir?: string;
+  /** PostgreSQL URL; wins over dataDir. */
+  databaseUrl?: string;
+  /** Schema for the PostgreSQL store (default public). */
+  schema?: string;
+  jwtSecret?: string;
+  maxBodyBytes?: number;
+  maxRows?: number;
+  statementTimeoutMs?: number;
+  /** Use this store instead of opening one (tests). The server does not close it. */
+  store?: Store;
+  log?: (line: string) => void;
+}
+
+export interface RunningServer {
+  url: string;
+  store: Store;
+  server: Server;
+  /** Stops accepting, drains in-flight requests, closes the store, removes the lock. */
+  close(): Promise<void>;
+}
+
+const LOCK_FILE = 'catalog-serve.json';
+export const DEFAULT_MAX_BODY = 64 * 1024 * 1024;
+
+/** The `catalog serve` holding a data directory, if one is alive. */
+export function readServeLock(dataDir: string): { pid: number; url: string } | null {
+  const file = join(dataDir, LOCK_FILE);
+  if (!existsSync(file)) return null;
+  try {
+    const lock = JSON.parse(readFileSync(file, 'utf8')) as { pid: number; url: string };
+    process.kill(lock.pid, 0);
+    return lock;
+  } catch {
+    return null;
+  }
+}
+
+/** True for addresses that only this machine can reach. */
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/** Opens the store, builds the app and listens: the only code that touches sockets. */
+export async function startServer(opts: StartOptions = {}): Promise<RunningServer> {
+  const host = opts.host ?? '127.0.0.1';
+  if (!opts.jwtSecret && !isLoopback(host)) {
+    throw new Error(
+      `refusing to listen on ${host} without authentication: give --jwt-secret (or CATALOG_JWT_SECRET), or listen on 127.0.0.1`,
+    );
+  }
+  if (opts.dataDir && !opts.databaseUrl && !opts.store) {
+    const holder = readServeLock(opts.dataDir);
+    if (holder && holder.pid !== process.pid) {
+      throw new Error(`the catalog in ${opts.dataDir} is already served by process ${holder.pid} at ${holder.url}`);
+    }
+  }
+  const ownsStore = !opts.store;
+  const store = opts.store ?? (await openStore(opts));
+  const { createApp } = await import('./app.js');
+  const maxBodyBytes = opts.maxBodyBytes ?? DEFAULT_MAX_BODY;
+  const app = createApp({ store, jwtSecret: opts.jwtSecret, maxBodyBytes, maxRows: opts.maxRows });
+
+  let inFlight = 0;
+  let drained: (() => void) | null = null;
+  const server = createServer({ keepAliveTimeout: 5_000 }, (req, res) => {
+    inFlight++;
+    res.on('close', () => {
+      inFlight--;
+      if (inFlight === 0 && drained) drained();
+    });
+    void serveOne(app.handle, req, res, baseOf(req), maxBodyBytes, opts.log);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 3000, host, () => resolve());
+  });
+  const addr = server.address() as AddressInfo;
+  const shownHost = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  const url = `http://${shownHost}:${addr.port}`;
+  if (opts.dataDir && !opts.databaseUrl && ownsStore) {
+    writeFileSync(join(opts.dataDir, LOCK_FILE), JSON.stringify({ pid: process.pid, url }));
+  }
+
+  let closing: Promise<void> | null = null;
+  const close = () => {
+    closing ??= (async () => {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+        if (inFlight === 0) resolve();
+        else drained = resolve;
+      });
+      server.closeAllConnections();
+      if (opts.dataDir && !opts.databaseUrl && ownsStore) rmSync(join(opts.dataDir, LOCK_FILE), { force: true });
+      if (ownsStore) await store.close();
+    })();
+    return closing;
+  };
+  return { url, store, server, close };
+}
+
+async function openStore(opts: StartOptions): Promise<Store> {
+  if (opts.databaseUrl) {
+    const { openPostgres } = await import('../store/postgres.js');
+    return openPostgres({ url: opts.databaseUrl, schema: opts.schema, statementTimeoutMs: opts.statementTimeoutMs });
+  }
+  const { openPGlite } = await import('../store/pglite.js');
+  return openPGlite({ dataDir: opts.dataDir });
+}
+
+function baseOf(req: IncomingMessage): string {
+  return `http://${req.headers.host ?? 'localhost'}`;
+}
+
+function tooLarge(max: number): string {
+  return JSON.stringify({
+    code: 'PGRST413',
+    details: `The request body is larger than the maximum of ${max} bytes.`,
+    hint: 'Send fewer rows per request (catalog import splits batches automatically).',
+    message: 'Payload Too Large',
+  });
+}
+
+/** Adapts one node:http exchange to the app's Request → Response function. */
+async function serveOne(
+  handle: (r: Request) => Promise<Response>,
+  req: IncomingMessage,
+  res: ServerResponse,
+  base: string,
+  maxBodyBytes: number,
+  log?: (line: string) => void,
+): Promise<void> {
+  try {
+    const declared = Number(req.headers['content-length'] ?? 0);
+    if (declared > maxBodyBytes) {
+      res.writeHead(413, { 'Content-Type': 'application/json; charset=utf-8', Connection: 'close' });
+      res.end(tooLarge(maxBodyBytes));
+      req.resume();
+      return;
+    }
+    const headers = new Headers();
+    for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i], req.rawHeaders[i + 1]);
+    const method = req.method ?? 'GET';
+    const hasBody = method !== 'GET' && method !== 'HEAD';
+    const request = new Request(new URL(req.url ?? '/', base), {
+      method,
+      headers,
+      body: hasBody ? (Readable.toWeb(req) as ReadableStream<Uint8Array>) : undefined,
+      // @ts-expect-error Node's fetch needs duplex for streamed request bodies.
+      duplex: 'half',
+    });
+    const response = await handle(request);
+    const out: Record<string, string | string[]> = {};
+    response.headers.forEach((value, key) => {
+      out[key] = value;
+    });
+    res.writeHead(response.status, out);
+    if (method === 'HEAD' || !response.body) {
+      res.end();
+      return;
+    }
+    const body = Buffer.from(await response.arrayBuffer());
+    res.end(body);
+  } catch (err) {
+    log?.(`internal error: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
+    if (!res.headersSent) {
+      res.writeHead(500, { 'Content-Type': 'application/json; charset=utf-8' });
+      res.end(JSON.stringify({ code: 'PGRSTX00', details: null, hint: null, message: 'Internal server error' }));
+    } else res.destroy();
+  }
+}

@@ -1,0 +1,123 @@
+import { INTERFACE_VERSION, TABLES, type ColumnDef, type TableDef } from '../schema/catalog.js';
+
+/**
+ * The root description (OpenAPI 2.0), generated from the schema as PostgREST 12.2.3 does
+ * (reference §10): one definition per table with formats, defaults, required and key notes,
+ * paths per table, and the shared parameters.
+ */
+export function openApiDocument(opts: { host?: string; basePath?: string } = {}): Record<string, unknown> {
+  const tables = [...TABLES].sort((a, b) => a.name.localeCompare(b.name));
+  const paths: Record<string, unknown> = {
+    '/': {
+      get: {
+        tags: ['Introspection'],
+        summary: 'OpenAPI description (this document)',
+        produces: ['application/openapi+json', 'application/json'],
+        responses: { '200': { description: 'OK' } },
+      },
+    },
+  };
+  const definitions: Record<string, unknown> = {};
+  const parameters: Record<string, unknown> = {
+    preferParams: pref('params=single-object'),
+    preferReturn: pref('return=representation', 'return=minimal', 'return=none'),
+    preferCount: pref('count=none'),
+    preferPost: pref('return=representation', 'return=minimal', 'return=none', 'resolution=ignore-duplicates', 'resolution=merge-duplicates'),
+    select: query('select', 'Filtering Columns'),
+    on_conflict: query('on_conflict', 'On Conflict'),
+    order: query('order', 'Ordering'),
+    range: { name: 'Range', in: 'header', required: false, type: 'string', description: 'Limiting and Pagination' },
+    rangeUnit: { name: 'Range-Unit', in: 'header', required: false, type: 'string', description: 'Limiting and Pagination', default: 'items' },
+    offset: query('offset', 'Limiting and Pagination'),
+    limit: query('limit', 'Limiting and Pagination'),
+  };
+  for (const t of tables) {
+    definitions[t.name] = definition(t);
+    parameters[`body.${t.name}`] = { name: t.name, in: 'body', required: false, description: t.name, schema: { $ref: `#/definitions/${t.name}` } };
+    for (const c of t.columns) {
+      parameters[`rowFilter.${t.name}.${c.name}`] = { name: c.name, in: 'query', required: false, type: 'string', format: c.type };
+    }
+    const rowFilters = t.columns.map((c) => ({ $ref: `#/parameters/rowFilter.${t.name}.${c.name}` }));
+    const ref = (name: string) => ({ $ref: `#/parameters/${name}` });
+    paths[`/${t.name}`] = {
+      get: {
+        tags: [t.name],
+        parameters: [...rowFilters, ...['select', 'order', 'range', 'rangeUnit', 'offset', 'limit', 'preferCount'].map(ref)],
+        responses: {
+          '200': { description: 'OK', schema: { type: 'array', items: { $ref: `#/definitions/${t.name}` } } },
+          '206': { description: 'Partial Content' },
+        },
+      },
+      post: {
+        tags: [t.name],
+        parameters: [ref(`body.${t.name}`), ref('select'), ref('preferPost')],
+        responses: { '201': { description: 'Created' } },
+      },
+      delete: { tags: [t.name], parameters: [...rowFilters, ref('preferReturn')], responses: { '204': { description: 'No Content' } } },
+      patch: {
+        tags: [t.name],
+        parameters: [...rowFilters, ref(`body.${t.name}`), ref('preferReturn')],
+        responses: { '204': { description: 'No Content' } },
+      },
+    };
+  }
+  return {
+    swagger: '2.0',
+    info: {
+      description: 'Music Catalog Service: artists, releases, tracks, labels, genres, subgenres, countries and languages.',
+      title: 'Music Catalog Service',
+      version: INTERFACE_VERSION,
+    },
+    host: opts.host ?? '0.0.0.0:3000',
+    basePath: opts.basePath ?? '/',
+    schemes: ['http'],
+    consumes: ['application/json', 'application/vnd.pgrst.object+json;nulls=stripped', 'application/vnd.pgrst.object+json', 'text/csv'],
+    produces: ['application/json', 'application/vnd.pgrst.object+json;nulls=stripped', 'application/vnd.pgrst.object+json', 'text/csv'],
+    externalDocs: { description: 'PostgREST Documentation', url: 'https://postgrest.org/en/v12/references/api.html' },
+    paths,
+    definitions,
+    parameters,
+  };
+}
+
+function pref(...values: string[]) {
+  return { name: 'Prefer', in: 'header', required: false, type: 'string', description: 'Preference', enum: values };
+}
+
+function query(name: string, description: string) {
+  return { name, in: 'query', required: false, type: 'string', description };
+}
+
+function definition(t: TableDef): Record<string, unknown> {
+  const properties: Record<string, unknown> = {};
+  for (const c of t.columns) properties[c.name] = property(c);
+  return {
+    type: 'object',
+    properties,
+    required: t.columns.filter((c) => !c.nullable).map((c) => c.name),
+  };
+}
+
+/** One column as PostgREST describes it: format = PG type name, no `type` for jsonb, defaults cleaned. */
+function property(c: ColumnDef): Record<string, unknown> {
+  const p: Record<string, unknown> = {};
+  const d = defaultValue(c);
+  if (d !== undefined) p.default = d;
+  const notes: string[] = [];
+  if (c.primaryKey) notes.push('This is a Primary Key.<pk/>');
+  if (c.foreignKey) notes.push(`This is a Foreign Key to \`${c.foreignKey.table}.${c.foreignKey.column}\`.<fk table='${c.foreignKey.table}' column='${c.foreignKey.column}'/>`);
+  if (notes.length) p.description = `Note:\n${notes.join('\n')}`;
+  p.format = c.type;
+  if (c.type === 'boolean') p.type = 'boolean';
+  else if (c.type !== 'jsonb') p.type = 'string';
+  return p;
+}
+
+function defaultValue(c: ColumnDef): unknown {
+  if (c.default === undefined) return undefined;
+  if (c.type === 'boolean') return c.default === 'true';
+  // String-typed columns: strip the ::type suffix and the quotes (`''::text` → "").
+  const m = /^'(.*)'::[a-z ]+$/s.exec(c.default);
+  if (m) return m[1].replace(/''/g, "'");
+  return c.default;
+}
