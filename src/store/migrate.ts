@@ -6,32 +6,34 @@ export interface MigrateResult {
   version: number;
 }
 
+type Migratable = Queryable & { transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> };
+
 /**
  * Brings a database up to the newest schema version. Idempotent: versions already recorded in
- * `catalog_migrations` are skipped, so an existing data directory upgrades in place.
+ * `catalog_migrations` are skipped, so an existing data directory upgrades in place. Each step
+ * runs in a transaction holding an advisory lock, so two servers starting together over one
+ * PostgreSQL do not race.
  */
-export async function migrate(
-  db: Queryable & { transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> },
-  migrations: readonly Migration[] = MIGRATIONS,
-): Promise<MigrateResult> {
-  await db.query(`create table if not exists catalog_migrations (
-    version integer primary key,
-    name text not null,
-    applied_at timestamptz not null default now()
-  )`);
-  const done = new Set(
-    (await db.query<{ version: number }>('select version from catalog_migrations')).rows.map((r) => Number(r.version)),
-  );
+export async function migrate(db: Migratable, migrations: readonly Migration[] = MIGRATIONS): Promise<MigrateResult> {
   const applied: number[] = [];
+  let version = 0;
   for (const m of migrations) {
-    if (done.has(m.version)) continue;
-    await db.transaction(async (tx) => {
+    const done = await db.transaction(async (tx) => {
+      await tx.query(`select pg_advisory_xact_lock(hashtext(current_schema() || '.catalog_migrations'))`);
+      await tx.query(`create table if not exists catalog_migrations (
+        version integer primary key,
+        name text not null,
+        applied_at timestamptz not null default now()
+      )`);
+      const has = await tx.query('select 1 from catalog_migrations where version = $1', [m.version]);
+      if (has.rows.length > 0) return true;
       for (const stmt of splitStatements(m.sql)) await tx.query(stmt);
-      await tx.query('insert into catalog_migrations (version, name) values ($1, $2) on conflict do nothing', [m.version, m.name]);
+      await tx.query('insert into catalog_migrations (version, name) values ($1, $2)', [m.version, m.name]);
+      return false;
     });
-    applied.push(m.version);
+    if (!done) applied.push(m.version);
+    version = m.version;
   }
-  const version = Math.max(0, ...done, ...applied);
   return { applied, version };
 }
 
