@@ -72,6 +72,12 @@ export function templateCachePath(): string {
   return join(base, 'catalog', `template-pglite${pgliteVersion}-v${LATEST_VERSION}.tar.gz`);
 }
 
+/** The template `npm install` builds into dist/ (see scripts/build-template.mjs). */
+export function shippedTemplatePath(): string {
+  const file = `pglite-template-${readPGliteVersion()}-v${LATEST_VERSION}.tar.gz`;
+  return new URL(`../${file}`, import.meta.url).pathname;
+}
+
 function readPGliteVersion(): string {
   try {
     const pkgUrl = new URL('../../node_modules/@electric-sql/pglite/package.json', import.meta.url);
@@ -86,6 +92,8 @@ function readPGliteVersion(): string {
  * WebAssembly costs seconds) and cached for every later new catalog.
  */
 export async function migratedTemplate(cacheFile: string | null = templateCachePath()): Promise<Blob> {
+  const shipped = shippedTemplatePath();
+  if (existsSync(shipped)) return new Blob([readFileSync(shipped)]);
   if (cacheFile && existsSync(cacheFile)) return new Blob([readFileSync(cacheFile)]);
   const PGlite = await loadPGlite();
   const db = new PGlite({ parsers });
