@@ -1,0 +1,602 @@
+import { stat } from 'node:fs/promises';
+import { resolve as resolvePath } from 'node:path';
+import type { Readable } from 'node:stream';
+import type { ColumnDef, TableDef } from '../schema/catalog.js';
+import {
+  type CarriedCounts,
+  type Checkpoint,
+  type Fingerprint,
+  fingerprint,
+  fingerprintMismatch,
+  readCheckpoint,
+  removeCheckpoint,
+  writeCheckpoint,
+} from './checkpoint.js';
+import { DEFAULT_NULL_TOKEN } from './coerce.js';
+import { LookupError, fetchExisting, knownDefault, sameValue } from './existing.js';
+import { KeyIndex } from './key-index.js';
+import { FieldResolver } from './mapping.js';
+import { detectFormat, openReader } from './readers/index.js';
+import { type Reject, RejectsWriter } from './rejects.js';
+import { buildRow, keyOf } from './rows.js';
+import { spoolToFile } from './spool.js';
+import { type HttpResponse, type ServiceFault, type Transport, faultOf } from './transport.js';
+import { ImportError, type InputFormat, type SourceRecord } from './types.js';
+
+export type DedupePolicy = 'last' | 'first' | 'error';
+export const DEDUPE_POLICIES: readonly DedupePolicy[] = ['last', 'first', 'error'];
+
+/** Defaults: 1,000 rows or 4 MB a batch (whichever first), 3 batches in flight. */
+export const DEFAULT_BATCH_ROWS = 1000;
+export const DEFAULT_BATCH_BYTES = 4 * 1024 * 1024;
+export const DEFAULT_CONCURRENCY = 3;
+
+export interface ImportOptions {
+  table: TableDef;
+  /** A file path, or `-` for `stdin`. */
+  input: string;
+  stdin?: Readable;
+  /** csv | json | ndjson | yaml; default from the extension. */
+  format?: string;
+  /** `--map` entries, source key → field. */
+  map?: Record<string, string>;
+  ignoreUnknown?: boolean;
+  /** CSV cell text meaning SQL null (default `\N`); null turns the marker off. */
+  nullToken?: string | null;
+  /** Conflict columns; default the primary key when the input has it. */
+  onConflict?: string[];
+  ignoreDuplicates?: boolean;
+  dedupe?: DedupePolicy;
+  batchRows?: number;
+  batchBytes?: number;
+  concurrency?: number;
+  /** Rejects file; default `<input>.rejects.csv` (`.ndjson` for JSON/YAML inputs). */
+  rejectsPath?: string;
+  /** Checkpoint file; default `<input>.checkpoint.json`; none for stdin unless given. */
+  checkpointPath?: string;
+  resume?: boolean;
+  dryRun?: boolean;
+  /** Directory for defaults of stdin imports (rejects file). */
+  cwd?: string;
+  signal?: AbortSignal;
+  onProgress?: (p: ImportProgress) => void;
+  onNotice?: (message: string) => void;
+  /** Milliseconds clock (tests may pin it). */
+  clock?: () => number;
+  /** Pause between retries of a batch after a connection error or 502/503/504. */
+  retryDelayMs?: number;
+}
+
+/** What the progress display shows; reported every few hundred records and after each batch. */
+export interface ImportProgress {
+  phase: 'scan' | 'load';
+  bytes: number;
+  totalBytes: number;
+  records: number;
+  totalRecords: number | null;
+  /** Rows landed (inserted + updated) so far in this run. */
+  written: number;
+  rejected: number;
+}
+
+/** One rejected row as the summary reports it. */
+export interface RejectedRow {
+  line: number;
+  code: string;
+  message: string;
+}
+
+/** The result of an import (also written as JSON with `--summary`). */
+export interface ImportSummary {
+  table: string;
+  input: string;
+  format: InputFormat;
+  dryRun: boolean;
+  /** Records in the input. */
+  records: number;
+  inserted: number;
+  updated: number;
+  /** Rows already stored with the same values (not sent). */
+  unchanged: number;
+  rejected: number;
+  /** Records dropped because another record has the same conflict key. */
+  deduped: number;
+  /** The first 100 rejected rows. */
+  rejectedRows: RejectedRow[];
+  rejectsFile: string | null;
+  conflictKey: string[] | null;
+  columns: string[];
+  ignoredFields: string[];
+  /** True when stopped by a signal; a checkpoint was written. */
+  interrupted: boolean;
+  /** Record index a resumed import started from (0 for a fresh one). */
+  resumedFrom: number;
+  checkpointFile: string | null;
+  /** Batch limits at the end (smaller than asked if the server forced a shrink). */
+  batchRows: number;
+  batchBytes: number;
+  requests: number;
+  seconds: number;
+  rowsPerSecond: number;
+}
+
+interface PendingRow {
+  record: SourceRecord;
+  row: Record<string, unknown>;
+  json: string;
+  bytes: number;
+  key: string | null;
+  kind: 'insert' | 'update';
+}
+
+interface Batch {
+  /** First record index the batch accounts for (rejected and deduped records included). */
+  start: number;
+  /** Line of that record. */
+  line: number;
+  /** One past the last record index it accounts for. */
+  end: number;
+  rows: PendingRow[];
+  bytes: number;
+  rejects: Reject[];
+  deduped: number;
+}
+
+interface BatchOutcome {
+  inserted: number;
+  updated: number;
+  unchanged: number;
+  rejects: Reject[];
+}
+
+/** A batch failure that is not about its rows (auth, unknown column, server down): the import stops. */
+export class BatchError extends Error {
+  constructor(readonly fault: ServiceFault) {
+    super(`the server refused a batch: ${fault.status} ${fault.code}: ${fault.message}${fault.details ? ` (${fault.details})` : ''}`);
+    this.name = 'BatchError';
+  }
+}
+
+/** Marks a key every occurrence of which is rejected (`--dedupe error`). */
+const DUPLICATE = 0xfffffff0;
+
+/** SQLSTATE classes that blame the data of some row: split the batch to find it. */
+function isRowFault(f: ServiceFault): boolean {
+  return /^(22|23|P0001|21000)/.test(f.code);
+}
+
+function isShrinkFault(res: HttpResponse, f: ServiceFault): boolean {
+  return res.status === 413 || f.code === '57014' || f.code === '54000';
+}
+
+function isTransient(res: HttpResponse): boolean {
+  return res.status === 502 || res.status === 503 || res.status === 504;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** `Key (id)=(…)`-style details make the reject message self-contained. */
+function faultMessage(f: ServiceFault): string {
+  return f.details ? `${f.message} (${f.details})` : f.message;
+}
+
+/**
+ * Imports a file into a table through a Transport: a scan pass validates every record and finds
+ * duplicate conflict keys, then a load pass streams rows in batches (rows and bytes bounded, a few
+ * in flight) as merge-duplicates upserts. A failing batch is bisected down to its bad rows, which
+ * go to the rejects file; 413/statement-timeout halve the batch size. A checkpoint records how far
+ * every batch is committed, so an interrupted import resumes where it stopped.
+ */
+export async function importFile(opts: ImportOptions, baseTransport: Transport): Promise<ImportSummary> {
+  let requests = 0;
+  const transport: Transport = {
+    send(req) {
+      requests++;
+      return baseTransport.send(req);
+    },
+  };
+  const clock = opts.clock ?? (() => performance.now());
+  const started = clock();
+  const table = opts.table;
+  const notice = opts.onNotice ?? (() => {});
+  const format = detectFormat(opts.input, opts.format);
+  const fromStdin = opts.input === '-';
+  const nullToken = opts.nullToken === undefined ? DEFAULT_NULL_TOKEN : opts.nullToken;
+  const dedupe = opts.dedupe ?? 'last';
+  if (!DEDUPE_POLICIES.includes(dedupe)) throw new ImportError(`--dedupe must be one of ${DEDUPE_POLICIES.join(', ')}`, 2);
+  const concurrency = Math.max(1, Math.floor(opts.concurrency ?? DEFAULT_CONCURRENCY));
+  const limits = {
+    rows: Math.max(1, Math.floor(opts.batchRows ?? DEFAULT_BATCH_ROWS)),
+    bytes: Math.max(1024, Math.floor(opts.batchBytes ?? DEFAULT_BATCH_BYTES)),
+  };
+  for (const c of opts.onConflict ?? []) {
+    if (!table.columns.some((col) => col.name === c)) {
+      throw new ImportError(`--on-conflict ${c}: ${table.name} has no field "${c}"`, 2);
+    }
+  }
+
+  let spool: { path: string; cleanup(): Promise<void> } | null = null;
+  try {
+    let path = opts.input;
+    if (fromStdin) {
+      if (!opts.stdin) throw new ImportError('no stdin to read', 2);
+      spool = await spoolToFile(opts.stdin, format);
+      path = spool.path;
+    } else {
+      await stat(path).catch(() => {
+        throw new ImportError(`cannot read ${path}: no such file`, 2);
+      });
+    }
+    const totalBytes = (await stat(path)).size;
+    const cwd = opts.cwd ?? '.';
+    const rejectsPath = opts.rejectsPath ?? (fromStdin ? resolvePath(cwd, `${table.name}.rejects.csv`) : `${opts.input}.rejects.${format === 'csv' ? 'csv' : 'ndjson'}`);
+    const checkpointPath = opts.dryRun ? null : (opts.checkpointPath ?? (fromStdin ? null : `${opts.input}.checkpoint.json`));
+    const fp: Fingerprint | null = checkpointPath ? await fingerprint(path) : null;
+
+    // ---------------------------------------------------------------- resume
+    let startAt = 0;
+    let startLine = 1;
+    let carried: CarriedCounts = { inserted: 0, updated: 0, unchanged: 0, rejected: 0, deduped: 0 };
+    if (checkpointPath && fp) {
+      const cp = await readCheckpoint(checkpointPath);
+      if (opts.resume) {
+        if (!cp) notice(`no checkpoint at ${checkpointPath}: starting from the beginning`);
+        else {
+          if (cp.table !== table.name) throw new ImportError(`the checkpoint ${checkpointPath} is for ${cp.table}, not ${table.name}`, 2);
+          const why = fromStdin ? (cp.fingerprint.size !== fp.size || cp.fingerprint.head !== fp.head ? 'the input differs' : null) : fingerprintMismatch(cp.fingerprint, fp);
+          if (why) throw new ImportError(`cannot resume: ${opts.input} is not the file the checkpoint was made for (${why}). Run without --resume to import it from the start (upserts make that safe).`, 2);
+          startAt = cp.committed;
+          startLine = cp.line;
+          carried = cp.counts;
+          notice(`resuming ${opts.input} at line ${cp.line} (record ${cp.committed + 1}); ${cp.counts.inserted + cp.counts.updated} rows were already written`);
+        }
+      } else if (cp) {
+        notice(`an interrupted import left ${checkpointPath}; starting from the beginning (pass --resume to continue it)`);
+      }
+    }
+
+    // ---------------------------------------------------------------- scan
+    const resolver = new FieldResolver(table, { map: opts.map, ignoreUnknown: opts.ignoreUnknown });
+    const fromText = format === 'csv';
+    const keyColumns = opts.onConflict && opts.onConflict.length ? opts.onConflict : table.primaryKey;
+    const index = new KeyIndex();
+    let records = 0;
+    {
+      const reader = openReader(path, format);
+      let headersDone = false;
+      for await (const rec of reader.records()) {
+        if (!headersDone && reader.headers) {
+          for (const h of reader.headers) resolver.resolve(h);
+          resolver.finish(); // CSV: header problems stop the import before any row is read
+          headersDone = true;
+        }
+        records++;
+        if (records % 2000 === 0) {
+          opts.onProgress?.({ phase: 'scan', bytes: reader.bytesRead(), totalBytes, records, totalRecords: null, written: 0, rejected: 0 });
+          if (opts.signal?.aborted) break;
+        }
+        const built = buildRow(rec, resolver, fromText, nullToken);
+        if (!built.ok) continue; // rejected in the load pass; invalid rows never win a dedupe
+        const key = keyOf(built.row, keyColumns);
+        if (key === null) continue;
+        const seen = index.get(key);
+        if (seen < 0) index.set(key, rec.index);
+        else if (dedupe === 'last' && seen !== DUPLICATE) index.set(key, rec.index);
+        else if (dedupe === 'error') index.set(key, DUPLICATE);
+      }
+      if (!headersDone && reader.headers) {
+        for (const h of reader.headers) resolver.resolve(h);
+      }
+      resolver.finish();
+    }
+    const fields = [...resolver.fields.values()];
+    const columns = table.columns.filter((c) => fields.includes(c)).map((c) => c.name);
+    const ignoredFields = resolver.ignored;
+    if (ignoredFields.length) notice(`ignoring unknown field${ignoredFields.length > 1 ? 's' : ''}: ${ignoredFields.join(', ')}`);
+    if (opts.onConflict?.length) {
+      const missing = opts.onConflict.filter((c) => !columns.includes(c));
+      if (missing.length) throw new ImportError(`--on-conflict ${opts.onConflict.join(',')}: the input has no ${missing.join(', ')} field`, 2);
+    }
+    const keyed = keyColumns.every((c) => columns.includes(c));
+    if (opts.ignoreDuplicates && !keyed) {
+      throw new ImportError(`--ignore-duplicates needs the conflict key (${keyColumns.join(', ')}) in the input`, 2);
+    }
+    const conflictKey = keyed ? keyColumns : null;
+    const keyColumn: ColumnDef | null = keyed && keyColumns.length === 1 ? (table.columns.find((c) => c.name === keyColumns[0]) ?? null) : null;
+    const compareColumns = table.columns.filter((c) => columns.includes(c.name));
+    if (!keyed && columns.length > 0) {
+      notice(`no ${keyColumns.join(', ')} field in the input: rows are inserted as new (an interrupted import is only exact to resume after Ctrl-C)`);
+    }
+
+    // ---------------------------------------------------------------- load
+    const rejects = new RejectsWriter(rejectsPath, format === 'csv' && !/\.(ndjson|jsonl)$/i.test(rejectsPath) ? 'csv' : 'ndjson', () => reader.headers, startAt > 0);
+    if (!opts.dryRun) await rejects.reset();
+    const totals = { ...carried };
+    const rejectedRows: RejectedRow[] = [];
+    let writtenThisRun = 0;
+    let rejectedThisRun = 0;
+    let interrupted = false;
+    let fatal: unknown = null;
+    const retryDelay = opts.retryDelayMs ?? 500;
+
+    const query = [
+      `columns=${columns.map(encodeURIComponent).join(',')}`,
+      ...(conflictKey ? [`on_conflict=${conflictKey.map(encodeURIComponent).join(',')}`] : []),
+    ].join('&');
+    const prefer = [
+      ...(conflictKey ? [`resolution=${opts.ignoreDuplicates ? 'ignore-duplicates' : 'merge-duplicates'}`] : []),
+      'missing=default',
+      'return=minimal',
+    ].join(', ');
+
+    async function post(rows: PendingRow[]): Promise<HttpResponse> {
+      const body = `[${rows.map((r) => r.json).join(',')}]`;
+      for (let attempt = 0; ; attempt++) {
+        try {
+          const res = await transport.send({
+            method: 'POST',
+            path: `/${table.name}`,
+            query,
+            headers: { 'Content-Type': 'application/json', Prefer: prefer },
+            body,
+          });
+          // only an idempotent (keyed) batch may be sent again after an unclear failure
+          if (isTransient(res) && conflictKey && attempt < 2) {
+            await sleep(retryDelay * 2 ** attempt);
+            continue;
+          }
+          return res;
+        } catch (err) {
+          if (!conflictKey || attempt >= 2) throw err;
+          await sleep(retryDelay * 2 ** attempt);
+        }
+      }
+    }
+
+    function shrink(rows: PendingRow[]): void {
+      const bytes = rows.reduce((n, r) => n + r.bytes, 2);
+      const before = `${limits.rows} rows / ${limits.bytes} bytes`;
+      limits.rows = Math.max(1, Math.min(limits.rows, Math.floor(rows.length / 2)));
+      limits.bytes = Math.max(1024, Math.min(limits.bytes, Math.floor(bytes / 2)));
+      notice(`the server refused a batch as too large or too slow: batches shrink from ${before} to ${limits.rows} rows / ${limits.bytes} bytes`);
+    }
+
+    async function sendRows(rows: PendingRow[], out: BatchOutcome): Promise<void> {
+      if (rows.length === 0) return;
+      const res = await post(rows);
+      if (res.status >= 200 && res.status < 300) {
+        for (const r of rows) out[r.kind === 'insert' ? 'inserted' : 'updated']++;
+        return;
+      }
+      const f = faultOf(res);
+      const shrinkFault = isShrinkFault(res, f);
+      if (!shrinkFault && !isRowFault(f)) throw new BatchError(f);
+      if (rows.length === 1) {
+        const message = res.status === 413 ? `the row alone is larger than the server accepts (${f.message})` : faultMessage(f);
+        out.rejects.push({ record: rows[0].record, code: f.code, message });
+        return;
+      }
+      if (shrinkFault) shrink(rows);
+      const mid = Math.ceil(rows.length / 2);
+      await sendRows(rows.slice(0, mid), out);
+      await sendRows(rows.slice(mid), out);
+    }
+
+    async function processBatch(b: Batch): Promise<BatchOutcome> {
+      const out: BatchOutcome = { inserted: 0, updated: 0, unchanged: 0, rejects: b.rejects };
+      let rows = b.rows;
+      if (keyColumn && rows.length) {
+        const keys = rows.filter((r) => r.key !== null).map((r) => r.key as string);
+        let existing: Map<string, Record<string, unknown>>;
+        try {
+          existing = keys.length ? await fetchExisting(transport, table.name, keyColumn, keys, columns) : new Map();
+        } catch (err) {
+          if (err instanceof LookupError) throw new BatchError({ status: err.status, code: err.code, message: err.message, details: null, hint: null });
+          throw err;
+        }
+        rows = rows.filter((r) => {
+          const stored = r.key === null ? undefined : existing.get(r.key);
+          if (!stored) return true;
+          if (opts.ignoreDuplicates) {
+            out.unchanged++;
+            return false;
+          }
+          for (const col of compareColumns) {
+            const mine = col.name in r.row ? r.row[col.name] : knownDefault(col);
+            if (mine === undefined || !sameValue(col, mine, stored[col.name])) {
+              r.kind = 'update';
+              return true;
+            }
+          }
+          out.unchanged++;
+          return false;
+        });
+      }
+      if (opts.dryRun) {
+        for (const r of rows) out[r.kind === 'insert' ? 'inserted' : 'updated']++;
+        return out;
+      }
+      await sendRows(rows, out);
+      return out;
+    }
+
+    // in-flight bookkeeping: batches start in record order, so the committed position is the
+    // smallest start still in flight (or the open batch, or the next record to read)
+    const inflight = new Map<Batch, Promise<void>>();
+    let open: Batch | null = null;
+    let nextIndex = startAt;
+    let nextLine = 1;
+    let committed = startAt;
+    let committedLine = startLine;
+    let chain: Promise<void> = Promise.resolve();
+    let lastSave = 0;
+
+    function committedNow(): { index: number; line: number } {
+      let min = open ? { index: open.start, line: open.line } : { index: nextIndex, line: nextLine };
+      for (const b of inflight.keys()) if (b.start < min.index) min = { index: b.start, line: b.line };
+      return min;
+    }
+
+    function saveCheckpoint(force: boolean): void {
+      if (!checkpointPath || !fp || opts.dryRun) return;
+      const now = clock();
+      if (!force && conflictKey && now - lastSave < 250) return;
+      lastSave = now;
+      const cp: Checkpoint = {
+        version: 1,
+        table: table.name,
+        fingerprint: fp,
+        committed,
+        line: committedLine,
+        counts: { ...totals },
+        savedAt: new Date().toISOString(),
+      };
+      chain = chain.then(() => writeCheckpoint(checkpointPath, cp));
+    }
+
+    function progress(bytes: number, recordsRead: number): void {
+      opts.onProgress?.({ phase: 'load', bytes, totalBytes, records: recordsRead, totalRecords: records, written: writtenThisRun, rejected: rejectedThisRun });
+    }
+
+    function dispatch(b: Batch): void {
+      const p = processBatch(b).then(
+        (o) => {
+          inflight.delete(b);
+          totals.inserted += o.inserted;
+          totals.updated += o.updated;
+          totals.unchanged += o.unchanged;
+          totals.rejected += o.rejects.length;
+          totals.deduped += b.deduped;
+          writtenThisRun += o.inserted + o.updated;
+          rejectedThisRun += o.rejects.length;
+          for (const r of o.rejects) if (rejectedRows.length < 100) rejectedRows.push({ line: r.record.line, code: r.code, message: r.message });
+          if (!opts.dryRun && o.rejects.length) {
+            const rs = o.rejects;
+            chain = chain.then(() => rejects.write(rs));
+          }
+          const c = committedNow();
+          if (c.index > committed) {
+            committed = c.index;
+            committedLine = c.line;
+            saveCheckpoint(false);
+          }
+        },
+        (err) => {
+          inflight.delete(b);
+          fatal ??= err;
+        },
+      );
+      inflight.set(b, p);
+    }
+
+    const reader = openReader(path, format);
+    let recordsRead = 0;
+    const newBatch = (rec: SourceRecord): Batch => ({ start: rec.index, line: rec.line, end: rec.index, rows: [], bytes: 2, rejects: [], deduped: 0 });
+    for await (const rec of reader.records()) {
+      recordsRead++;
+      if (rec.index < startAt) continue;
+      if (opts.signal?.aborted) {
+        interrupted = true;
+        break;
+      }
+      if (fatal) break;
+      nextIndex = rec.index + 1;
+      nextLine = rec.line + 1;
+      if (!open) open = newBatch(rec);
+      open.end = rec.index + 1;
+      const built = buildRow(rec, resolver, fromText, nullToken);
+      if (!built.ok) {
+        open.rejects.push({ record: rec, code: built.code, message: built.message });
+        continue;
+      }
+      const key = conflictKey ? keyOf(built.row, conflictKey) : null;
+      if (key !== null) {
+        const winner = index.get(key);
+        if (winner === DUPLICATE) {
+          open.rejects.push({
+            record: rec,
+            code: '23505',
+            message: `the key (${conflictKey!.join(', ')})=(${key.replace(/\u0000/g, ', ')}) appears more than once in the input; --dedupe error rejects every occurrence`,
+          });
+          continue;
+        }
+        if (winner !== rec.index) {
+          open.deduped++;
+          continue;
+        }
+      }
+      const json = JSON.stringify(built.row);
+      const bytes = Buffer.byteLength(json) + 1;
+      if (open.rows.length > 0 && open.bytes + bytes > limits.bytes) {
+        // this row would overflow: send what we have, the row opens the next batch
+        open.end = rec.index;
+        dispatch(open);
+        open = newBatch(rec);
+        open.end = rec.index + 1;
+        while (inflight.size >= concurrency) await Promise.race(inflight.values());
+      }
+      open.rows.push({ record: rec, row: built.row, json, bytes, key, kind: 'insert' });
+      open.bytes += bytes;
+      if (open.rows.length >= limits.rows) {
+        const b = open;
+        open = null;
+        dispatch(b);
+        progress(reader.bytesRead(), recordsRead);
+        while (inflight.size >= concurrency) await Promise.race(inflight.values());
+      } else if (recordsRead % 500 === 0) {
+        progress(reader.bytesRead(), recordsRead);
+      }
+    }
+    if (!interrupted && !fatal && open) {
+      const b = open;
+      open = null;
+      dispatch(b);
+    }
+    while (inflight.size) await Promise.race(inflight.values());
+    await chain;
+
+    const finished = !interrupted && !fatal;
+    if (finished) {
+      committed = nextIndex;
+      if (checkpointPath) await removeCheckpoint(checkpointPath);
+    } else {
+      const c = committedNow();
+      committed = c.index;
+      committedLine = c.line;
+      saveCheckpoint(true);
+      await chain;
+    }
+    progress(reader.bytesRead(), recordsRead);
+    if (fatal) throw fatal;
+
+    const seconds = (clock() - started) / 1000;
+    const processed = (finished ? records : committed) - startAt;
+    return {
+      table: table.name,
+      input: opts.input,
+      format,
+      dryRun: Boolean(opts.dryRun),
+      records,
+      inserted: totals.inserted,
+      updated: totals.updated,
+      unchanged: totals.unchanged,
+      rejected: totals.rejected,
+      deduped: totals.deduped,
+      rejectedRows,
+      rejectsFile: !opts.dryRun && totals.rejected > 0 ? rejectsPath : null,
+      conflictKey,
+      columns,
+      ignoredFields,
+      interrupted,
+      resumedFrom: startAt,
+      checkpointFile: finished ? null : checkpointPath,
+      batchRows: limits.rows,
+      batchBytes: limits.bytes,
+      requests,
+      seconds: Math.round(seconds * 1000) / 1000,
+      rowsPerSecond: seconds > 0 ? Math.round(processed / seconds) : processed,
+    };
+  } finally {
+    await spool?.cleanup();
+  }
+}

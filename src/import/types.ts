@@ -1,0 +1,36 @@
+/** The input formats an import reads. */
+export const INPUT_FORMATS = ['csv', 'json', 'ndjson', 'yaml'] as const;
+export type InputFormat = (typeof INPUT_FORMATS)[number];
+
+/** One record read from an input, before mapping to fields. */
+export interface SourceRecord {
+  /** 0-based position among the input's records (the checkpoint counts these). */
+  index: number;
+  /** 1-based line of the input where the record starts. */
+  line: number;
+  /** Source key → value: raw cell text for CSV, parsed values for JSON/NDJSON/YAML. */
+  values: Record<string, unknown>;
+  /** Set when the record itself could not be read (malformed JSON element, not an object). */
+  error?: string;
+}
+
+/** A streaming reader over one input. */
+export interface RecordReader {
+  /** CSV's header row once the first record has been read; null for self-describing formats. */
+  readonly headers: string[] | null;
+  records(): AsyncIterable<SourceRecord>;
+  /** Bytes consumed from the input so far (progress, ETA). */
+  bytesRead(): number;
+}
+
+/** An import or export failure that is the user's to fix (bad flag, unknown header, changed input). */
+export class ImportError extends Error {
+  constructor(
+    message: string,
+    /** Exit code the command maps this to (2 = usage, 1 = failure). */
+    readonly exitCode: number = 1,
+  ) {
+    super(message);
+    this.name = 'ImportError';
+  }
+}
