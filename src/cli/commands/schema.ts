@@ -1,0 +1,44 @@
+import { writeFileSync } from 'node:fs';
+import { Command } from 'commander';
+import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
+import { examples } from './shared.js';
+
+export interface SchemaOptions {
+  format?: string;
+  /** Write here instead of stdout. */
+  file?: string;
+}
+
+/** `catalog schema`. */
+export function defineSchema(ctx: Context): Command {
+  const cmd = new Command('schema')
+    .description("Download the service's root description (OpenAPI 2.0) as JSON or YAML")
+    .option('--format <format>', 'json or yaml (default: from the -o file name, else json)')
+    .action(async (opts: { format?: string }) => {
+      // -o is the global output option; here it names a file (or the format, for -o yaml).
+      const o = ctx.globals.output;
+      ctx.globals = { ...ctx.globals, output: undefined };
+      const asFormat = o === 'json' || o === 'yaml';
+      await runSchema({ format: opts.format ?? (asFormat ? o : undefined), file: asFormat ? undefined : o }, ctx);
+    });
+  return examples(cmd, ['catalog schema > catalog.json', 'catalog schema --format yaml -o catalog.yaml', 'catalog --url https://catalog.example.com schema -o remote.json']);
+}
+
+/** Fetches GET / and writes it; YAML is asked of the service and converted locally when it only speaks JSON. */
+export async function runSchema(opts: SchemaOptions, ctx: Context): Promise<void> {
+  const format = opts.format ?? (opts.file && /\.ya?ml$/i.test(opts.file) ? 'yaml' : 'json');
+  if (format !== 'json' && format !== 'yaml') throw new UsageError(`--format must be json or yaml, not '${format}'`);
+  const accept = format === 'yaml' ? 'application/yaml, application/openapi+json;q=0.5' : 'application/openapi+json, application/json;q=0.9';
+  const res = await ctx.send({ method: 'GET', path: '/', headers: { accept } });
+  if (!res) return;
+  let text = res.body;
+  const isYaml = /yaml/i.test(res.headers['content-type'] ?? '');
+  if (format === 'yaml' && !isYaml) text = (await import('yaml')).stringify(JSON.parse(text), { lineWidth: 0 });
+  if (format === 'json') text = `${JSON.stringify(JSON.parse(text), null, 2)}`;
+  if (!text.endsWith('\n')) text += '\n';
+  if (opts.file) {
+    writeFileSync(opts.file, text);
+    await ctx.note(`Wrote the root description to ${opts.file}`);
+  } else await ctx.io.stdout.write(text);
+}

@@ -1,0 +1,60 @@
+import { Command } from 'commander';
+import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
+import { count } from '../flags/query.js';
+import { examples } from './shared.js';
+
+export interface ServeOptions {
+  port?: string;
+  host?: string;
+  data?: string;
+  databaseUrl?: string;
+  jwtSecret?: string;
+  maxBody?: string;
+}
+
+/** `catalog serve`. */
+export function defineServe(ctx: Context): Command {
+  const cmd = new Command('serve')
+    .description('Run the catalog service (PostgREST 12.2.3 interface) until Ctrl-C')
+    .option('-p, --port <port>', 'TCP port (0 picks a free one)', '3000')
+    .option('--host <host>', 'address to listen on (anything but loopback needs --jwt-secret)', '127.0.0.1')
+    .option('--data <dir>', 'embedded catalog directory (default: CATALOG_DATA or the XDG data directory)')
+    .option('--database-url <url>', 'use this PostgreSQL database instead of the embedded catalog (env CATALOG_DATABASE_URL)')
+    .option('--jwt-secret <secret>', 'require JWTs signed with this secret (env CATALOG_JWT_SECRET)')
+    .option('--max-body <bytes>', 'largest request body accepted, in bytes (default 64 MiB)')
+    .action(async (opts: ServeOptions) => runServe(opts, ctx));
+  return examples(cmd, [
+    'catalog serve',
+    'catalog serve --port 8080 --data ./catalog-data',
+    'catalog serve --host 0.0.0.0 --database-url postgres://catalog@db/catalog --jwt-secret "$SECRET"',
+  ]);
+}
+
+/** Starts the service, prints its URL on stderr, and closes it cleanly on SIGINT/SIGTERM. */
+export async function runServe(opts: ServeOptions, ctx: Context): Promise<void> {
+  if (opts.data && opts.databaseUrl) throw new UsageError('give --data or --database-url, not both');
+  const port = count('--port', opts.port ?? '3000') as number;
+  if (port > 65535) throw new UsageError(`--port must be at most 65535, not ${port}`);
+  const maxBodyBytes = count('--max-body', opts.maxBody);
+  const databaseUrl = opts.databaseUrl ?? ctx.env.CATALOG_DATABASE_URL;
+  const dataDir = databaseUrl ? undefined : opts.data ?? ctx.paths.dataDir;
+  const { startServer } = await ctx.serverControl();
+  const server = await startServer({
+    port,
+    host: opts.host ?? '127.0.0.1',
+    dataDir,
+    databaseUrl,
+    jwtSecret: opts.jwtSecret ?? (ctx.env.CATALOG_JWT_SECRET || undefined),
+    maxBodyBytes,
+    log: ctx.globals.verbose ? (line) => void ctx.io.stderr.write(`${line}\n`) : undefined,
+  }).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'EADDRINUSE') throw new Error(`port ${port} on ${opts.host ?? '127.0.0.1'} is already in use: choose another with --port`);
+    if (/^refusing|already served/.test(err.message)) throw new UsageError(err.message);
+    throw err;
+  });
+  await ctx.io.stderr.write(`Serving the catalog at ${server.url} (${databaseUrl ? 'PostgreSQL' : `data in ${dataDir}`}). Press Ctrl-C to stop.\n`);
+  const signal = await ctx.waitForSignal();
+  await ctx.note(`${signal}: stopping`);
+  await server.close();
+}

@@ -1,0 +1,39 @@
+import type { Command } from 'commander';
+import type { Query } from '../../grammar/types.js';
+import { tableByName, type TableDef } from '../../schema/catalog.js';
+
+/** Collects a repeatable option's values. */
+export const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+
+/** Adds the read flags shared by list and export (--where, --or, --select, --order, --limit, --offset). */
+export function addReadFlags(cmd: Command): Command {
+  return cmd
+    .option('-w, --where <expr>', "filter: field=op.value or field OP value (OP: = != < <= > >= ~ !~); repeat to AND", collect)
+    .option('--or <expr>', 'alternative filter; every --or joins one or=() group', collect)
+    .option('-s, --select <cols>', 'fields and embeds, PostgREST select syntax: id,name,labels(name)')
+    .option('--order <spec>', 'sort: field[.asc|.desc][.nullsfirst|.nullslast], comma-separated')
+    .option('-l, --limit <n>', 'at most N rows')
+    .option('--offset <n>', 'skip N rows');
+}
+
+/** Appends a command's examples (and where they run) to its --help. */
+export function examples(cmd: Command, lines: string[]): Command {
+  return cmd.addHelpText('after', `\nExamples:\n${lines.map((l) => `  ${l}`).join('\n')}\n`);
+}
+
+/** The `/collection` path of a table. */
+export const pathOf = (table: { name: string }) => `/${table.name}`;
+
+/** A readable title field for examples of each collection. */
+export function titleField(table: TableDef): string {
+  const names = table.columns.map((c) => c.name);
+  return ['stage_name', 'release_title', 'track_title', 'name'].find((n) => names.includes(n)) ?? 'id';
+}
+
+/** True when a query has no row filter at all (update/remove would touch every row). */
+export const unfiltered = (q: Pick<Query, 'where'>) => q.where.length === 0;
+
+/** "artist" for artists; the collection name for a collection the service has but this tool does not know. */
+export function singularOf(collection: string): string {
+  return tableByName(collection)?.singular ?? collection;
+}

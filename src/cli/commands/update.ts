@@ -1,0 +1,62 @@
+import { Command } from 'commander';
+import { compileQuery } from '../../grammar/compile.js';
+import { renderPrefer } from '../../grammar/prefer.js';
+import type { TableDef } from '../../schema/catalog.js';
+import type { Row } from '../../format/types.js';
+import type { Context } from '../context.js';
+import { NotFoundError, UsageError } from '../errors.js';
+import { parseAssignments } from '../flags/body.js';
+import { plural, success, writeRows } from '../output.js';
+import { collect, examples, pathOf, singularOf, titleField } from './shared.js';
+import { targetQuery, type TargetFlags } from './target.js';
+
+export interface UpdateOptions extends TargetFlags {
+  collection: string;
+  pairs: string[];
+}
+
+/** `catalog <collection> update`. */
+export function defineUpdate(ctx: Context, table: TableDef): Command {
+  const title = titleField(table);
+  const cmd = new Command('update')
+    .description(`Change fields of one ${table.singular} (by id) or of every ${table.singular} matching --where`)
+    .argument('[ID] [FIELD=VALUE...]', 'the id (unless --where is given), then the new field values')
+    .option('-w, --where <expr>', 'choose the rows by filter instead of an id (repeat to AND)', collect)
+    .option('--or <expr>', 'alternative filter (one or=() group)', collect)
+    .option('--all-rows', 'update every row (only with no id and no --where)')
+    .action(async (args: string[], opts: Omit<UpdateOptions, 'collection' | 'pairs' | 'id'>) => {
+      const byWhere = (opts.where?.length ?? 0) > 0 || (opts.or?.length ?? 0) > 0 || opts.allRows;
+      const [first, ...rest] = args;
+      const id = !byWhere && first !== undefined && !first.includes('=') ? first : undefined;
+      await runUpdate({ ...opts, id, pairs: id !== undefined ? rest : args, collection: table.name }, ctx);
+    });
+  return examples(cmd, [
+    `catalog ${table.name} update 3f2a9c1e-8b1d-4e7a-9c55-0d6f1b2a4e10 ${title}='New Title'`,
+    `catalog ${table.name} update --where "${title}=Old Title" ${title}='New Title'`,
+    table.columns.some((c) => c.name === 'is_signed')
+      ? `catalog ${table.name} update --where 'city=Berlin' is_signed=true -o json`
+      : `catalog ${table.name} update --where '${title}~*demo*' ${title}='' -o json`,
+  ]);
+}
+
+/** PATCHes the chosen rows and prints them as stored. */
+export async function runUpdate(opts: UpdateOptions, ctx: Context): Promise<void> {
+  const table = await ctx.table(opts.collection);
+  const query = await targetQuery(opts, table, ctx, 'update');
+  const changes = parseAssignments(opts.pairs, table, ctx.removedFields(table.name));
+  if (Object.keys(changes).length === 0) {
+    throw new UsageError('nothing to change: give FIELD=VALUE pairs', `for example: catalog ${table.name} update <id> name='New Name'`);
+  }
+  const res = await ctx.send({
+    method: 'PATCH',
+    path: pathOf(table),
+    query: compileQuery(query),
+    headers: { Prefer: renderPrefer({ return: 'representation' }) },
+    body: JSON.stringify(changes),
+  });
+  if (!res) return;
+  const rows = JSON.parse(res.body || '[]') as Row[];
+  if (opts.id !== undefined && rows.length === 0) throw new NotFoundError(`${singularOf(table.name)} ${opts.id} not found in ${table.name}`);
+  await writeRows(ctx, rows, { table, single: opts.id !== undefined });
+  await success(ctx, `Updated ${plural(rows.length, singularOf(table.name), table.name)}`);
+}

@@ -1,0 +1,274 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type { Readable, Writable } from 'node:stream';
+import type { CatalogClient, ClientRequest, ClientResponse } from '../client/client.js';
+import { type IO, nodeOutput } from '../io/streams.js';
+import { type Prompter, terminalPrompter } from '../io/prompt.js';
+import { startSpinner } from '../io/spinner.js';
+import { style, type Style } from '../io/style.js';
+import { INTERFACE_VERSION, REMOVED_FIELDS } from '../schema/catalog.js';
+import type { RunningServer, StartOptions } from '../server/listen.js';
+import { type EffectiveConfig, readConfigFile, resolveConfig } from './config.js';
+import { UsageError } from './errors.js';
+import { type Paths, resolvePaths } from './paths.js';
+import { loadSchema } from './schema/load.js';
+import type { SchemaModel, TableInfo } from './schema/model.js';
+
+/** The global flags, as commander parses them on the root program. */
+export interface GlobalOptions {
+  url?: string;
+  token?: string;
+  header?: string[];
+  profile?: string;
+  output?: string;
+  dryRun?: boolean;
+  verbose?: boolean;
+  quiet?: boolean;
+  /** false with --no-color. */
+  color?: boolean;
+  refreshSchema?: boolean;
+}
+
+/** A running service the command talks to. */
+export interface Endpoint {
+  url: string;
+  client: CatalogClient;
+  /** True when this is the embedded catalog (started in-process or a local `catalog serve`). */
+  embedded: boolean;
+}
+
+/** The slice of src/server/listen.ts the context needs (loaded lazily; injectable in tests). */
+export interface ServerControl {
+  startServer(opts: StartOptions): Promise<Pick<RunningServer, 'url' | 'close'>>;
+  readServeLock(dataDir: string): { pid: number; url: string } | null;
+}
+
+export interface ContextDeps {
+  io: IO;
+  env: Record<string, string | undefined>;
+  home: string;
+  clock?: { now(): number };
+  prompter?: Prompter;
+  /** Resolves with the signal's name when the process is asked to stop (serve). */
+  waitForSignal?: () => Promise<string>;
+  server?: ServerControl;
+  version?: string;
+}
+
+const DEFAULT_SERVE_URL = 'http://127.0.0.1:3000';
+
+/**
+ * Everything a command needs: IO with terminal flags, environment, paths, clock, prompts, the
+ * effective configuration, and — created on first use — the endpoint (HTTP client, embedded
+ * catalog) and the schema. Tests build one with buffers; nothing here reads globals.
+ */
+export class Context {
+  readonly io: IO;
+  readonly env: Record<string, string | undefined>;
+  readonly clock: { now(): number };
+  readonly paths: Paths;
+  readonly prompter: Prompter;
+  readonly waitForSignal: () => Promise<string>;
+  readonly version: string;
+  /** Set by main from the root program's options before a command runs. */
+  globals: GlobalOptions = {};
+  private readonly deps: ContextDeps;
+  private configP: Promise<EffectiveConfig> | null = null;
+  private endpointP: Promise<Endpoint> | null = null;
+  private schemaP: Promise<SchemaModel> | null = null;
+  private readonly closers: Array<() => Promise<void>> = [];
+  private warnedVersion = false;
+
+  constructor(deps: ContextDeps) {
+    this.deps = deps;
+    this.io = deps.io;
+    this.env = deps.env;
+    this.clock = deps.clock ?? { now: () => Date.now() };
+    this.paths = resolvePaths(deps.env, deps.home);
+    this.prompter = deps.prompter ?? { confirm: () => Promise.reject(new Error('no terminal to ask on')) };
+    this.waitForSignal = deps.waitForSignal ?? (() => new Promise(() => {}));
+    this.version = deps.version ?? '0.0.0';
+  }
+
+  /** Applies the global flags (colour first, so errors in the rest are drawn right). */
+  setGlobals(g: GlobalOptions): void {
+    this.globals = g;
+    if (g.color === false) {
+      this.io.stdout.color = false;
+      this.io.stderr.color = false;
+    }
+  }
+
+  get dryRun(): boolean {
+    return Boolean(this.globals.dryRun);
+  }
+
+  /** Styling for stderr (messages) or stdout (data). */
+  style(stream: 'stdout' | 'stderr' = 'stderr'): Style {
+    return style(this.io[stream].color);
+  }
+
+  /** A message for people (progress, counts): stderr, silenced by -q. */
+  async note(message: string): Promise<void> {
+    if (!this.globals.quiet) await this.io.stderr.write(`${message}\n`);
+  }
+
+  /** A warning: stderr, shown even with -q. */
+  async warn(message: string): Promise<void> {
+    await this.io.stderr.write(`${this.style().yellow('warning:')} ${message}\n`);
+  }
+
+  /** The effective configuration (flags > environment > profile > default), read once. */
+  config(): Promise<EffectiveConfig> {
+    this.configP ??= (async () => {
+      const file = await readConfigFile(this.paths.configFile);
+      return resolveConfig({ flags: this.globals, env: this.env, file, configFile: this.paths.configFile });
+    })();
+    return this.configP;
+  }
+
+  /** The service to talk to: --url / CATALOG_URL / profile, else the embedded catalog. */
+  endpoint(): Promise<Endpoint> {
+    this.endpointP ??= this.openEndpoint();
+    return this.endpointP;
+  }
+
+  /** The service's start and lock functions (src/server/listen.ts, loaded only when needed). */
+  async serverControl(): Promise<ServerControl> {
+    return this.deps.server ?? (await import('../server/listen.js'));
+  }
+
+  private async openEndpoint(): Promise<Endpoint> {
+    const config = await this.config();
+    const { CatalogClient } = await import('../client/client.js');
+    const makeClient = (url: string) => {
+      const client = new CatalogClient({
+        baseUrl: url,
+        token: config.token?.value,
+        headers: Object.fromEntries(config.headers.map((h) => [h.name, h.value])),
+        userAgent: `catalog/${this.version}`,
+        onExchange: this.globals.verbose ? (line) => void this.io.stderr.write(`${this.style().dim(line)}\n`) : undefined,
+      });
+      this.closers.push(() => client.close());
+      return client;
+    };
+    if (config.url) return { url: config.url.value, client: makeClient(config.url.value), embedded: false };
+
+    const dataDir = this.paths.dataDir;
+    const control = await this.serverControl();
+    const lock = control.readServeLock(dataDir);
+    if (lock) return { url: lock.url, client: makeClient(lock.url), embedded: true };
+    if (this.dryRun) return { url: DEFAULT_SERVE_URL, client: makeClient(DEFAULT_SERVE_URL), embedded: true };
+
+    if (!existsSync(join(dataDir, 'PG_VERSION'))) await this.note(`Creating a new catalog in ${dataDir}`);
+    const spinner = startSpinner(this.io.stderr, `Opening the catalog in ${dataDir}`);
+    let server: { url: string; close(): Promise<void> };
+    try {
+      server = await control.startServer({ dataDir, port: 0, host: '127.0.0.1' });
+    } catch (err) {
+      throw new Error(`cannot open the embedded catalog in ${dataDir}: ${(err as Error).message}`);
+    } finally {
+      spinner.stop();
+    }
+    // The client's pool is registered (and so closed) before the server: nothing left for it to drain.
+    const client = makeClient(server.url);
+    this.closers.push(() => server.close());
+    return { url: server.url, client, embedded: true };
+  }
+
+  /** The schema the command validates against: built in (embedded), cached per URL, or fetched. */
+  schema(): Promise<SchemaModel> {
+    this.schemaP ??= (async () => {
+      const config = await this.config();
+      const embedded = !config.url;
+      const model = await loadSchema({
+        embedded,
+        url: config.url?.value ?? null,
+        cacheDir: this.paths.cacheDir,
+        refresh: Boolean(this.globals.refreshSchema),
+        offline: this.dryRun,
+        fetch: async () => {
+          const { client } = await this.endpoint();
+          const res = await client.request({ method: 'GET', path: '/', headers: { accept: 'application/openapi+json, application/json;q=0.9' } });
+          return JSON.parse(res.body) as Record<string, unknown>;
+        },
+      });
+      if (model.version && model.version !== INTERFACE_VERSION && !this.warnedVersion) {
+        this.warnedVersion = true;
+        await this.warn(
+          `the service describes interface version ${model.version}; this tool was built for ${INTERFACE_VERSION}. Fields may differ (see the changelog: GET / with Accept: application/atom+xml).`,
+        );
+      }
+      return model;
+    })();
+    return this.schemaP;
+  }
+
+  /** One collection of the schema; a usage error naming the collections when it is missing. */
+  async table(name: string): Promise<TableInfo> {
+    const schema = await this.schema();
+    const t = schema.tables.get(name);
+    if (!t) {
+      throw new UsageError(`the service has no collection '${name}'`, `collections: ${[...schema.tables.keys()].sort().join(', ')}`);
+    }
+    return t;
+  }
+
+  /** Fields the interface removed from a collection (for friendlier errors). */
+  removedFields(table: string): string[] {
+    return REMOVED_FIELDS[table] ?? [];
+  }
+
+  /**
+   * Sends a request, or with --dry-run prints it as a curl command on stdout and returns null.
+   */
+  async send(req: ClientRequest): Promise<ClientResponse | null> {
+    const { client } = await this.endpoint();
+    if (this.dryRun) {
+      const { toCurl } = await import('../client/curl.js');
+      await this.io.stdout.write(`${toCurl(client.url(req), req, client.headersFor(req))}\n`);
+      return null;
+    }
+    return client.request(req);
+  }
+
+  /** Stops what the command started, in the order it was opened: HTTP pools, then the embedded catalog they talk to. */
+  async close(): Promise<void> {
+    while (this.closers.length) {
+      const fn = this.closers.shift() as () => Promise<void>;
+      await fn().catch(() => {});
+    }
+  }
+}
+
+/** The context of a real run: process streams, environment, home, signals. */
+export function systemContext(): Context {
+  const env = process.env;
+  const stdin = process.stdin as Readable & { isTTY?: boolean };
+  return new Context({
+    io: {
+      stdin: { isTTY: Boolean(stdin.isTTY), stream: stdin },
+      stdout: nodeOutput(process.stdout, env),
+      stderr: nodeOutput(process.stderr, env),
+    },
+    env,
+    home: homedir(),
+    prompter: terminalPrompter(stdin, process.stderr as Writable),
+    waitForSignal: () =>
+      new Promise((resolve) => {
+        const on = (sig: string) => () => resolve(sig);
+        process.once('SIGINT', on('SIGINT'));
+        process.once('SIGTERM', on('SIGTERM'));
+      }),
+    version: readVersion(),
+  });
+}
+
+function readVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  } catch {
+    return '0.0.0';
+  }
+}

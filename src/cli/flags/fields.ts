@@ -1,0 +1,19 @@
+import { UsageError } from '../errors.js';
+import type { FieldInfo, TableInfo } from '../schema/model.js';
+import { didYouMean } from './suggest.js';
+
+/**
+ * The field `name` of a collection, or a usage error with a did-you-mean suggestion and the list
+ * of fields (and a note when the interface removed that field).
+ */
+export function requireField(table: TableInfo, name: string, removed: readonly string[] = []): FieldInfo {
+  const field = table.fields.find((f) => f.name === name);
+  if (field) return field;
+  const names = table.fields.map((f) => f.name);
+  const list = `fields of ${table.name}: ${names.join(', ')}`;
+  if (removed.includes(name)) {
+    throw new UsageError(`the field '${name}' was removed from ${table.name} (interface 12.2.3)`, list);
+  }
+  const guess = didYouMean(name, names);
+  throw new UsageError(`unknown field '${name}' in ${table.name}${guess ? `; did you mean '${guess}'?` : ''}`, list);
+}

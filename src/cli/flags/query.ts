@@ -1,0 +1,186 @@
+import { parseOrder, parseSelect } from '../../grammar/parse.js';
+import { parseWhereExpr } from '../../grammar/expr.js';
+import type { Condition, Filter, OrderClause, PageClause, Query, SelectItem, WhereClause } from '../../grammar/types.js';
+import { UsageError } from '../errors.js';
+import { relationsOf, type SchemaModel, type TableInfo, typeKind } from '../schema/model.js';
+import { requireField } from './fields.js';
+import { checkText } from './values.js';
+
+/** The read flags of list/export. */
+export interface ReadFlags {
+  where?: string[];
+  or?: string[];
+  select?: string;
+  order?: string;
+  limit?: string;
+  offset?: string;
+}
+
+/** Runs a grammar parser on one flag's value, turning its error into a usage error that names the flag. */
+export function parseFlag<T>(flag: string, text: string, parse: (t: string) => T): T {
+  try {
+    return parse(text);
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    const e = err as Error & { details?: string | null };
+    throw new UsageError(`${flag} '${text}': ${e.message}${e.details ? ` (${e.details})` : ''}`, hintFor(flag));
+  }
+}
+
+function hintFor(flag: string): string {
+  switch (flag) {
+    case '--where':
+    case '--or':
+      return "write field=op.value (release_date=gte.2024-01-01, genre=in.(House,Techno)) or field OP value with OP one of = != < <= > >= ~ !~ (release_date>=2024-01-01, stage_name~*dj*)";
+    case '--select':
+      return 'for example --select id,name or --select "release_title,labels(name)"';
+    case '--order':
+      return 'for example --order release_date.desc,release_title';
+    default:
+      return '';
+  }
+}
+
+/**
+ * A non-negative whole number from a flag.
+ * @example count('--limit', '20') // 20
+ */
+export function count(flag: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d+$/.test(text.trim())) throw new UsageError(`${flag} needs a whole number ≥ 0, not '${text}'`);
+  return Number(text);
+}
+
+/** `id=eq.<id>` on the collection's primary key, the id checked against its type. */
+export function byId(table: TableInfo, id: string): WhereClause {
+  const pk = table.primaryKey[0] ?? 'id';
+  const value = checkText(requireField(table, pk), id);
+  return { path: [], condition: { kind: 'filter', field: { name: pk, jsonPath: [] }, negated: false, op: 'eq', value } };
+}
+
+/** --where and --or flags as where clauses (the --or expressions form one or=() group). */
+export function parseFilters(where: readonly string[] = [], or: readonly string[] = []): WhereClause[] {
+  const clauses = where.map((w) => parseFlag('--where', w, parseWhereExpr));
+  if (or.length > 0) {
+    const parts = or.map((o) => parseFlag('--or', o, parseWhereExpr));
+    const path = parts[0].path;
+    if (parts.some((p) => p.path.join('.') !== path.join('.'))) {
+      throw new UsageError('all --or expressions must address the same collection or embed', 'for example --or genre=House --or genre=Techno');
+    }
+    clauses.push({ path, condition: { kind: 'or', negated: false, conditions: parts.map((p) => p.condition) } });
+  }
+  return clauses;
+}
+
+/** The flags of list/export as a checked query model. */
+export function buildReadQuery(flags: ReadFlags, table: TableInfo, schema: SchemaModel, removed: readonly string[] = []): Query {
+  const select = flags.select !== undefined && flags.select.trim() !== '' ? parseFlag('--select', flags.select, parseSelect) : undefined;
+  const order: OrderClause[] = flags.order ? [{ path: [], terms: parseFlag('--order', flags.order, parseOrder) }] : [];
+  const limit = count('--limit', flags.limit);
+  const offset = count('--offset', flags.offset);
+  const page: PageClause[] = limit !== undefined || offset !== undefined ? [{ path: [], ...(limit !== undefined ? { limit } : {}), ...(offset !== undefined ? { offset } : {}) }] : [];
+  const query: Query = { ...(select ? { select } : {}), where: parseFilters(flags.where, flags.or), order, page };
+  return checkQuery(query, table, schema, removed);
+}
+
+/** What a select makes visible: the table, and its embeds by name or alias. */
+export interface Scope {
+  table: TableInfo;
+  embeds: Map<string, Scope>;
+}
+
+/** Checks select items against the schema and returns the scope they build. */
+export function checkSelect(items: SelectItem[] | undefined, table: TableInfo, schema: SchemaModel, removed: readonly string[] = []): Scope {
+  const scope: Scope = { table, embeds: new Map() };
+  for (const item of items ?? []) {
+    if (item.type === 'field') {
+      const f = requireField(table, item.field.name, removed);
+      if (item.field.jsonPath.length > 0 && typeKind(f.type) !== 'json') {
+        throw new UsageError(`'${f.name}' is ${f.type}, not JSON: a path (->) only works on json/jsonb fields`);
+      }
+    } else if (item.type === 'embed') {
+      const target = embedTarget(item.relation, table, schema);
+      const inner = checkSelect(item.select, target, schema);
+      scope.embeds.set(item.alias ?? item.relation, inner);
+      if (item.alias) scope.embeds.set(item.relation, inner);
+    }
+  }
+  return scope;
+}
+
+function embedTarget(relation: string, table: TableInfo, schema: SchemaModel): TableInfo {
+  const related = relationsOf(schema, table.name);
+  const byFk = table.fields.find((f) => f.name === relation && f.foreignKey);
+  const name = byFk ? byFk.foreignKey!.table : related.some((r) => r.table === relation) ? relation : undefined;
+  const target = name ? schema.tables.get(name) : undefined;
+  if (!target) {
+    const can = [...new Set(related.map((r) => r.table))];
+    throw new UsageError(
+      `${table.name} has no relationship to '${relation}'`,
+      can.length ? `${table.name} can embed: ${can.join(', ')}` : `${table.name} has no foreign keys to embed through`,
+    );
+  }
+  return target;
+}
+
+function scopeAt(root: Scope, path: string[]): Scope {
+  let s = root;
+  for (const step of path) {
+    const next = s.embeds.get(step);
+    if (!next) {
+      throw new UsageError(`'${path.join('.')}' is not embedded in this request`, `add it to --select, for example --select '*,${step}(*)'`);
+    }
+    s = next;
+  }
+  return s;
+}
+
+const TEXT_OPS = new Set(['like', 'ilike', 'match', 'imatch', 'fts', 'plfts', 'phfts', 'wfts']);
+const COMPARE_OPS = new Set(['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'isdistinct']);
+const CONTAIN_OPS = new Set(['cs', 'cd', 'ov']);
+
+function checkFilter(f: Filter, scope: Scope, removed: readonly string[]): Filter {
+  // `labels=is.null` / `labels=not.is.null` test whether an embed matched.
+  if (f.op === 'is' && f.field.jsonPath.length === 0 && scope.embeds.has(f.field.name)) return f;
+  const field = requireField(scope.table, f.field.name, removed);
+  const kind = typeKind(field.type);
+  if (f.field.jsonPath.length > 0) {
+    if (kind !== 'json') throw new UsageError(`'${field.name}' is ${field.type}, not JSON: a path (->) only works on json/jsonb fields`);
+    return f;
+  }
+  if (TEXT_OPS.has(f.op) && kind !== 'text' && kind !== 'other') {
+    throw new UsageError(
+      `'${f.op}' matches text, but ${field.name} is ${field.type}`,
+      kind === 'date' || kind === 'timestamp' ? `compare dates instead: --where '${field.name}>=2024-01-01' --where '${field.name}<2025-01-01'` : `use = or in.(…) on ${field.name}`,
+    );
+  }
+  if (CONTAIN_OPS.has(f.op) && kind !== 'json' && kind !== 'other') {
+    throw new UsageError(`'${f.op}' needs a json or array field, but ${field.name} is ${field.type}`);
+  }
+  if (f.modifier) return f;
+  if (f.op === 'in' && Array.isArray(f.value)) return { ...f, value: f.value.map((v) => checkText(field, v)) };
+  if (COMPARE_OPS.has(f.op) && typeof f.value === 'string') return { ...f, value: checkText(field, f.value) };
+  return f;
+}
+
+function checkCondition(c: Condition, scope: Scope, removed: readonly string[]): Condition {
+  if (c.kind === 'filter') return checkFilter(c, scope, removed);
+  return { ...c, conditions: c.conditions.map((x) => checkCondition(x, scope, removed)) };
+}
+
+/** Checks every field, embed, operator and value of a query against the schema; returns it with values normalised. */
+export function checkQuery(q: Query, table: TableInfo, schema: SchemaModel, removed: readonly string[] = []): Query {
+  const root = checkSelect(q.select, table, schema, removed);
+  const where = q.where.map((w) => {
+    const scope = scopeAt(root, w.path);
+    return { ...w, condition: checkCondition(w.condition, scope, w.path.length === 0 ? removed : []) };
+  });
+  for (const o of q.order) {
+    const scope = scopeAt(root, o.path);
+    for (const t of o.terms) {
+      const s = t.relation ? scopeAt(scope, [t.relation]) : scope;
+      requireField(s.table, t.field.name, s === root ? removed : []);
+    }
+  }
+  return { ...q, where };
+}

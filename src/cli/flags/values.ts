@@ -1,0 +1,97 @@
+import { UsageError } from '../errors.js';
+import { type FieldInfo, typeKind } from '../schema/model.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const TRUE = new Set(['true', 't', 'yes', 'y', 'on', '1']);
+const FALSE = new Set(['false', 'f', 'no', 'n', 'off', '0']);
+
+/** True for a real calendar date written YYYY-MM-DD. */
+export function isDate(s: string): boolean {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s);
+  if (!m) return false;
+  const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
+  return d.getUTCFullYear() === Number(m[1]) && d.getUTCMonth() === Number(m[2]) - 1 && d.getUTCDate() === Number(m[3]);
+}
+
+/** True for an ISO-8601-like timestamp (or date) PostgreSQL will read. */
+export function isTimestamp(s: string): boolean {
+  return /^\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?(Z|[+-]\d{2}(:?\d{2})?)?$/i.test(s.trim()) && !Number.isNaN(Date.parse(s.trim().replace(' ', 'T')));
+}
+
+const bad = (field: FieldInfo, value: string, expected: string) =>
+  new UsageError(`bad value for ${field.name} (${field.type}): '${value}'`, `expected ${expected}`);
+
+/**
+ * Checks one textual value against a field's type and returns it in the form PostgreSQL reads
+ * (booleans normalised to true/false). Text passes through untouched.
+ * @example checkText({ name: 'is_signed', type: 'boolean', … }, 'yes') // 'true'
+ */
+export function checkText(field: FieldInfo, value: string): string {
+  switch (typeKind(field.type)) {
+    case 'uuid':
+      if (!UUID.test(value)) throw bad(field, value, 'a UUID such as 3f2a9c1e-8b1d-4e7a-9c55-0d6f1b2a4e10');
+      return value;
+    case 'boolean': {
+      const v = value.toLowerCase();
+      if (TRUE.has(v)) return 'true';
+      if (FALSE.has(v)) return 'false';
+      throw bad(field, value, 'true or false (also yes/no, 1/0)');
+    }
+    case 'date':
+      if (!isDate(value)) throw bad(field, value, 'a date YYYY-MM-DD, such as 2024-05-17');
+      return value;
+    case 'timestamp':
+      if (!isTimestamp(value)) throw bad(field, value, 'a timestamp such as 2024-05-17T12:00:00Z');
+      return value;
+    case 'integer':
+      if (!/^-?\d+$/.test(value)) throw bad(field, value, 'a whole number');
+      return value;
+    case 'number':
+      if (!/^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(value)) throw bad(field, value, 'a number');
+      return value;
+    case 'json':
+      try {
+        JSON.parse(value);
+      } catch {
+        throw bad(field, value, 'JSON, such as {"key":"value"} or ["a","b"]');
+      }
+      return value;
+    default:
+      return value;
+  }
+}
+
+/**
+ * The JSON value of `FIELD=VALUE` for a request body: text stays text exactly as typed (leading
+ * zeros, spaces and all); other types are checked and converted; an empty value of a non-text
+ * field is null.
+ * @example bodyValue({ name: 'is_signed', type: 'boolean', … }, 'no') // false
+ */
+export function bodyValue(field: FieldInfo, raw: string): unknown {
+  const kind = typeKind(field.type);
+  if (kind === 'text' || kind === 'other') return raw;
+  if (raw === '' || raw === 'null') return null;
+  const v = checkText(field, raw);
+  if (kind === 'boolean') return v === 'true';
+  if (kind === 'integer' || kind === 'number') return Number(v);
+  if (kind === 'json') return JSON.parse(v) as unknown;
+  return v;
+}
+
+/** Checks a JSON body value (from --json or --file) against a field's type. */
+export function checkJsonValue(field: FieldInfo, value: unknown): void {
+  if (value === null) return;
+  const kind = typeKind(field.type);
+  const shown = JSON.stringify(value);
+  if (kind === 'json' || kind === 'other') return;
+  if (kind === 'boolean') {
+    if (typeof value !== 'boolean') throw bad(field, shown, 'true or false');
+    return;
+  }
+  if (kind === 'integer' || kind === 'number') {
+    if (typeof value !== 'number' && !(typeof value === 'string' && value.trim() !== '' && !Number.isNaN(Number(value)))) throw bad(field, shown, 'a number');
+    return;
+  }
+  if (typeof value !== 'string') throw bad(field, shown, kind === 'text' ? 'a string' : `a ${field.type} as a string`);
+  if (kind !== 'text') checkText(field, value);
+}

@@ -1,0 +1,23 @@
+/** Statuses worth retrying for an idempotent request (the gateway or service is briefly unavailable). */
+export const RETRY_STATUSES = new Set([502, 503, 504]);
+
+/**
+ * Seconds (or an HTTP date) from a Retry-After header, in ms; null when absent or unreadable.
+ * @example retryAfterMs('2', 0) // 2000
+ */
+export function retryAfterMs(header: string | undefined, now: number): number | null {
+  if (!header) return null;
+  if (/^\d+$/.test(header.trim())) return Number(header.trim()) * 1000;
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? null : Math.max(at - now, 0);
+}
+
+/**
+ * Delay before retry number `attempt` (0-based): exponential backoff with full jitter, or the
+ * server's Retry-After when it gave one, capped at `maxMs`.
+ * @example backoffMs(2, null, () => 0.5) // 400 (base 200 · 2² · 0.5)
+ */
+export function backoffMs(attempt: number, retryAfter: number | null, random: () => number = Math.random, baseMs = 200, maxMs = 30_000): number {
+  if (retryAfter !== null) return Math.min(retryAfter, maxMs);
+  return Math.min(Math.round(baseMs * 2 ** attempt * random()), maxMs);
+}

@@ -1,0 +1,41 @@
+import type { Output } from '../io/streams.js';
+
+/** A record as it comes from the service (parsed JSON object). */
+export type Row = Record<string, unknown>;
+
+/** The output formats, in the order help lists them. */
+export const FORMATS = ['table', 'json', 'ndjson', 'csv', 'tsv', 'yaml'] as const;
+export type FormatName = (typeof FORMATS)[number];
+
+/** Receives rows one at a time; `end()` finishes the document. Every writer but `table` streams. */
+export interface RowWriter {
+  write(row: Row): Promise<void>;
+  end(): Promise<void>;
+}
+
+export interface WriterOptions {
+  out: Output;
+  /** Column order to use when known up front (CSV header of an empty result, table columns). */
+  columns?: string[];
+  /** PostgreSQL type per column (`timestamp with time zone` → relative dates in a terminal table). */
+  columnTypes?: Record<string, string>;
+  /** One record, not a list: `get` prints an object (JSON/YAML) or a field/value view (table). */
+  single?: boolean;
+  /** Current time in ms (relative dates). */
+  now?: number;
+  /** Where writers report things that are not data (hidden columns). */
+  notice?: (message: string) => void;
+}
+
+/** True when `s` names a format. */
+export function isFormat(s: string): s is FormatName {
+  return (FORMATS as readonly string[]).includes(s);
+}
+
+/** A cell's text for the text formats: null → '', objects → JSON, everything else as written. */
+export function cellText(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value);
+}

@@ -1,0 +1,90 @@
+import type { Readable, Writable } from 'node:stream';
+
+/** A text sink with what a writer needs to know about its terminal. */
+export interface Output {
+  /** True when this is a terminal (tables, truncation, colour and prompts depend on it). */
+  readonly isTTY: boolean;
+  /** Terminal width in columns; 0 when unknown or not a terminal. */
+  readonly columns: number;
+  /** Whether ANSI colour may be written here (NO_COLOR / FORCE_COLOR / --no-color already applied). */
+  color: boolean;
+  /** Writes text; resolves once the sink can take more (backpressure). */
+  write(text: string): Promise<void>;
+}
+
+/** The three standard streams of a command. */
+export interface IO {
+  stdin: { isTTY: boolean; stream: Readable };
+  stdout: Output;
+  stderr: Output;
+}
+
+/**
+ * Decides whether colour is on for a stream: NO_COLOR (any non-empty value) turns it off,
+ * FORCE_COLOR turns it on (`0`/`false` off), otherwise a terminal that is not `dumb`.
+ * @example colorEnabled({ NO_COLOR: '1' }, true) // false
+ */
+export function colorEnabled(env: Record<string, string | undefined>, isTTY: boolean): boolean {
+  const force = env.FORCE_COLOR;
+  if (force !== undefined && force !== '') return force !== '0' && force.toLowerCase() !== 'false';
+  if (env.NO_COLOR) return false;
+  return isTTY && env.TERM !== 'dumb';
+}
+
+/** Wraps a Node writable (process.stdout/stderr) as an Output; a closed pipe (EPIPE) silences it. */
+export function nodeOutput(stream: Writable & { isTTY?: boolean; columns?: number }, env: Record<string, string | undefined>): Output {
+  let broken = false;
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') broken = true;
+    else throw err;
+  });
+  const isTTY = Boolean(stream.isTTY);
+  return {
+    isTTY,
+    get columns() {
+      return isTTY ? stream.columns ?? 80 : 0;
+    },
+    color: colorEnabled(env, isTTY),
+    write(text: string): Promise<void> {
+      if (broken || text === '') return Promise.resolve();
+      if (stream.write(text)) return Promise.resolve();
+      return new Promise((resolve) => {
+        const done = () => {
+          stream.off('drain', done);
+          stream.off('close', done);
+          resolve();
+        };
+        stream.once('drain', done);
+        stream.once('close', done);
+      });
+    },
+  };
+}
+
+/** An Output that collects text in memory (tests, and commands that render to a string). */
+export interface BufferOutput extends Output {
+  text(): string;
+}
+
+/** A new in-memory Output. */
+export function bufferOutput(opts: { isTTY?: boolean; columns?: number; color?: boolean } = {}): BufferOutput {
+  const chunks: string[] = [];
+  const isTTY = opts.isTTY ?? false;
+  return {
+    isTTY,
+    columns: opts.columns ?? (isTTY ? 80 : 0),
+    color: opts.color ?? false,
+    write(text: string) {
+      chunks.push(text);
+      return Promise.resolve();
+    },
+    text: () => chunks.join(''),
+  };
+}
+
+/** Reads a whole stream as UTF-8 text. */
+export async function readAll(stream: Readable): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
+}
