@@ -1,0 +1,78 @@
+/**
+ * The CLI's `--where EXPR`: PostgREST's own `field=op.value` form, or the short form
+ * `field OP value` with OP one of `= != < <= > >= ~ !~` (blanks around OP optional;
+ * `~` is a case-insensitive match with `*` wildcards, i.e. `ilike`).
+ */
+import { GrammarError } from './errors.js';
+import { isReservedKey, lastWord, parseFieldPath, parseFilter, parseLogicTree } from './parse.js';
+import type { FilterOp, WhereClause } from './types.js';
+
+const SHORT_OPS: readonly [string, FilterOp, boolean][] = [
+  ['!=', 'neq', false], ['<=', 'lte', false], ['>=', 'gte', false], ['!~', 'ilike', true],
+  ['=', 'eq', false], ['<', 'lt', false], ['>', 'gt', false], ['~', 'ilike', false],
+];
+
+/** Index of the first operator character outside quotes and `->`/`->>` arrows, or -1. */
+function operatorIndex(text: string): number {
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      const close = text.indexOf('"', i + 1);
+      if (close < 0) return -1;
+      i = close;
+    } else if (c === '-' && text[i + 1] === '>') {
+      i += text[i + 2] === '>' ? 2 : 1;
+    } else if ('=!<>~'.includes(c)) {
+      return i;
+    }
+  }
+  return -1;
+}
+
+function badExpr(text: string, why: string): GrammarError {
+  return new GrammarError(`invalid where expression "${text}"`, why, {
+    hint: 'Use field=op.value (release_date=gte.2024-01-01) or field OP value with OP one of = != < <= > >= ~ !~',
+  });
+}
+
+/**
+ * Parse a `--where` expression.
+ * @example parseWhereExpr('release_date>=2024-01-01') // {path:[], condition:{kind:'filter', op:'gte', value:'2024-01-01', …}}
+ * @example parseWhereExpr('labels.name=eq.Verve')     // {path:['labels'], condition:{…op:'eq', value:'Verve'}}
+ */
+export function parseWhereExpr(text: string): WhereClause {
+  const eq = text.indexOf('=');
+  // PostgREST form first: `key=[not.]op.value` or `[path.][not.]or=(…)`.
+  if (eq > 0) {
+    const key = text.slice(0, eq).trim();
+    const value = text.slice(eq + 1);
+    if (!/[!<>~]$/.test(key)) {
+      if (['and', 'or'].includes(lastWord(key))) return parseLogicTree(key, value);
+      if (!isReservedKey(key)) {
+        try {
+          return parseFilter(key, value);
+        } catch (e) {
+          if (!(e instanceof GrammarError)) throw e;
+          // Not an operator expression: fall through to the short form (`title=Kind of Blue`).
+        }
+      }
+    }
+  }
+  const at = operatorIndex(text);
+  if (at < 0) throw badExpr(text, 'no operator found');
+  const rest = text.slice(at);
+  const found = SHORT_OPS.find(([sym]) => rest.startsWith(sym));
+  if (found === undefined) throw badExpr(text, `unknown operator at "${rest}"`);
+  const [sym, op, negated] = found;
+  const fieldText = text.slice(0, at).trim();
+  if (fieldText === '') throw badExpr(text, 'missing field name before the operator');
+  const value = text.slice(at + sym.length).trim();
+  let target: ReturnType<typeof parseFieldPath>;
+  try {
+    target = parseFieldPath(fieldText);
+  } catch (e) {
+    if (e instanceof GrammarError) throw badExpr(text, `bad field name "${fieldText}": ${e.details ?? e.message}`);
+    throw e;
+  }
+  return { path: target.path, condition: { kind: 'filter', field: target.field, negated, op, value } };
+}
