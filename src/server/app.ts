@@ -1,0 +1,66 @@
+import type { Store } from '../store/store.js';
+import { AuthError } from './auth.js';
+import { ApiError, errorResponse } from './errors.js';
+import { execute } from './execute.js';
+import { planRequest, type Planned } from './plan.js';
+import { parseRequest } from './request.js';
+import { decorate, shapeResponse, specialResponse } from './response.js';
+import { buildPlannedCount, buildRead, buildWrite, type Statement } from './sql.js';
+
+export interface AppOptions {
+  store: Store;
+  jwtSecret?: string;
+  /** Largest accepted request body (default 64 MiB); larger bodies get 413. */
+  maxBodyBytes?: number;
+  /** PostgREST's db-max-rows: caps every read, at every embed level. */
+  maxRows?: number;
+  /** When set, responses carry `Server: postgrest/<version>`. */
+  serverVersion?: string;
+  /** Where unexpected errors are logged (default: console.error). */
+  log?: (line: string) => void;
+}
+
+export interface App {
+  handle(req: Request): Promise<Response>;
+}
+
+const DEFAULT_MAX_BODY = 64 * 1024 * 1024;
+
+/** The query building stage: the request's one statement (and the EXPLAIN for planned counts). */
+function buildStatement(planned: Planned, schema: string): { main: Statement; extra: Statement | null } {
+  const { plan, representation } = planned;
+  if (plan.kind === 'read') {
+    const extra = plan.count === 'planned' || plan.count === 'estimated' ? buildPlannedCount(plan, schema) : null;
+    return { main: buildRead(plan, schema, representation.format), extra };
+  }
+  return { main: buildWrite(plan, schema, planned.returnMode === 'representation' ? representation.format : 'none'), extra: null };
+}
+
+/** The service as a function from Request to Response: parse, plan, build, run, respond. */
+export function createApp(opts: AppOptions): App {
+  const { store } = opts;
+  const schema = store.schema;
+  const log = opts.log ?? ((line: string) => console.error(line));
+  const requestOptions = { schema, maxBodyBytes: opts.maxBodyBytes ?? DEFAULT_MAX_BODY, jwtSecret: opts.jwtSecret };
+
+  async function answer(req: Request): Promise<Response> {
+    const request = await parseRequest(req, requestOptions);
+    if (request.kind !== 'table') return specialResponse(request);
+    const planned = planRequest(request, { schema, maxRows: opts.maxRows });
+    const statement = buildStatement(planned, schema);
+    const result = await execute(store, planned, statement.main, statement.extra);
+    return shapeResponse(planned, result);
+  }
+
+  return {
+    async handle(req: Request): Promise<Response> {
+      let res: Response;
+      try {
+        res = await answer(req);
+      } catch (err) {
+        res = errorResponse(err instanceof AuthError ? new ApiError(err.status, err.code, err.message, { headers: err.headers }) : err, log);
+      }
+      return decorate(req, res, opts.serverVersion);
+    },
+  };
+}

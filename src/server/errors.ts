@@ -1,0 +1,160 @@
+import { StoreError } from '../store/store.js';
+
+/** The JSON body every error answer carries (PostgREST's shape, reference §9.1). */
+export interface ErrorBody {
+  code: string;
+  message: string;
+  details: string | unknown[] | null;
+  hint: string | null;
+}
+
+/**
+ * An error that is the request's answer: an HTTP status plus PostgREST's code, message, details
+ * and hint. Every stage throws this (or lets a StoreError through, mapped by `fromStoreError`).
+ */
+export class ApiError extends Error {
+  readonly details: string | unknown[] | null;
+  readonly hint: string | null;
+  /** Extra response headers (Content-Range on a 416, Retry-After on a 503). */
+  readonly headers?: Record<string, string>;
+  /** A body other than the error shape (the bare `{}` of an unknown path). */
+  readonly rawBody?: string;
+
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    opts: { details?: string | unknown[] | null; hint?: string | null; headers?: Record<string, string>; rawBody?: string } = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+    this.details = opts.details ?? null;
+    this.hint = opts.hint ?? null;
+    this.headers = opts.headers;
+    this.rawBody = opts.rawBody;
+  }
+
+  /** The JSON body of this error. */
+  body(): ErrorBody {
+    return { code: this.code, details: this.details, hint: this.hint, message: this.message };
+  }
+}
+
+/** 404 with body `{}`: PostgREST's answer for a path that names no resource. */
+export function notFoundEmpty(): ApiError {
+  return new ApiError(404, '', 'not found', { rawBody: '{}' });
+}
+
+/**
+ * HTTP status for a PostgreSQL SQLSTATE, as PostgREST 12.2.3 maps them (reference §9.3).
+ * `anonymous` decides 401 vs 403 for 42501.
+ */
+export function statusForSqlState(code: string, message = '', anonymous = true): number {
+  if (/^PT\d{3}$/.test(code)) return Number(code.slice(2));
+  const cls = code.slice(0, 2);
+  switch (code) {
+    case '21000':
+      return message.endsWith('requires a WHERE clause') ? 400 : 500;
+    case '23503':
+    case '23505':
+      return 409;
+    case '25006':
+      return 405;
+    case '42883':
+      return message.startsWith('function xmlagg(') ? 406 : 404;
+    case '42P01':
+      return 404;
+    case '42P17':
+      return 500;
+    case '42501':
+      return anonymous ? 401 : 403;
+    case '53400':
+      return 500;
+    case '57P01':
+      return 503;
+    case 'P0001':
+      return 400;
+  }
+  switch (cls) {
+    case '08':
+      return 503;
+    case '09':
+      return 500;
+    case '0L':
+    case '0P':
+    case '28':
+      return 403;
+    case '25':
+    case '2D':
+    case '38':
+    case '39':
+    case '3B':
+    case '40':
+    case '54':
+    case '55':
+    case '57':
+    case '58':
+    case 'F0':
+    case 'HV':
+    case 'XX':
+      return 500;
+    case '53':
+      return 503;
+    case 'P0':
+      return 500;
+  }
+  return 400;
+}
+
+/** Turns a database error into the request's answer (status per §9.3, body from PostgreSQL's texts). */
+export function fromStoreError(err: StoreError): ApiError {
+  const status = statusForSqlState(err.code, err.message);
+  const headers: Record<string, string> = {};
+  if (status === 503) headers['Retry-After'] = '1';
+  if (err.code === '42501') headers['WWW-Authenticate'] = 'Bearer';
+  let hint = err.hint;
+  if (err.code === '57014' && hint === null) {
+    hint = 'The query ran longer than the statement timeout allows; narrow the filter or read fewer rows per request.';
+  }
+  return new ApiError(status, err.code, err.message, { details: err.detail, hint, headers });
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * The Response for any thrown value. Errors of unknown kind become a generic 500 and are logged,
+ * never echoed (no stack traces in bodies).
+ */
+export function errorResponse(err: unknown, log: (line: string) => void = () => {}): Response {
+  let api: ApiError;
+  if (err instanceof ApiError) api = err;
+  else if (err instanceof StoreError) api = fromStoreError(err);
+  else if (isGrammarError(err)) {
+    api = new ApiError(err.status, err.code, err.message, { details: err.details ?? null, hint: err.hint ?? null });
+  } else {
+    log(`internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    api = new ApiError(500, 'PGRSTX00', 'Internal server error');
+  }
+  if (api.status >= 500 && !(err instanceof StoreError)) {
+    log(`${api.status} ${api.code}: ${api.message}`);
+  }
+  const headers = new Headers(api.headers);
+  headers.set('Content-Type', JSON_TYPE);
+  return new Response(api.rawBody ?? JSON.stringify(api.body()), { status: api.status, headers });
+}
+
+interface GrammarErrorLike {
+  name: string;
+  code: string;
+  status: number;
+  message: string;
+  details?: string | null;
+  hint?: string | null;
+}
+
+/** The grammar's GrammarError, recognised by shape so this module does not depend on the parser. */
+function isGrammarError(err: unknown): err is GrammarErrorLike {
+  if (!(err instanceof Error)) return false;
+  const e = err as Partial<GrammarErrorLike>;
+  return typeof e.code === 'string' && /^PGRST\d{3}$/.test(e.code) && typeof e.status === 'number';
+}

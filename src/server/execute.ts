@@ -1,0 +1,113 @@
+import type { Preferences } from '../grammar/types.js';
+import type { Queryable, Store } from '../store/store.js';
+import { ApiError } from './errors.js';
+import type { Planned } from './plan.js';
+import type { Statement } from './sql.js';
+
+/**
+ * The transaction step, the only one that touches the database: the session time zone (when
+ * asked), the request's ONE statement, the planner estimate for `count=planned|estimated`, and the
+ * checks that must roll a write back (singular, max-affected, limited mutations, PUT key).
+ */
+
+export interface ReadResult {
+  kind: 'read';
+  total: number | null;
+  n: number;
+  body: string | null;
+  /** Whether `Prefer: timezone=` was valid and applied. */
+  timezoneApplied: boolean;
+}
+
+export interface WriteResult {
+  kind: 'write';
+  n: number;
+  inserted: boolean;
+  body: string | null;
+  keys: unknown[][] | null;
+  timezoneApplied: boolean;
+}
+
+export type ExecResult = ReadResult | WriteResult;
+
+function num(v: unknown): number {
+  return typeof v === 'number' ? v : Number(v ?? 0);
+}
+
+function plannedRows(rows: Array<Record<string, unknown>>): number {
+  let doc = rows[0]?.['QUERY PLAN'];
+  if (typeof doc === 'string') doc = JSON.parse(doc);
+  const plan = (doc as Array<{ Plan?: { 'Plan Rows'?: number } }> | undefined)?.[0]?.Plan;
+  return Math.round(plan?.['Plan Rows'] ?? 0);
+}
+
+/** `SET LOCAL TimeZone` only for a zone PostgreSQL lists; false when it does not. */
+async function applyTimezone(tx: Queryable, prefs: Preferences): Promise<boolean> {
+  if (prefs.timezone === undefined) return false;
+  const r = await tx.query(`SELECT set_config('TimeZone', name, true) FROM pg_timezone_names WHERE name = $1`, [prefs.timezone]);
+  return r.rows.length > 0;
+}
+
+function singularError(n: number): ApiError {
+  return new ApiError(406, 'PGRST116', 'JSON object requested, multiple (or no) rows returned', { details: `The result contains ${n} rows` });
+}
+
+/** Runs a planned request in one transaction; an ApiError thrown inside rolls it back. */
+export async function execute(store: Store, planned: Planned, statement: Statement, extra: Statement | null): Promise<ExecResult> {
+  let abort: ApiError | null = null;
+  const fail = (e: ApiError): never => {
+    abort = e;
+    throw e;
+  };
+  const { prefs } = planned;
+  try {
+    return await store.transaction(async (tx) => {
+      const timezoneApplied = await applyTimezone(tx, prefs);
+      if (prefs.timezone !== undefined && !timezoneApplied && prefs.handling === 'strict') {
+        fail(new ApiError(400, 'PGRST122', 'Invalid preferences given with handling=strict', {
+          details: `Invalid preferences: ${[...prefs.invalid, `timezone=${prefs.timezone}`].join(', ')}`,
+        }));
+      }
+      const row = (await tx.query<Record<string, unknown>>(statement.sql, statement.params)).rows[0] ?? {};
+      if (planned.plan.kind === 'read') {
+        let total = row.total === null || row.total === undefined ? null : num(row.total);
+        if (extra && (planned.plan.count === 'planned' || planned.plan.count === 'estimated')) {
+          const estimate = plannedRows((await tx.query<Record<string, unknown>>(extra.sql, extra.params)).rows);
+          if (planned.plan.count === 'planned') total = estimate;
+          else if (!(planned.maxRows !== undefined && total !== null && total <= planned.maxRows)) total = Math.max(total ?? 0, estimate);
+        }
+        return { kind: 'read' as const, total, n: num(row.n), body: (row.body as string | null) ?? null, timezoneApplied };
+      }
+      const plan = planned.plan;
+      const n = num(row.n);
+      if (plan.kind === 'put' && n === 0) fail(new ApiError(400, 'PGRST115', 'Payload values do not match URL in primary key column(s)'));
+      if (planned.representation.singular && n !== 1) fail(singularError(n));
+      if (plan.limited?.limit !== undefined && n > plan.limited.limit) {
+        fail(new ApiError(400, 'PGRST110', 'The maximum number of rows allowed to change was surpassed', {
+          details: `Results contain ${n} rows changed but the maximum number allowed is ${plan.limited.limit}`,
+        }));
+      }
+      if (
+        prefs.handling === 'strict' &&
+        prefs.maxAffected !== undefined &&
+        (plan.kind === 'update' || plan.kind === 'delete') &&
+        n > prefs.maxAffected
+      ) {
+        fail(new ApiError(400, 'PGRST124', 'Query result exceeds max-affected preference constraint', { details: `The query affects ${n} rows` }));
+      }
+      const keysText = row.keys as string | null | undefined;
+      return {
+        kind: 'write' as const,
+        n,
+        inserted: Boolean(row.inserted),
+        body: (row.body as string | null) ?? null,
+        keys: keysText ? (JSON.parse(keysText) as unknown[][]) : null,
+        timezoneApplied,
+      };
+    });
+  } catch (err) {
+    // The store wraps whatever the callback throws; our own answer is kept aside.
+    if (abort) throw abort;
+    throw err;
+  }
+}

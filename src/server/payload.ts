@@ -1,0 +1,123 @@
+import { parse as parseCsv } from 'csv-parse/sync';
+import { ApiError } from './errors.js';
+
+/**
+ * A write body, checked and normalised to one JSON array text that the database reads in a single
+ * statement (`json_populate_recordset`). `keys` are the columns the body sets.
+ */
+export interface Payload {
+  /** JSON array of objects, as text: bound as ONE parameter. */
+  json: string;
+  /** Keys of the rows (of the first object; the union when `uniform` is false). */
+  keys: string[];
+  /** Number of row objects. */
+  rows: number;
+  /**
+   * False when rows may lack some keys on purpose (CSV with `missing=default`, or a `columns`
+   * list): absent keys then take the column DEFAULT or NULL.
+   */
+  uniform: boolean;
+  /** The first row (PATCH and PUT use one row), or null for an empty array. */
+  first: Record<string, unknown> | null;
+}
+
+/** 400 PGRST102 with PostgREST's message. */
+function invalidBody(message: string): ApiError {
+  return new ApiError(400, 'PGRST102', message);
+}
+
+export interface PayloadOptions {
+  /** `columns=` from the query string: only these keys are read, uniformity is not checked. */
+  columns?: string[];
+  /** `Prefer: missing=default`: empty unquoted CSV cells mean "absent" (column default). */
+  missingDefault?: boolean;
+}
+
+/**
+ * Parses a request body by its Content-Type: JSON (also when no Content-Type is given), CSV
+ * (`text/csv`) or a form (`application/x-www-form-urlencoded`). Anything else is PGRST102.
+ * Example: `parsePayload('[{"name":"a"},{"name":"b"}]', null)` → keys `['name']`, 2 rows.
+ */
+export function parsePayload(text: string, contentType: string | null, opts: PayloadOptions = {}): Payload {
+  const mime = (contentType ?? '').split(';')[0].trim().toLowerCase();
+  if (mime === '' || mime === 'application/json' || mime === '*/*' || mime === 'application/vnd.pgrst.object+json' || mime === 'application/vnd.pgrst.object') {
+    return fromJson(text, opts);
+  }
+  if (mime === 'text/csv') return fromCsv(text, opts);
+  if (mime === 'application/x-www-form-urlencoded') return fromForm(text, opts);
+  throw invalidBody(`Content-Type not acceptable: ${mime}`);
+}
+
+function fromJson(text: string, opts: PayloadOptions): Payload {
+  let value: unknown;
+  try {
+    if (text.trim() === '') throw new Error('empty');
+    value = JSON.parse(text);
+  } catch {
+    throw invalidBody('Empty or invalid json');
+  }
+  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  if (isObject(value)) {
+    const keys = Object.keys(value);
+    return finish([value], keys, true, opts, `[${text.trim()}]`);
+  }
+  if (!Array.isArray(value)) throw invalidBody('Empty or invalid json');
+  if (!value.every(isObject)) throw invalidBody('All object keys must match');
+  const rows = value as Record<string, unknown>[];
+  const keys = rows.length > 0 ? Object.keys(rows[0]) : [];
+  if (!opts.columns) {
+    const want = [...keys].sort().join('\u0000');
+    for (const r of rows) {
+      const ks = Object.keys(r);
+      if (ks.length !== keys.length || ks.sort().join('\u0000') !== want) throw invalidBody('All object keys must match');
+    }
+  }
+  return finish(rows, keys, true, opts, text);
+}
+
+function fromForm(text: string, opts: PayloadOptions): Payload {
+  const row: Record<string, string> = {};
+  for (const [k, v] of new URLSearchParams(text)) row[k] = v;
+  return finish([row], Object.keys(row), true, opts, JSON.stringify([row]));
+}
+
+function fromCsv(text: string, opts: PayloadOptions): Payload {
+  let records: Array<Array<string | null | undefined>>;
+  try {
+    records = parseCsv(text, {
+      relax_column_count: true,
+      skip_empty_lines: true,
+      // An unquoted NULL is SQL null; quoted "NULL" stays text (reference §7.1).
+      cast: (value: string, ctx: { quoting: boolean }) => {
+        if (ctx.quoting) return value;
+        if (value === 'NULL') return null;
+        // Our extension for bulk imports: with missing=default an empty unquoted cell takes the column DEFAULT.
+        if (value === '' && opts.missingDefault) return undefined;
+        return value;
+      },
+    }) as Array<Array<string | null | undefined>>;
+  } catch {
+    throw invalidBody('Empty or invalid csv');
+  }
+  if (records.length === 0) return finish([], [], true, opts, '[]');
+  const header = records[0].map((h) => (h === null ? 'NULL' : (h ?? '')));
+  const rows: Record<string, unknown>[] = [];
+  let uniform = true;
+  for (let i = 1; i < records.length; i++) {
+    const rec = records[i];
+    if (rec.length !== header.length) throw invalidBody('All lines must have same number of fields');
+    const row: Record<string, unknown> = {};
+    header.forEach((h, j) => {
+      const v = rec[j];
+      if (v === undefined) uniform = false;
+      else row[h] = v;
+    });
+    rows.push(row);
+  }
+  return finish(rows, header, uniform, opts, JSON.stringify(rows));
+}
+
+function finish(rows: Record<string, unknown>[], keys: string[], uniform: boolean, opts: PayloadOptions, json: string): Payload {
+  if (opts.columns) return { json, keys: opts.columns, rows: rows.length, uniform: false, first: rows[0] ?? null };
+  return { json, keys, rows: rows.length, uniform, first: rows[0] ?? null };
+}

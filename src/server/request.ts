@@ -1,0 +1,161 @@
+import { parseAccept } from '../grammar/media.js';
+import { parseQuery } from '../grammar/parse.js';
+import { parsePrefer } from '../grammar/prefer.js';
+import { parseRange } from '../grammar/range.js';
+import type { MediaType, Preferences, Query, RangeHeader } from '../grammar/types.js';
+import { tableByName, type TableDef } from '../schema/catalog.js';
+import { authenticate, authorize, type Principal } from './auth.js';
+import { ApiError, notFoundEmpty } from './errors.js';
+import { parsePayload, type Payload } from './payload.js';
+
+/**
+ * Request parsing (the first stage): path → resource, method check, query string, Prefer, Range,
+ * Accept and the body, in PostgREST's order so the first failure wins (reference §1).
+ */
+
+export type TableMethod = 'GET' | 'HEAD' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+
+/** A request for a table, parsed. */
+export interface TableRequest {
+  kind: 'table';
+  method: TableMethod;
+  table: TableDef;
+  /** Raw query string without `?`. */
+  search: string;
+  query: Query;
+  prefs: Preferences;
+  /** Range header (GET only; null otherwise). */
+  range: RangeHeader | null;
+  accept: MediaType[];
+  payload: Payload | null;
+  principal: Principal;
+}
+
+/** Requests answered without planning: the root, OPTIONS, a CORS preflight. */
+export type SpecialRequest =
+  | { kind: 'root'; method: 'GET' | 'HEAD'; accept: MediaType[]; baseUrl: string }
+  | { kind: 'options'; allow: string }
+  | { kind: 'preflight'; requestHeaders: string | null };
+
+export type ApiRequest = TableRequest | SpecialRequest;
+
+export interface RequestOptions {
+  schema: string;
+  maxBodyBytes: number;
+  jwtSecret?: string;
+}
+
+const TABLE_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+const ROOT_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+export const TABLE_ALLOW = 'OPTIONS,GET,HEAD,POST,PUT,PATCH,DELETE';
+export const ROOT_ALLOW = 'OPTIONS,GET,HEAD';
+
+/** `/` → root, `/<name>` → a table name, anything else → 404 `{}`. */
+export function resolvePath(pathname: string): { kind: 'root' } | { kind: 'table'; name: string } {
+  if (pathname === '/' || pathname === '') return { kind: 'root' };
+  const segments = pathname.split('/').slice(1);
+  if (segments.length !== 1 || segments[0] === '') throw notFoundEmpty();
+  let name: string;
+  try {
+    name = decodeURIComponent(segments[0]);
+  } catch {
+    throw notFoundEmpty();
+  }
+  return { kind: 'table', name };
+}
+
+function unsupported(method: string): ApiError {
+  return new ApiError(405, 'PGRST117', `Unsupported HTTP method: ${method}`);
+}
+
+/** 413 in the shape the socket adapter uses too. */
+export function payloadTooLarge(max: number): ApiError {
+  return new ApiError(413, 'PGRST413', 'Payload Too Large', {
+    details: `The request body is larger than the maximum of ${max} bytes.`,
+    hint: 'Send fewer rows per request (catalog import splits batches automatically).',
+  });
+}
+
+/** Reads the body as text, refusing more than `max` bytes without buffering them. */
+async function readBody(req: Request, max: number): Promise<string> {
+  const declared = Number(req.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > max) throw payloadTooLarge(max);
+  if (!req.body) return '';
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel().catch(() => {});
+      throw payloadTooLarge(max);
+    }
+    chunks.push(value);
+  }
+  return new TextDecoder('utf-8').decode(Buffer.concat(chunks));
+}
+
+/** The 404 PostgREST 12 gives for a table that does not exist (PG's 42P01 text). */
+function unknownTable(schema: string, name: string): ApiError {
+  return new ApiError(404, '42P01', `relation "${schema}.${name}" does not exist`);
+}
+
+/** Parses a Request into what the later stages need. Throws ApiError (or GrammarError). */
+export async function parseRequest(req: Request, opts: RequestOptions): Promise<ApiRequest> {
+  const method = req.method;
+  const url = new URL(req.url);
+  if (method === 'OPTIONS' && req.headers.get('origin') !== null && req.headers.get('access-control-request-method') !== null) {
+    return { kind: 'preflight', requestHeaders: req.headers.get('access-control-request-headers') };
+  }
+  const principal = await authenticate(req.headers.get('authorization'), opts.jwtSecret);
+  const target = resolvePath(url.pathname);
+  if (target.kind === 'root') {
+    if (!ROOT_METHODS.has(method)) throw unsupported(method);
+    if (method === 'OPTIONS') return { kind: 'options', allow: ROOT_ALLOW };
+    return { kind: 'root', method: method as 'GET' | 'HEAD', accept: parseAccept(req.headers.get('accept')), baseUrl: url.origin };
+  }
+  if (!TABLE_METHODS.has(method)) throw unsupported(method);
+  const table = tableByName(target.name);
+  if (method === 'OPTIONS') {
+    if (!table) throw notFoundEmpty();
+    return { kind: 'options', allow: TABLE_ALLOW };
+  }
+  const search = url.search.startsWith('?') ? url.search.slice(1) : url.search;
+  const query = parseQuery(search);
+  const prefs = parsePrefer(req.headers.get('prefer'));
+  const range = method === 'GET' ? parseRange(req.headers.get('range')) : null;
+  const hasBody = method === 'POST' || method === 'PATCH' || method === 'PUT';
+  const text = hasBody ? await readBody(req, opts.maxBodyBytes) : '';
+
+  if (!table) {
+    // PostgREST 12: an embed on an unknown table is PGRST200; POST/PATCH with keys is a bare 404 {}.
+    const embed = query.select?.find((s) => s.type === 'embed');
+    if (embed && embed.type === 'embed') {
+      throw new ApiError(400, 'PGRST200', `Could not find a relationship between '${target.name}' and '${embed.relation}' in the schema cache`, {
+        details: `Searched for a foreign key relationship between '${target.name}' and '${embed.relation}' in the schema '${opts.schema}', but no matches were found.`,
+      });
+    }
+    if (method === 'PUT') throw new ApiError(405, 'PGRST105', "Filters must include all and only primary key columns with 'eq' operators");
+    if ((method === 'POST' || method === 'PATCH') && /[^\s{}[\]]/.test(text)) throw notFoundEmpty();
+    throw unknownTable(opts.schema, target.name);
+  }
+  authorize(principal, method, table.name, opts.schema);
+
+  const payload = hasBody
+    ? parsePayload(text, req.headers.get('content-type'), { columns: query.columns, missingDefault: prefs.missing === 'default' })
+    : null;
+  return {
+    kind: 'table',
+    method: method as TableMethod,
+    table,
+    search,
+    query,
+    prefs,
+    range,
+    accept: parseAccept(req.headers.get('accept')),
+    payload,
+    principal,
+  };
+}

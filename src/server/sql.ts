@@ -1,0 +1,417 @@
+import type { Filter, FilterOp } from '../grammar/types.js';
+import type { ColumnDef, TableDef } from '../schema/catalog.js';
+import { ApiError } from './errors.js';
+import type { ColumnRef, EmbedNode, OutItem, PlannedCondition, PlannedOrder, ReadNode, ReadPlan, WritePlan } from './plan.js';
+
+/**
+ * Query building: a plan becomes ONE SQL statement. Identifiers come from the schema description
+ * (or are request aliases, always double-quoted); every value is a bound parameter. Reads build the
+ * whole response body inside the database (`json_agg` into one text value), so rows never become
+ * JS objects; writes bind the whole body as one JSON parameter.
+ */
+
+/** How the response body is rendered. */
+export type BodyFormat = 'json' | 'json-stripped' | 'object' | 'object-stripped' | 'csv' | 'none';
+
+export interface Statement {
+  sql: string;
+  params: unknown[];
+}
+
+/** Collects bound parameters; `add` returns the placeholder. */
+class Params {
+  readonly values: unknown[] = [];
+  add(v: unknown): string {
+    this.values.push(v);
+    return `$${this.values.length}`;
+  }
+}
+
+/** Double-quotes an identifier. NUL cannot travel to PostgreSQL, so it is refused here. */
+export function ident(name: string): string {
+  if (name.includes('\u0000')) throw new ApiError(400, '22021', 'invalid byte sequence for encoding "UTF8": 0x00');
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+function tableRef(schema: string, t: TableDef): string {
+  return `${ident(schema)}.${ident(t.name)}`;
+}
+
+const INDEX = /^-?\d+$/;
+
+/** `t1."meta"->'a'->>'b'` with each key bound (integers as array indexes). */
+function refExpr(alias: string, ref: ColumnRef, p: Params): string {
+  let s = `${alias}.${ident(ref.column.name)}`;
+  for (const step of ref.jsonPath) {
+    const key = INDEX.test(step.key) ? `${p.add(step.key)}::int` : `${p.add(step.key)}::text`;
+    s = `(${s}${step.arrow}${key})`;
+  }
+  return s;
+}
+
+/** SQL-standard type names that are keywords, mapped to the catalog names that can be quoted. */
+const TYPE_ALIASES: Record<string, string> = {
+  int: 'int4',
+  integer: 'int4',
+  smallint: 'int2',
+  bigint: 'int8',
+  real: 'float4',
+  float: 'float8',
+  'double precision': 'float8',
+  boolean: 'bool',
+  decimal: 'numeric',
+  dec: 'numeric',
+  char: 'bpchar',
+  character: 'bpchar',
+  'character varying': 'varchar',
+  'char varying': 'varchar',
+  'timestamp with time zone': 'timestamptz',
+  'timestamp without time zone': 'timestamp',
+  'time with time zone': 'timetz',
+  'time without time zone': 'time',
+  'bit varying': 'varbit',
+};
+
+/** `::"int4"`: a cast whose type name can only ever be a (quoted) type name — a bad one is 42704. */
+function castSuffix(cast: string): string {
+  const norm = cast.trim().replace(/\s+/g, ' ').toLowerCase();
+  return `::${ident(TYPE_ALIASES[norm] ?? norm)}`;
+}
+
+const BINARY: Partial<Record<FilterOp, string>> = {
+  eq: '=',
+  neq: '<>',
+  gt: '>',
+  gte: '>=',
+  lt: '<',
+  lte: '<=',
+  like: 'LIKE',
+  ilike: 'ILIKE',
+  match: '~',
+  imatch: '~*',
+  isdistinct: 'IS DISTINCT FROM',
+  cs: '@>',
+  cd: '<@',
+  ov: '&&',
+  sl: '<<',
+  sr: '>>',
+  nxr: '&<',
+  nxl: '&>',
+  adj: '-|-',
+};
+
+const FTS: Partial<Record<FilterOp, string>> = {
+  fts: 'to_tsquery',
+  plfts: 'plainto_tsquery',
+  phfts: 'phraseto_tsquery',
+  wfts: 'websearch_to_tsquery',
+};
+
+const IS_VALUES: Record<string, string> = { null: 'NULL', true: 'TRUE', false: 'FALSE', unknown: 'UNKNOWN' };
+
+/** A PostgreSQL array literal (`{"a","b,c"}`) from list elements. */
+export function arrayLiteral(items: string[]): string {
+  return `{${items.map((s) => `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`).join(',')}}`;
+}
+
+function scalar(v: string | string[]): string {
+  return Array.isArray(v) ? v.join(',') : v;
+}
+
+/** One operator application, e.g. `t1."release_title" LIKE $3`. */
+function filterSql(expr: string, f: Filter, p: Params): string {
+  let s: string;
+  const wild = (v: string) => (f.op === 'like' || f.op === 'ilike' ? v.replace(/\*/g, '%') : v);
+  if (f.op === 'in') {
+    const items = Array.isArray(f.value) ? f.value : [f.value];
+    s = `${expr} = ANY(${p.add(arrayLiteral(items))})`;
+  } else if (f.op === 'is') {
+    const kw = IS_VALUES[scalar(f.value).toLowerCase()];
+    if (!kw) throw new ApiError(400, 'PGRST100', `"failed to parse filter (is.${scalar(f.value)})" (line 1, column 4)`);
+    s = `${expr} IS ${kw}`;
+  } else if (FTS[f.op]) {
+    const lang = f.language !== undefined ? `${p.add(f.language)}::regconfig, ` : '';
+    s = `${expr} @@ ${FTS[f.op]}(${lang}${p.add(scalar(f.value))})`;
+  } else {
+    const op = BINARY[f.op];
+    if (!op) throw new ApiError(400, 'PGRST100', `unknown operator ${String(f.op)}`);
+    if (f.modifier) s = `${expr} ${op} ${f.modifier === 'any' ? 'ANY' : 'ALL'}(${p.add(wild(scalar(f.value)))})`;
+    else s = `${expr} ${op} ${p.add(wild(scalar(f.value)))}`;
+  }
+  return f.negated ? `NOT (${s})` : s;
+}
+
+/** The column whose non-null-ness says "this embed matched a row". */
+function marker(e: EmbedNode): string {
+  return e.toOne ? `${e.lateral}."_m"` : `${e.lateral}."_b"`;
+}
+
+function condSql(alias: string, c: PlannedCondition, p: Params): string {
+  if (c.kind === 'filter') return filterSql(refExpr(alias, c.ref, p), c.filter, p);
+  if (c.kind === 'embed-null') return `${marker(c.embed)} IS ${c.isNull ? '' : 'NOT '}NULL`;
+  const inner = c.conditions.map((x) => `(${condSql(alias, x, p)})`).join(c.op === 'and' ? ' AND ' : ' OR ');
+  return c.negated ? `NOT (${inner})` : `(${inner})`;
+}
+
+function orderSql(alias: string, terms: PlannedOrder[], p: Params): string {
+  if (terms.length === 0) return '';
+  const parts = terms.map((o) => {
+    const expr = o.embed ? `${o.embed.lateral}."_o${o.exportIndex}"` : refExpr(alias, o.ref, p);
+    const dir = o.direction === 'desc' ? ' DESC' : o.direction === 'asc' ? ' ASC' : '';
+    const nulls = o.nulls === 'first' ? ' NULLS FIRST' : o.nulls === 'last' ? ' NULLS LAST' : '';
+    return `${expr}${dir}${nulls}`;
+  });
+  return ` ORDER BY ${parts.join(', ')}`;
+}
+
+function pageSql(limit: number | undefined, offset: number | undefined, p: Params): string {
+  let s = '';
+  if (limit !== undefined) s += ` LIMIT ${p.add(limit)}::bigint`;
+  if (offset !== undefined && offset > 0) s += ` OFFSET ${p.add(offset)}::bigint`;
+  return s;
+}
+
+/** A level's output columns as `[key, expression]`, spreads flattened into their embed's exports. */
+function flatItems(node: ReadNode, p: Params): Array<[string, string]> {
+  const out: Array<[string, string]> = [];
+  for (const item of node.items) out.push(...itemExprs(node, item, p));
+  return out;
+}
+
+function itemExprs(node: ReadNode, item: OutItem, p: Params): Array<[string, string]> {
+  if (item.kind === 'column') {
+    const e = refExpr(node.alias, item.ref, p);
+    return [[item.key, item.cast !== undefined ? `(${e})${castSuffix(item.cast)}` : e]];
+  }
+  if (item.kind === 'embed') {
+    const e = item.embed;
+    return [[item.key, e.toOne ? `${e.lateral}."_b"` : `coalesce(${e.lateral}."_b", '[]'::json)`]];
+  }
+  return spreadKeys(item.embed).map((k, i) => [k, `${item.embed.lateral}."_c${i}"`]);
+}
+
+/** Output keys a spread embed contributes (its own items, nested spreads flattened). */
+function spreadKeys(node: ReadNode): string[] {
+  const keys: string[] = [];
+  for (const item of node.items) {
+    if (item.kind === 'spread') keys.push(...spreadKeys(item.embed));
+    else keys.push(item.key);
+  }
+  return keys;
+}
+
+function selectList(cols: Array<[string, string]>): string {
+  return cols.map(([k, e]) => `${e} AS ${ident(k)}`).join(', ');
+}
+
+/** Embeds whose lateral is needed just to evaluate a level's filters (for counts). */
+function embedsInWhere(node: ReadNode): EmbedNode[] {
+  const used = new Set<EmbedNode>();
+  const walk = (c: PlannedCondition) => {
+    if (c.kind === 'embed-null') used.add(c.embed);
+    else if (c.kind === 'tree') c.conditions.forEach(walk);
+  };
+  node.where.forEach(walk);
+  return node.embeds.filter((e) => e.inner || used.has(e));
+}
+
+function joinCondition(e: EmbedNode, parentAlias: string): string {
+  const rel = e.relationship;
+  // to-one: this embed is the parent table (its `id`); to-many: this embed is the child holding the FK.
+  return e.toOne ? `${e.alias}."id" = ${parentAlias}.${ident(rel.fkColumn)}` : `${e.alias}.${ident(rel.fkColumn)} = ${parentAlias}."id"`;
+}
+
+interface BuildCtx {
+  schema: string;
+  p: Params;
+  /** Only compute what filtering needs (count queries). */
+  lean: boolean;
+}
+
+function lateralsSql(node: ReadNode, ctx: BuildCtx): string {
+  const embeds = ctx.lean ? embedsInWhere(node) : node.embeds;
+  return embeds.map((e) => ` LEFT JOIN LATERAL (${lateralSql(e, node.alias, ctx)}) AS ${e.lateral} ON TRUE`).join('');
+}
+
+function whereSql(node: ReadNode, extra: string[], ctx: BuildCtx): string {
+  const conds = [...extra, ...node.where.map((c) => condSql(node.alias, c, ctx.p))];
+  for (const e of node.embeds) if (e.inner) conds.push(`${marker(e)} IS NOT NULL`);
+  return conds.length ? ` WHERE ${conds.map((c) => `(${c})`).join(' AND ')}` : '';
+}
+
+/** `FROM … LEFT JOIN LATERAL … WHERE … ORDER BY … LIMIT … OFFSET …` of one level. */
+function levelTail(node: ReadNode, from: string, extra: string[], ctx: BuildCtx, ordered = true): string {
+  const order = ordered && !ctx.lean ? orderSql(node.alias, node.order, ctx.p) : '';
+  return ` FROM ${from}${lateralsSql(node, ctx)}${whereSql(node, extra, ctx)}${order}${pageSql(node.limit, node.offset, ctx.p)}`;
+}
+
+function lateralSql(e: EmbedNode, parentAlias: string, ctx: BuildCtx): string {
+  const from = `${tableRef(ctx.schema, e.table)} AS ${e.alias}`;
+  const join = joinCondition(e, parentAlias);
+  if (!e.toOne) {
+    const inner = ctx.lean ? 'SELECT 1' : `SELECT ${selectList(flatItems(e, ctx.p))}`;
+    const agg = ctx.lean ? 'bool_or(true)' : 'json_agg(_r)';
+    return `SELECT ${agg} AS "_b" FROM (${inner}${levelTail(e, from, [join], ctx)}) AS _r`;
+  }
+  const cols: string[] = ['true AS "_m"'];
+  if (!ctx.lean) {
+    const items = flatItems(e, ctx.p);
+    if (e.spread) items.forEach(([, expr], i) => cols.push(`${expr} AS "_c${i}"`));
+    else cols.push(`(SELECT row_to_json(_r) FROM (SELECT ${selectList(items)}) AS _r) AS "_b"`);
+    e.orderExports.forEach((ref, i) => cols.push(`${refExpr(e.alias, ref, ctx.p)} AS "_o${i}"`));
+  }
+  return `SELECT ${cols.join(', ')}${levelTail(e, from, [join], ctx)}`;
+}
+
+/** The aggregate that turns the rows of `_t` into the response body text. */
+function bodyExpr(format: BodyFormat): string {
+  switch (format) {
+    case 'json':
+      return `coalesce(json_agg(_t), '[]')::text`;
+    case 'json-stripped':
+      return `json_strip_nulls(coalesce(json_agg(_t), '[]'))::text`;
+    case 'object':
+      return `(json_agg(_t)->0)::text`;
+    case 'object-stripped':
+      return `json_strip_nulls(json_agg(_t)->0)::text`;
+    case 'csv':
+      // PostgREST's CSV: each row's record literal without its parentheses, one per line.
+      return `coalesce(string_agg(substring(_t::text, 2, length(_t::text) - 2), chr(10)), '')`;
+    case 'none':
+      return 'NULL::text';
+  }
+}
+
+/** The output keys of a level (the CSV header). */
+export function outputKeys(node: ReadNode): string[] {
+  return node.items.flatMap((item) => (item.kind === 'spread' ? spreadKeys(item.embed) : [item.key]));
+}
+
+/** The count-only query of a read's root (`SELECT count(*) …` or, for EXPLAIN, `SELECT 1 …`). */
+function countQuery(plan: ReadPlan, schema: string, p: Params, what: string): string {
+  const root = plan.root;
+  const ctx: BuildCtx = { schema, p, lean: true };
+  const from = `${tableRef(schema, root.table)} AS ${root.alias}`;
+  return `SELECT ${what} FROM ${from}${lateralsSql(root, ctx)}${whereSql(root, [], ctx)}`;
+}
+
+/**
+ * A read as one statement returning one row: `total` (count or null), `n` (rows in the page) and
+ * `body` (the response body text).
+ */
+export function buildRead(plan: ReadPlan, schema: string, format: BodyFormat): Statement {
+  const p = new Params();
+  const total = plan.count === 'exact' || plan.count === 'estimated' ? `(${countQuery(plan, schema, p, 'count(*)')})` : 'NULL::bigint';
+  const ctx: BuildCtx = { schema, p, lean: false };
+  const root = plan.root;
+  const from = `${tableRef(schema, root.table)} AS ${root.alias}`;
+  const inner = `SELECT ${selectList(flatItems(root, p))}${levelTail(root, from, [], ctx)}`;
+  const body = bodyExpr(plan.head ? 'none' : format);
+  return { sql: `SELECT ${total} AS total, count(*) AS n, ${body} AS body FROM (${inner}) AS _t`, params: p.values };
+}
+
+/** `EXPLAIN (FORMAT JSON)` of the count query: the planner's row estimate (`count=planned`). */
+export function buildPlannedCount(plan: ReadPlan, schema: string): Statement {
+  const p = new Params();
+  return { sql: `EXPLAIN (FORMAT JSON) ${countQuery(plan, schema, p, '1')}`, params: p.values };
+}
+
+function defaultExpr(c: ColumnDef): string {
+  // Trusted text from the schema description (e.g. `gen_random_uuid()`, `''::text`), never request text.
+  return c.default ?? 'NULL';
+}
+
+function insertSource(plan: WritePlan, target: string, p: Params, rowsJson: string): string {
+  const cols = plan.columns;
+  if (plan.missingDefault && cols.length > 0) {
+    const exprs = cols.map((c) => `CASE WHEN _o.obj ? ${p.add(c.name)}::text THEN _b.${ident(c.name)} ELSE ${defaultExpr(c)} END`);
+    return `SELECT ${exprs.join(', ')} FROM jsonb_array_elements(${p.add(rowsJson)}::text::jsonb) AS _o(obj), LATERAL jsonb_populate_record(NULL::${target}, _o.obj) AS _b`;
+  }
+  const exprs = cols.map((c) => `_b.${ident(c.name)}`);
+  return `SELECT ${exprs.join(', ')} FROM json_populate_recordset(NULL::${target}, ${p.add(rowsJson)}::text::json) AS _b`;
+}
+
+function conflictSql(plan: WritePlan): string {
+  if (!plan.onConflict) return '';
+  const target = plan.onConflict.columns.map((c) => ident(c.name)).join(', ');
+  if (plan.onConflict.action === 'ignore' || plan.columns.length === 0) return ` ON CONFLICT (${target}) DO NOTHING`;
+  const sets = plan.columns.map((c) => `${ident(c.name)} = EXCLUDED.${ident(c.name)}`);
+  return ` ON CONFLICT (${target}) DO UPDATE SET ${sets.join(', ')}`;
+}
+
+/** The data-modifying statement of a write (without RETURNING). */
+function mutationSql(plan: WritePlan, schema: string, p: Params): string {
+  const target = tableRef(schema, plan.table);
+  const t = plan.root.alias;
+  const colList = plan.columns.length ? ` (${plan.columns.map((c) => ident(c.name)).join(', ')})` : '';
+  const conds = (alias: string) => plan.where.map((c) => `(${condSql(alias, c, p)})`);
+  switch (plan.kind) {
+    case 'insert': {
+      const rows = plan.payload?.json ?? '[]';
+      return `INSERT INTO ${target} AS ${t}${colList} ${insertSource(plan, target, p, rows)}${conflictSql(plan)}`;
+    }
+    case 'put': {
+      const first = plan.payload?.first ? JSON.stringify([plan.payload.first]) : '[]';
+      // The URL's key filters are applied to the body row: a body whose key differs inserts nothing (PGRST115).
+      const check = conds('_b');
+      return `INSERT INTO ${target} AS ${t}${colList} ${insertSource({ ...plan, missingDefault: false }, target, p, first)}${check.length ? ` WHERE ${check.join(' AND ')}` : ''}${conflictSql(plan)}`;
+    }
+    case 'update': {
+      if (plan.columns.length === 0) return `SELECT ${t}.* FROM ${target} AS ${t} WHERE false`;
+      const present = new Set(Object.keys(plan.payload?.first ?? {}));
+      const sets = plan.columns.map((c) => {
+        const value = !present.has(c.name) && plan.missingDefault ? 'DEFAULT' : `_b.${ident(c.name)}`;
+        return `${ident(c.name)} = ${value}`;
+      });
+      const body = `(SELECT * FROM json_populate_record(NULL::${target}, ${p.add(JSON.stringify(plan.payload?.first ?? {}))}::text::json)) AS _b`;
+      const { using, where } = limitedJoin(plan, target, p);
+      const all = [...conds(t), ...where];
+      return `UPDATE ${target} AS ${t} SET ${sets.join(', ')} FROM ${body}${using ? `, ${using}` : ''}${all.length ? ` WHERE ${all.join(' AND ')}` : ''}`;
+    }
+    case 'delete': {
+      const { using, where } = limitedJoin(plan, target, p);
+      const all = [...conds(t), ...where];
+      return `DELETE FROM ${target} AS ${t}${using ? ` USING ${using}` : ''}${all.length ? ` WHERE ${all.join(' AND ')}` : ''}`;
+    }
+  }
+}
+
+/**
+ * A limited PATCH/DELETE (PostgREST 12): the first `limit` rows in `order` are picked, and rows are
+ * matched back on the ordering columns — so a non-unique order can change more rows (PGRST110).
+ */
+function limitedJoin(plan: WritePlan, target: string, p: Params): { using: string | null; where: string[] } {
+  const lim = plan.limited;
+  if (!lim) return { using: null, where: [] };
+  const a = 'l1';
+  const exprs = lim.order.map((o, i) => `${refExpr(a, o.ref, p)} AS "_k${i}"`);
+  const conds = plan.where.map((c) => `(${condSql(a, c, p)})`);
+  const sub = `(SELECT ${exprs.join(', ')} FROM ${target} AS ${a}${conds.length ? ` WHERE ${conds.join(' AND ')}` : ''}${orderSql(a, lim.order, p)}${pageSql(lim.limit, lim.offset, p)}) AS _a`;
+  const t = plan.root.alias;
+  const where = lim.order.map((o, i) => `${refExpr(t, o.ref, p)} IS NOT DISTINCT FROM _a."_k${i}"`);
+  return { using: sub, where };
+}
+
+/**
+ * A write as one statement returning one row: `n` (rows written), `inserted` (any row newly
+ * inserted, for upserts), `body` (representation text or null) and `keys` (PKs of written rows).
+ */
+export function buildWrite(plan: WritePlan, schema: string, format: BodyFormat): Statement {
+  const p = new Params();
+  const t = plan.root.alias;
+  const tracksInsert = plan.kind === 'put' || plan.onConflict?.action === 'merge';
+  const returning = plan.kind === 'update' && plan.columns.length === 0 ? '' : ` RETURNING ${t}.*${tracksInsert ? `, (${t}.xmax = 0) AS "pgrst_inserted"` : ''}`;
+  const mutation = mutationSql(plan, schema, p) + returning;
+  const inserted = tracksInsert ? `coalesce(bool_or("pgrst_inserted"), false)` : 'count(*) > 0';
+  let body = 'NULL::text';
+  if (plan.representation && format !== 'none') {
+    const ctx: BuildCtx = { schema, p, lean: false };
+    const root = plan.root;
+    const inner = `SELECT ${selectList(flatItems(root, p))}${levelTail(root, `pgrst_source AS ${t}`, [], ctx)}`;
+    body = `(SELECT ${bodyExpr(format)} FROM (${inner}) AS _t)`;
+  }
+  const pk = plan.table.primaryKey;
+  const keys = plan.wantKeys && pk.length ? `(SELECT json_agg(json_build_array(${pk.map((k) => `s.${ident(k)}`).join(', ')}))::text FROM pgrst_source AS s)` : 'NULL::text';
+  const sql = `WITH pgrst_source AS (${mutation}) SELECT count(*) AS n, ${inserted} AS inserted, ${body} AS body, ${keys} AS keys FROM pgrst_source`;
+  return { sql, params: p.values };
+}
