@@ -41,7 +41,8 @@ function uuid(prefix) {
 let tick = 0;
 function stamp() {
   const t = new Date(Date.UTC(2024, 0, 15, 9, 0, 0) + tick++ * 60_000 + int(0, 999));
-  return t.toISOString().replace('Z', '+00:00');
+  // as PostgreSQL prints timestamptz in JSON: trailing zeros of the fraction dropped
+  return t.toISOString().replace(/\.?0+Z$/, 'Z').replace('Z', '+00:00');
 }
 
 function csvCell(v) {

@@ -1,0 +1,51 @@
+import type { Query, SelectItem } from '../grammar/types.js';
+import type { TableDef } from '../schema/catalog.js';
+import type { Transport } from '../import/transport.js';
+import type { InputFormat } from '../import/types.js';
+import { exportPages } from './pages.js';
+import { exportWriter, type TextSink } from './writers.js';
+
+export interface ExportOptions {
+  transport: Transport;
+  table: TableDef;
+  format: InputFormat;
+  out: TextSink;
+  /** Filters/select/order/limit as `list` builds them (default: every row, every column). */
+  query?: Query;
+  pageSize?: number;
+  nullToken?: string;
+  signal?: AbortSignal;
+  onPage?: (rowsSoFar: number) => void;
+}
+
+/** Output column names of a select list (for the CSV header): `*` expands to the table's columns. */
+export function selectedColumns(items: SelectItem[] | undefined, table: TableDef): string[] {
+  if (!items || items.length === 0) return table.columns.map((c) => c.name);
+  const out: string[] = [];
+  for (const i of items) {
+    if (i.type === 'star') out.push(...table.columns.map((c) => c.name));
+    else if (i.type === 'field') out.push(i.alias ?? (i.field.jsonPath.length ? i.field.jsonPath[i.field.jsonPath.length - 1].key : i.field.name));
+    else if (!i.spread) out.push(i.alias ?? i.relation);
+  }
+  return [...new Set(out)];
+}
+
+/**
+ * Streams every matching row of a table into `out` in a re-importable format and returns the
+ * number of rows written.
+ */
+export async function exportTable(opts: ExportOptions): Promise<number> {
+  const query: Query = opts.query ?? { where: [], order: [], page: [] };
+  const writer = exportWriter(opts.format, opts.out, {
+    table: opts.table,
+    columns: selectedColumns(query.select, opts.table),
+    nullToken: opts.nullToken,
+  });
+  let n = 0;
+  for await (const rows of exportPages({ transport: opts.transport, table: opts.table, query, pageSize: opts.pageSize, signal: opts.signal, onPage: opts.onPage })) {
+    await writer.write(rows);
+    n += rows.length;
+  }
+  await writer.end();
+  return n;
+}

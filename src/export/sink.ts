@@ -1,0 +1,34 @@
+import { createWriteStream } from 'node:fs';
+import { rename, rm } from 'node:fs/promises';
+import { once } from 'node:events';
+import { randomBytes } from 'node:crypto';
+import type { TextSink } from './writers.js';
+
+/**
+ * A file written through a temporary name and renamed into place on `commit()`, so an
+ * interrupted export never leaves a half file that looks complete; `abort()` removes it.
+ */
+export function fileSink(path: string): TextSink & { commit(): Promise<void>; abort(): Promise<void> } {
+  const tmp = `${path}.${randomBytes(4).toString('hex')}.partial`;
+  const stream = createWriteStream(tmp);
+  let failed: Error | null = null;
+  stream.on('error', (err) => {
+    failed = err;
+  });
+  return {
+    async write(text) {
+      if (failed) throw failed;
+      if (!stream.write(text)) await once(stream, 'drain');
+    },
+    async commit() {
+      stream.end();
+      await once(stream, 'finish');
+      if (failed) throw failed;
+      await rename(tmp, path);
+    },
+    async abort() {
+      stream.destroy();
+      await rm(tmp, { force: true });
+    },
+  };
+}

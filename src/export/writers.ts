@@ -1,0 +1,101 @@
+import { stringify as csvLine } from 'csv-stringify/sync';
+import { stringify as yamlText } from 'yaml';
+import type { ColumnDef, TableDef } from '../schema/catalog.js';
+import { DEFAULT_NULL_TOKEN } from '../import/coerce.js';
+import { knownDefault } from '../import/existing.js';
+import type { InputFormat } from '../import/types.js';
+
+/** Where export text goes (the CLI's Output, a file). */
+export interface TextSink {
+  write(text: string): Promise<void>;
+}
+
+/** Streams rows into one document of a format; `end()` closes it. */
+export interface ExportWriter {
+  write(rows: Record<string, unknown>[]): Promise<void>;
+  end(): Promise<void>;
+}
+
+export interface WriterOptions {
+  table: TableDef;
+  /** Column order (CSV header); default every column of the table. */
+  columns?: string[];
+  /**
+   * CSV text for SQL null. Given: every null is written as it. Not given: a null is an empty cell
+   * where an empty cell imports as null anyway (no default: dates, jsonb, foreign keys), and `\N`
+   * where an empty cell would take a non-null default (text '', boolean false), so the file
+   * imports back to exactly the same rows.
+   */
+  nullToken?: string;
+}
+
+/** CSV cell text: jsonb as JSON text, booleans true/false, everything else as the service wrote it. */
+function cell(col: ColumnDef | undefined, v: unknown, nullToken: string | undefined): string {
+  if (v === null || v === undefined) {
+    if (nullToken !== undefined) return nullToken;
+    return col && knownDefault(col) !== null ? DEFAULT_NULL_TOKEN : '';
+  }
+  if (col?.type === 'jsonb') return JSON.stringify(v);
+  if (typeof v === 'string') return v;
+  if (typeof v === 'object') return JSON.stringify(v);
+  return String(v);
+}
+
+/**
+ * A writer for csv, json (one array), ndjson or yaml (one sequence), each re-importable by
+ * `catalog <collection> import` into the same rows.
+ * @example const w = exportWriter('csv', out, { table }); await w.write(rows); await w.end();
+ */
+export function exportWriter(format: InputFormat, out: TextSink, opts: WriterOptions): ExportWriter {
+  const columns = opts.columns ?? opts.table.columns.map((c) => c.name);
+  const byName = new Map(opts.table.columns.map((c) => [c.name, c]));
+  let count = 0;
+  switch (format) {
+    case 'csv': {
+      const cols = columns.map((c) => byName.get(c));
+      let headed = false;
+      const head = async () => {
+        if (!headed) await out.write(csvLine([columns]));
+        headed = true;
+      };
+      return {
+        async write(rows) {
+          await head();
+          const records = rows.map((r) => columns.map((name, i) => cell(cols[i], r[name], opts.nullToken)));
+          if (records.length) await out.write(csvLine(records));
+        },
+        end: head,
+      };
+    }
+    case 'json':
+      return {
+        async write(rows) {
+          if (!rows.length) return;
+          const text = rows.map((r) => JSON.stringify(r)).join(',\n');
+          await out.write(`${count === 0 ? '[\n' : ',\n'}${text}`);
+          count += rows.length;
+        },
+        async end() {
+          await out.write(count === 0 ? '[]\n' : '\n]\n');
+        },
+      };
+    case 'ndjson':
+      return {
+        async write(rows) {
+          if (rows.length) await out.write(`${rows.map((r) => JSON.stringify(r)).join('\n')}\n`);
+        },
+        async end() {},
+      };
+    case 'yaml':
+      return {
+        async write(rows) {
+          if (!rows.length) return;
+          count += rows.length;
+          await out.write(yamlText(rows, { lineWidth: 0, aliasDuplicateObjects: false }));
+        },
+        async end() {
+          if (count === 0) await out.write('[]\n');
+        },
+      };
+  }
+}
