@@ -1,0 +1,150 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CatalogClient } from '../../src/client/client.js';
+import { shellQuote, toCurl } from '../../src/client/curl.js';
+import { ConnectionError, ServiceError } from '../../src/client/errors.js';
+import { pages } from '../../src/client/paging.js';
+import { backoffMs, retryAfterMs } from '../../src/client/retry.js';
+
+type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
+const servers: Server[] = [];
+
+/** A real HTTP server on a free loopback port, answering with `handler` (used to produce faults such as 503s). */
+async function serve(handler: Handler): Promise<string> {
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => handler(req, res, body));
+  });
+  servers.push(server);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))));
+});
+
+const noSleep = { sleep: async () => {}, random: () => 0.5 };
+
+describe('CatalogClient', () => {
+  it('sends the bearer token, extra headers and JSON body, and returns status, headers and text', async () => {
+    let seen: IncomingMessage | null = null;
+    let seenBody = '';
+    const url = await serve((req, res, body) => {
+      seen = req;
+      seenBody = body;
+      res.writeHead(201, { 'Content-Type': 'application/json', 'Content-Range': '*/*' }).end('[{"id":1}]');
+    });
+    const client = new CatalogClient({ baseUrl: `${url}/rest/v1`, token: 't0k', headers: { apikey: 'k3y' } });
+    const res = await client.request({ method: 'POST', path: '/labels', query: 'select=id', body: '{"name":"x"}', headers: { Prefer: 'return=representation' } });
+    expect(res).toMatchObject({ status: 201, body: '[{"id":1}]' });
+    expect(res.headers['content-range']).toBe('*/*');
+    expect(seen!.url).toBe('/rest/v1/labels?select=id');
+    expect(seen!.headers).toMatchObject({ authorization: 'Bearer t0k', apikey: 'k3y', prefer: 'return=representation', 'content-type': 'application/json' });
+    expect(seenBody).toBe('{"name":"x"}');
+    await client.close();
+  });
+
+  it('retries an idempotent GET on 503, honouring Retry-After', async () => {
+    let calls = 0;
+    const url = await serve((_req, res) => {
+      calls++;
+      if (calls < 3) res.writeHead(503, { 'Retry-After': '2' }).end('{"code":"PGRST002","message":"retrying"}');
+      else res.writeHead(200).end('[]');
+    });
+    const waits: number[] = [];
+    const client = new CatalogClient({ baseUrl: url, sleep: async (ms) => void waits.push(ms), random: () => 0.5 });
+    expect((await client.request({ method: 'GET', path: '/labels' })).status).toBe(200);
+    expect(calls).toBe(3);
+    expect(waits).toEqual([2000, 2000]);
+    await client.close();
+  });
+
+  it('does not retry a plain POST, but does retry one marked idempotent', async () => {
+    let calls = 0;
+    const url = await serve((_req, res) => {
+      calls++;
+      res.writeHead(503).end('{"code":"PGRST000","message":"Database connection error. Retrying the connection."}');
+    });
+    const client = new CatalogClient({ baseUrl: url, retries: 2, ...noSleep });
+    await expect(client.request({ method: 'POST', path: '/labels', body: '{}' })).rejects.toMatchObject({ status: 503, code: 'PGRST000' });
+    expect(calls).toBe(1);
+    await expect(client.request({ method: 'POST', path: '/labels', body: '[]', idempotent: true })).rejects.toBeInstanceOf(ServiceError);
+    expect(calls).toBe(1 + 3);
+    await client.close();
+  });
+
+  it('throws ServiceError with PostgREST fields for a 4xx', async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(400, { 'Content-Type': 'application/json' }).end('{"code":"42703","details":null,"hint":null,"message":"column labels.nope does not exist"}');
+    });
+    const client = new CatalogClient({ baseUrl: url });
+    const err = (await client.request({ method: 'GET', path: '/labels' }).catch((e: unknown) => e)) as ServiceError;
+    expect(err).toBeInstanceOf(ServiceError);
+    expect([err.status, err.code, err.message]).toEqual([400, '42703', 'column labels.nope does not exist']);
+    await client.close();
+  });
+
+  it('throws ConnectionError naming the URL when nothing listens', async () => {
+    const url = await serve(() => {});
+    await new Promise((r) => servers.pop()!.close(r));
+    const client = new CatalogClient({ baseUrl: url, ...noSleep });
+    const err = (await client.request({ method: 'GET', path: '/labels' }).catch((e: unknown) => e)) as ConnectionError;
+    expect(err).toBeInstanceOf(ConnectionError);
+    expect(err.url).toBe(url);
+    expect(err.message).toMatch(/ECONNREFUSED/);
+  });
+
+  it('reports each exchange for -v', async () => {
+    const url = await serve((_req, res) => res.writeHead(200).end('[]'));
+    const lines: string[] = [];
+    const client = new CatalogClient({ baseUrl: url, onExchange: (l) => lines.push(l) });
+    await client.request({ method: 'GET', path: '/labels', query: 'limit=1' });
+    expect(lines[0]).toMatch(new RegExp(`^GET ${url}/labels\\?limit=1 → 200 \\(\\d+ ms\\)$`));
+    await client.close();
+  });
+});
+
+describe('paging', () => {
+  it('reads every page with Range until the Content-Range total', async () => {
+    const all = Array.from({ length: 7 }, (_, i) => ({ i }));
+    const seen: Array<{ range?: string; prefer?: string }> = [];
+    const url = await serve((req, res) => {
+      seen.push({ range: req.headers.range, prefer: req.headers.prefer });
+      const [from, to] = (req.headers.range as string).split('-').map(Number);
+      const rows = all.slice(from, to + 1);
+      res.writeHead(206, { 'Content-Range': `${from}-${from + rows.length - 1}/${req.headers.prefer ? all.length : '*'}` }).end(JSON.stringify(rows));
+    });
+    const client = new CatalogClient({ baseUrl: url });
+    const got: unknown[] = [];
+    for await (const p of pages(client, { method: 'GET', path: '/labels', query: 'order=id' }, 3)) got.push(...p.rows);
+    expect(got).toEqual(all);
+    expect(seen).toEqual([
+      { range: '0-2', prefer: 'count=exact' },
+      { range: '3-5', prefer: undefined },
+      { range: '6-8', prefer: undefined },
+    ]);
+    await client.close();
+  });
+});
+
+describe('retry timing and curl', () => {
+  it('backs off exponentially with jitter, or waits as Retry-After says', () => {
+    expect(backoffMs(0, null, () => 1)).toBe(200);
+    expect(backoffMs(2, null, () => 0.5)).toBe(400);
+    expect(backoffMs(10, null, () => 1)).toBe(30_000);
+    expect(backoffMs(0, 5000)).toBe(5000);
+    expect(retryAfterMs('3', 0)).toBe(3000);
+    expect(retryAfterMs(new Date(10_000).toUTCString(), 4000)).toBe(6000);
+    expect(retryAfterMs(undefined, 0)).toBeNull();
+  });
+
+  it('prints requests as curl with credentials redacted', () => {
+    const line = toCurl('http://h/labels?name=eq.it%27s', { method: 'POST', path: '/labels', body: `{"name":"it's"}` }, { authorization: 'Bearer abc', apikey: 'xyz', prefer: 'return=representation' });
+    expect(line).toBe(`curl -X POST 'http://h/labels?name=eq.it%27s' -H 'authorization: Bearer <redacted>' -H 'apikey: <redacted>' -H 'prefer: return=representation' --data-binary '{"name":"it'\\''s"}'`);
+    expect(line).not.toMatch(/abc|xyz/);
+    expect(shellQuote('plain')).toBe('plain');
+  });
+});

@@ -1,0 +1,158 @@
+import { parse as parseCsv } from 'csv-parse/sync';
+import { parse as parseYaml } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import { csvField, tsvField } from '../../src/format/delimited.js';
+import { createWriter, FORMATS, type FormatName, type Row } from '../../src/format/index.js';
+import { relativeTime } from '../../src/format/relative-time.js';
+import { displayWidth, fitWidths, truncate } from '../../src/format/width.js';
+import { bufferOutput } from '../../src/io/streams.js';
+
+/** Text that breaks naive writers: separators, quotes, newlines, leading zeros, other scripts. */
+export const TRICKY = [
+  'Blue, "Note" Records',
+  'line one\nline two\r\nline three',
+  '007',
+  '  padded  ',
+  'tab\there',
+  'back\\slash',
+  '東京 レコード',
+  'Ελληνικά',
+  'مرحبا',
+  '😀 emoji',
+  '',
+  "it's",
+  '- starts with dash: yes',
+  'null',
+  'true',
+];
+
+async function render(format: FormatName, rows: Row[], opts: { single?: boolean; tty?: boolean; columns?: number } = {}): Promise<string> {
+  const out = bufferOutput({ isTTY: opts.tty, columns: opts.columns });
+  const w = await createWriter(format, { out, single: opts.single, now: Date.parse('2025-01-25T12:00:00Z') });
+  for (const r of rows) await w.write(r);
+  await w.end();
+  return out.text();
+}
+
+/** Reads TSV written by tsvField back (the inverse of its escapes). */
+function parseTsv(text: string): string[][] {
+  const unescape = (f: string) => f.replace(/\\([\\tnr])/g, (_, c: string) => ({ '\\': '\\', t: '\t', n: '\n', r: '\r' })[c] as string);
+  return text.replace(/\n$/, '').split('\n').map((line) => line.split('\t').map(unescape));
+}
+
+describe('every format keeps tricky text exactly', () => {
+  const rows: Row[] = TRICKY.map((name, i) => ({ n: i, name, missing: null, flag: i % 2 === 0, meta: { k: name } }));
+
+  it('json (piped and terminal) parses back to the same rows', async () => {
+    expect(JSON.parse(await render('json', rows))).toEqual(rows);
+    expect(JSON.parse(await render('json', rows, { tty: true }))).toEqual(rows);
+    expect(JSON.parse(await render('json', []))).toEqual([]);
+    expect(JSON.parse(await render('json', rows.slice(0, 1), { single: true }))).toEqual(rows[0]);
+  });
+
+  it('ndjson has one line per row, each parsing back', async () => {
+    const lines = (await render('ndjson', rows)).trimEnd().split('\n');
+    expect(lines).toHaveLength(rows.length);
+    expect(lines.map((l) => JSON.parse(l))).toEqual(rows);
+  });
+
+  it('yaml parses back to the same rows (strings that look like numbers or booleans stay strings)', async () => {
+    expect(parseYaml(await render('yaml', rows))).toEqual(rows);
+    expect(parseYaml(await render('yaml', rows.slice(0, 1), { single: true }))).toEqual(rows[0]);
+    expect(parseYaml(await render('yaml', []))).toEqual([]);
+  });
+
+  it('csv parses back with a standard parser; empty text is "" and null is an empty field', async () => {
+    const text = await render('csv', rows);
+    const parsed = parseCsv(text, { columns: true, relax_quotes: false }) as Record<string, string>[];
+    expect(parsed.map((r) => r.name)).toEqual(TRICKY);
+    expect(parsed[0].missing).toBe('');
+    expect(text).toContain(',"",'); // the empty name
+    expect(JSON.parse(parsed[0].meta)).toEqual({ k: TRICKY[0] });
+    expect(csvField('')).toBe('""');
+    expect(csvField(null)).toBe('');
+    expect(csvField('007')).toBe('007');
+  });
+
+  it('tsv escapes tabs, newlines and backslashes so each row is one line', async () => {
+    const text = await render('tsv', rows);
+    const [header, ...body] = parseTsv(text);
+    expect(header).toEqual(['n', 'name', 'missing', 'flag', 'meta']);
+    expect(body.map((r) => r[1])).toEqual(TRICKY);
+    expect(tsvField('a\tb\nc\\d')).toBe('a\\tb\\nc\\\\d');
+  });
+
+  it('table off a terminal prints every value whole, line by line', async () => {
+    const text = await render('table', rows);
+    for (const value of TRICKY.filter(Boolean)) {
+      for (const line of value.split(/\r?\n/)) expect(text).toContain(line.trim());
+    }
+    expect(text.split('\n')[0]).toMatch(/^n\s+name\s+missing\s+flag\s+meta$/);
+  });
+
+  it('a single record renders as field/value pairs in a table', async () => {
+    const text = await render('table', [{ id: 'x', name: '東京' }], { single: true });
+    expect(text).toBe('id    x\nname  東京\n');
+  });
+
+  it('lists every format', () => {
+    expect([...FORMATS]).toEqual(['table', 'json', 'ndjson', 'csv', 'tsv', 'yaml']);
+  });
+});
+
+describe('tables on a terminal', () => {
+  it('fit the width, cutting long text with … and showing newlines as ⏎', async () => {
+    const rows = [{ id: 'a1', title: 'x'.repeat(200), note: 'two\nlines' }];
+    const text = await render('table', rows, { tty: true, columns: 60 });
+    for (const line of text.trimEnd().split('\n')) expect(displayWidth(line)).toBeLessThanOrEqual(60);
+    expect(text).toContain('…');
+    expect(text).toContain('two⏎lines');
+  });
+
+  it('drop trailing columns that cannot fit and say so', async () => {
+    const row = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`field_${i}`, `value ${i}`]));
+    const out = bufferOutput({ isTTY: true, columns: 50 });
+    const notices: string[] = [];
+    const w = await createWriter('table', { out, notice: (m) => notices.push(m) });
+    await w.write(row);
+    await w.end();
+    expect(out.text().split('\n')[0]).toMatch(/^field_0/);
+    expect(notices[0]).toMatch(/more fields not shown \(.*field_19\); choose with --select/);
+  });
+
+  it('show timestamps as relative times', async () => {
+    const out = bufferOutput({ isTTY: true, columns: 100 });
+    const w = await createWriter('table', { out, columnTypes: { created: 'timestamp with time zone' }, now: Date.parse('2025-01-25T12:00:00Z') });
+    await w.write({ created: '2025-01-25T11:55:00+00:00' });
+    await w.end();
+    expect(out.text()).toContain('5 minutes ago');
+  });
+});
+
+describe('width helpers', () => {
+  it('measure wide and combining characters', () => {
+    expect(displayWidth('東京')).toBe(4);
+    expect(displayWidth('e\u0301')).toBe(1);
+    expect(displayWidth('abc')).toBe(3);
+  });
+
+  it('truncate to a width with an ellipsis, never splitting a wide character', () => {
+    expect(truncate('Blue Note Records', 8)).toBe('Blue No…');
+    expect(truncate('short', 8)).toBe('short');
+    expect(displayWidth(truncate('東京東京東京', 5))).toBeLessThanOrEqual(5);
+  });
+
+  it('fit column widths into the room there is', () => {
+    expect(fitWidths([10, 40, 30], 50, 2)).toEqual([10, 18, 18]);
+    expect(fitWidths([5, 5], 80, 2)).toEqual([5, 5]);
+    expect(fitWidths(Array(20).fill(10), 50, 2).length).toBeLessThan(20);
+  });
+
+  it('say relative times the way people do', () => {
+    const now = Date.parse('2025-01-25T12:00:00Z');
+    expect(relativeTime('2025-01-25T11:59:50Z', now)).toBe('just now');
+    expect(relativeTime('2025-01-24T12:00:00Z', now)).toBe('1 day ago');
+    expect(relativeTime('2025-01-27T12:00:00Z', now)).toBe('in 2 days');
+    expect(relativeTime('not a date', now)).toBe('not a date');
+  });
+});
