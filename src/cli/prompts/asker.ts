@@ -1,0 +1,92 @@
+import type { Readable } from 'node:stream';
+import { Writable } from 'node:stream';
+import type { Output } from '../../io/streams.js';
+import { style as makeStyle } from '../../io/style.js';
+
+/** One entry of a list to choose from. */
+export interface Choice<V> {
+  value: V;
+  name: string;
+  description?: string;
+  checked?: boolean;
+}
+
+/** A validator: true when the answer is acceptable, otherwise the message to show under the prompt. */
+export type Validate = (value: string) => true | string;
+
+/**
+ * The questions interactive entry asks. The terminal implementation is @inquirer/prompts; the
+ * seam exists so the flow can be driven from tests through real prompts on in-memory streams.
+ */
+export interface Asker {
+  input(o: { message: string; default?: string; validate?: Validate; transformer?: (value: string, final: boolean) => string }): Promise<string>;
+  confirm(o: { message: string; default?: boolean }): Promise<boolean>;
+  search<V>(o: { message: string; source: (term: string | undefined, signal: AbortSignal) => Promise<Choice<V>[]>; pageSize?: number }): Promise<V>;
+  editor(o: { message: string; default?: string; validate?: Validate; postfix?: string }): Promise<string>;
+  checkbox<V>(o: { message: string; choices: Choice<V>[]; pageSize?: number }): Promise<V[]>;
+}
+
+/**
+ * A fresh Writable over an Output for one prompt: inquirer ends its output stream when a prompt
+ * is done, so each prompt gets its own adapter and the real stream stays open.
+ */
+function promptOutput(out: Output): Writable & { columns: number; rows: number; isTTY: boolean } {
+  const w = new Writable({
+    write(chunk: Buffer | string, _enc, cb) {
+      out.write(typeof chunk === 'string' ? chunk : chunk.toString('utf8')).then(() => cb(), cb);
+    },
+  });
+  return Object.assign(w, { columns: out.columns || 80, rows: 24, isTTY: true });
+}
+
+/** The theme: our colours (NO_COLOR/FORCE_COLOR/--no-color as decided for stderr) instead of inquirer's stdout-based ones. */
+function themeFor(out: Output) {
+  const s = makeStyle(out.color);
+  return {
+    prefix: { idle: s.cyan('?'), done: s.green('✔') },
+    style: {
+      answer: s.cyan,
+      message: s.bold,
+      error: (t: string) => s.red(`> ${t}`),
+      defaultAnswer: (t: string) => s.dim(`(${t})`),
+      help: s.dim,
+      highlight: s.cyan,
+      key: (t: string) => s.cyan(`<${t}>`),
+    },
+  };
+}
+
+/** The terminal asker: @inquirer/prompts, imported on the first question, drawn on `out` (stderr) so stdout stays data. */
+export function inquirerAsker(input: Readable, out: Output): Asker {
+  const load = () => import('@inquirer/prompts');
+  const context = () => ({ input, output: promptOutput(out) });
+  const theme = themeFor(out);
+  return {
+    async input(o) {
+      const { input: ask } = await load();
+      const transformer = o.transformer;
+      return ask({ message: o.message, default: o.default, validate: o.validate, theme, transformer: transformer ? (v, { isFinal }) => transformer(v, isFinal) : undefined }, context());
+    },
+    async confirm(o) {
+      const { confirm } = await load();
+      return confirm({ message: o.message, default: o.default, theme }, context());
+    },
+    async search<V>(o: { message: string; source: (term: string | undefined, signal: AbortSignal) => Promise<Choice<V>[]>; pageSize?: number }) {
+      const { search } = await load();
+      return search<V>({ message: o.message, pageSize: o.pageSize, theme, source: (term, { signal }) => o.source(term, signal) }, context()) as Promise<V>;
+    },
+    async editor(o) {
+      const { editor } = await load();
+      return editor({ message: o.message, default: o.default, validate: o.validate, postfix: o.postfix, theme }, context());
+    },
+    async checkbox<V>(o: { message: string; choices: Choice<V>[]; pageSize?: number }) {
+      const { checkbox } = await load();
+      return checkbox<V>({ message: o.message, choices: o.choices, pageSize: o.pageSize, theme }, context()) as Promise<V[]>;
+    },
+  };
+}
+
+/** True for inquirer's "the user pressed Ctrl-C / closed the prompt" error. */
+export function isPromptCancel(err: unknown): boolean {
+  return err instanceof Error && (err.name === 'ExitPromptError' || err.name === 'AbortPromptError' || err.name === 'CancelPromptError');
+}

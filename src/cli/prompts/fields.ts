@@ -1,0 +1,125 @@
+import { isDate, isTimestamp } from '../flags/values.js';
+import { type FieldInfo, type TableInfo, typeKind } from '../schema/model.js';
+
+/** How a field is asked for. */
+export type PromptKind = 'text' | 'boolean' | 'date' | 'uuid' | 'reference' | 'json' | 'timestamp' | 'integer' | 'number';
+
+/** Fields the service fills in itself: never asked. */
+const SERVICE_FIELDS = new Set(['created', 'updated']);
+
+/** Title-like fields: asked first and always offered (preselected) when the table is long. */
+const TITLES = ['name', 'stage_name', 'release_title', 'track_title'];
+
+/** Above this many fields, the user first picks which ones to fill in instead of answering every one. */
+export const MANY_FIELDS = 12;
+
+/** The fields interactive entry asks for, title first: everything but the primary key and created/updated. */
+export function askableFields(table: TableInfo): FieldInfo[] {
+  const fields = table.fields.filter((f) => !f.primaryKey && !SERVICE_FIELDS.has(f.name));
+  const rank = (f: FieldInfo) => (TITLES.includes(f.name) ? 0 : 1);
+  return fields.map((f, i) => ({ f, i })).sort((a, b) => rank(a.f) - rank(b.f) || a.i - b.i).map(({ f }) => f);
+}
+
+/** The prompt a field gets: a searchable list for foreign keys, a confirm for booleans, an editor for JSON, else a line of text. */
+export function promptKind(field: FieldInfo): PromptKind {
+  if (field.foreignKey) return 'reference';
+  const k = typeKind(field.type);
+  return k === 'other' ? 'text' : k;
+}
+
+/** Fields worth filling in on a new record of a long table: titles, foreign keys and dates. */
+export function isKeyField(field: FieldInfo): boolean {
+  return TITLES.includes(field.name) || Boolean(field.foreignKey) || typeKind(field.type) === 'date';
+}
+
+const PARTIAL_DATE = /^\d{0,4}(-(\d{0,2}(-\d{0,2})?)?)?$/;
+
+/**
+ * Feedback on a date while it is being typed: nothing when it is fine (or empty), "keep typing"
+ * while it is an incomplete YYYY-MM-DD, and what is wrong otherwise.
+ * @example dateFeedback('2024-02-30') // '2024-02-30 is not a real date'
+ */
+export function dateFeedback(text: string): string | null {
+  const t = text.trim();
+  if (t === '' || isDate(t)) return null;
+  if (/^\d{4}-\d{2}-\d{2}$/.test(t)) return `${t} is not a real date`;
+  if (PARTIAL_DATE.test(t)) return 'YYYY-MM-DD';
+  return 'write the date as YYYY-MM-DD, such as 2024-05-17';
+}
+
+/** Checks a finished date answer (empty allowed: no date). */
+export function validateDate(text: string): true | string {
+  const f = dateFeedback(text);
+  if (f === null) return true;
+  return f === 'YYYY-MM-DD' ? `incomplete date: write YYYY-MM-DD, such as 2024-05-17` : f;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Checks a UUID answer (empty allowed: no value). */
+export function validateUuid(text: string): true | string {
+  const t = text.trim();
+  return t === '' || UUID.test(t) ? true : 'expected a UUID such as 3f2a9c1e-8b1d-4e7a-9c55-0d6f1b2a4e10';
+}
+
+/** Checks a JSON answer from the editor (empty allowed: null). */
+export function validateJson(text: string): true | string {
+  if (text.trim() === '') return true;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch (err) {
+    return `not valid JSON: ${(err as Error).message}`;
+  }
+}
+
+/** Checks a timestamp, whole number or number answer (empty allowed). */
+export function validateScalar(kind: PromptKind, text: string): true | string {
+  const t = text.trim();
+  if (t === '') return true;
+  if (kind === 'timestamp') return isTimestamp(t) ? true : 'expected a timestamp such as 2024-05-17T12:00:00Z';
+  if (kind === 'integer') return /^-?\d+$/.test(t) ? true : 'expected a whole number';
+  if (kind === 'number') return /^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(t) ? true : 'expected a number';
+  return true;
+}
+
+/**
+ * The value an answer stands for: text exactly as typed; for other types an empty answer is null.
+ * @example answerValue('number', ' 42 ') // 42
+ */
+export function answerValue(kind: PromptKind, text: string): unknown {
+  if (kind === 'text') return text;
+  const t = text.trim();
+  if (t === '') return null;
+  if (kind === 'json') return JSON.parse(t) as unknown;
+  if (kind === 'integer' || kind === 'number') return Number(t);
+  return t;
+}
+
+/**
+ * A stored value as a prompt shows it and accepts it back: null is empty, JSON compact.
+ * @example valueText({ genres: ['house'] }) // '{"genres":["house"]}'
+ */
+export function valueText(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'boolean') return value ? 'yes' : 'no';
+  return JSON.stringify(value);
+}
+
+/** A column default as the prompt mentions it (`default ""`, `default false`), or null when there is none. */
+export function defaultNote(field: FieldInfo): string | null {
+  if (field.default === undefined || field.default === null) return field.required ? null : 'empty if left out';
+  if (field.default === '') return 'default: empty';
+  return `default: ${typeof field.default === 'string' ? field.default : JSON.stringify(field.default)}`;
+}
+
+/** The column default as a boolean, for the confirm prompt of a boolean field. */
+export function booleanDefault(field: FieldInfo): boolean {
+  return field.default === true || field.default === 'true';
+}
+
+/** True when two values are the same as far as the service is concerned (compared as JSON). */
+export function sameValue(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+}

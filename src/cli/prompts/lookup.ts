@@ -1,0 +1,66 @@
+import { compileQuery } from '../../grammar/compile.js';
+import type { Filter, Query, SelectItem } from '../../grammar/types.js';
+import type { Context } from '../context.js';
+import type { TableInfo } from '../schema/model.js';
+
+/** A record a foreign key can point at, by its id and readable name. */
+export interface Reference {
+  id: string;
+  name: string;
+  /** Extra context shown beside the name (a subgenre's genre). */
+  detail?: string;
+}
+
+/** How many matches the searchable list shows per search. */
+export const LOOKUP_LIMIT = 50;
+
+const NAME_FIELDS = ['name', 'stage_name', 'release_title', 'track_title'];
+
+const field = (name: string) => ({ name, jsonPath: [] });
+
+const filter = (name: string, op: Filter['op'], value: string): Filter => ({ kind: 'filter', field: field(name), negated: false, op, value });
+
+/** The field that names records of a table (`name` for labels, genres and subgenres). */
+export function nameFieldOf(table: TableInfo): string {
+  return NAME_FIELDS.find((n) => table.fields.some((f) => f.name === n)) ?? table.primaryKey[0] ?? 'id';
+}
+
+/**
+ * The query of one search: the records whose name contains `term` (case-insensitive), by name.
+ * @example referenceQuery(labels, 'blue') // select=id,name&name=ilike.*blue*&order=name&limit=50
+ */
+export function referenceQuery(table: TableInfo, term: string | undefined, byId?: string): string {
+  const nameField = nameFieldOf(table);
+  const extra = table.name === 'subgenres' && table.fields.some((f) => f.name === 'genre') ? ['genre'] : [];
+  const select: SelectItem[] = ['id', nameField, ...extra].map((n) => ({ type: 'field', field: field(n) }));
+  const q: Query = { select, where: [], order: [{ path: [], terms: [{ field: field(nameField) }] }], page: [{ path: [], limit: LOOKUP_LIMIT }] };
+  const t = term?.trim();
+  if (byId) q.where.push({ path: [], condition: filter('id', 'eq', byId) });
+  else if (t) q.where.push({ path: [], condition: filter(nameField, 'ilike', `*${t}*`) });
+  return compileQuery(q);
+}
+
+/**
+ * Finds records of the referenced table by name on the service. The requests go straight to the
+ * client (also under --dry-run, where only the final write is printed instead of sent).
+ */
+export function referenceFinder(ctx: Context, table: TableInfo) {
+  const nameField = nameFieldOf(table);
+  const get = async (query: string, signal?: AbortSignal): Promise<Reference[]> => {
+    const { client } = await ctx.endpoint();
+    if (signal?.aborted) return [];
+    const res = await client.request({ method: 'GET', path: `/${table.name}`, query, headers: { accept: 'application/json' } });
+    const rows = JSON.parse(res.body || '[]') as Array<Record<string, unknown>>;
+    return rows.map((r) => ({
+      id: String(r.id),
+      name: r[nameField] === null || r[nameField] === undefined || r[nameField] === '' ? '(no name)' : String(r[nameField]),
+      detail: typeof r.genre === 'string' && r.genre ? r.genre : undefined,
+    }));
+  };
+  return {
+    /** Records whose name contains `term`, by name (the first ones when there is no term). */
+    search: (term: string | undefined, signal?: AbortSignal) => get(referenceQuery(table, term), signal),
+    /** One record by id; null when it does not exist. */
+    byId: async (id: string) => (await get(referenceQuery(table, undefined, id)))[0] ?? null,
+  };
+}
