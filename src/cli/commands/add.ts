@@ -26,7 +26,12 @@ export function defineAdd(ctx: Context, table: TableDef): Command {
     .argument('[FIELD=VALUE...]', 'field values; text is taken exactly as written, FIELD:=JSON for a raw JSON value')
     .option('--json <json>', 'the record(s) as JSON: {"field": value} or [{...}, ...]')
     .option('-f, --file <file>', 'read the record(s) from a JSON or YAML file (- for stdin)')
-    .action(async (pairs: string[], opts: { json?: string; file?: string }) => runAdd({ ...opts, pairs, collection: table.name }, ctx));
+    .option('-i, --interactive', 'ask for each field on the terminal (FIELD=VALUE pairs fill answers in)')
+    .action(async (pairs: string[], opts: { json?: string; file?: string; interactive?: boolean }) => {
+      if (!opts.interactive) return runAdd({ json: opts.json, file: opts.file, pairs, collection: table.name }, ctx);
+      const { runInteractiveAdd } = await import('./interactive.js');
+      return runInteractiveAdd({ collection: table.name, presets: pairs, json: opts.json, file: opts.file }, ctx);
+    });
   const extra = table.columns.find((c) => c.type === 'date')?.name;
   return examples(cmd, [
     `catalog ${table.name} add ${title}='Blue Note'${extra ? ` ${extra}=2024-05-17` : ''}`,
