@@ -24,10 +24,15 @@ export function defineUpdate(ctx: Context, table: TableDef): Command {
     .option('-w, --where <expr>', 'choose the rows by filter instead of an id (repeat to AND)', collect)
     .option('--or <expr>', 'alternative filter (one or=() group)', collect)
     .option('--all-rows', 'update every row (only with no id and no --where)')
-    .action(async (args: string[], opts: Omit<UpdateOptions, 'collection' | 'pairs' | 'id'>) => {
+    .option('-i, --interactive', 'ask for each field on the terminal, showing its current value (one id)')
+    .action(async (args: string[], opts: Omit<UpdateOptions, 'collection' | 'pairs' | 'id'> & { interactive?: boolean }) => {
       const byWhere = (opts.where?.length ?? 0) > 0 || (opts.or?.length ?? 0) > 0 || opts.allRows;
       const [first, ...rest] = args;
       const id = !byWhere && first !== undefined && !first.includes('=') ? first : undefined;
+      if (opts.interactive) {
+        const { runInteractiveUpdate } = await import('./interactive.js');
+        return runInteractiveUpdate({ collection: table.name, id, presets: id !== undefined ? rest : args, byFilter: Boolean(byWhere) }, ctx);
+      }
       await runUpdate({ ...opts, id, pairs: id !== undefined ? rest : args, collection: table.name }, ctx);
     });
   return examples(cmd, [
