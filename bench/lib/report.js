@@ -1,0 +1,218 @@
+/**
+ * Turns collected results into the one table the bench prints and writes to BENCHMARKS.md:
+ * one line per comparison, the catalog's median next to its peer's, the ratio and the target
+ * from issue 7. Ratios are "how many times the peer's speed" (higher is better) except for
+ * start-up, where they are "times node -e 0" (lower is better).
+ */
+import { fmtKb, fmtMs, fmtRate, fmtRows } from './stats.js';
+
+const STORE_NAME = { pg: 'PostgreSQL', pglite: 'PGlite' };
+export const LIST_QUERIES = [
+  ['title', 'title search `track_title=ilike.*love*`'],
+  ['isrc', 'ISRC lookup `isrc_code=eq.…`'],
+  ['label1', "a label's releases + label, newest first, page 1"],
+  ['label50', "a label's releases + label, newest first, page 50"],
+];
+
+/** "n/a (reason)" for a missing figure, or null when it is there. */
+function naText(r) {
+  if (!r) return 'n/a (not run)';
+  if (r.na) return `n/a (${r.na})`;
+  return null;
+}
+
+function timeRate(r, rows) {
+  return naText(r) ?? `${fmtMs(r.value)} · ${fmtRate((rows * 1000) / r.value)} rows/s`;
+}
+
+function verdict(ratio, target) {
+  if (!target || ratio === null || !Number.isFinite(ratio)) return '';
+  return (target.min !== undefined ? ratio >= target.min : ratio <= target.max) ? '✓' : '✗';
+}
+
+function targetText(t) {
+  if (!t) return '—';
+  return t.text ?? (t.min !== undefined ? `≥ ${t.min}×` : `≤ ${t.max}×`);
+}
+
+/**
+ * A comparison line. `speed`: both are durations, ratio = peer time / catalog time.
+ * `times`: ratio = catalog / peer (lower is better). `absolute`: the catalog figure against a
+ * bound; `ratio` then shows the figure itself compared to the bound.
+ */
+function line({ scenario, store, catalog, catalogText, peer, peerR, peerText, kind = 'speed', target }) {
+  const cNa = naText(catalog);
+  let ratio = null;
+  if (!cNa && peerR && !peerR.na) ratio = kind === 'speed' ? peerR.value / catalog.value : catalog.value / peerR.value;
+  return {
+    scenario,
+    store,
+    catalog: cNa ?? catalogText,
+    peer: peer ?? '—',
+    peerFigure: peer ? (naText(peerR) ?? peerText) : '—',
+    ratio: ratio === null ? '—' : `${ratio.toFixed(2)}×`,
+    target: targetText(target),
+    met: verdict(ratio, target),
+  };
+}
+
+function absolute({ scenario, store, r, text, bound, unitText }) {
+  const na = naText(r);
+  const met = na || bound === undefined ? '' : r.value <= bound ? '✓' : '✗';
+  return { scenario, store, catalog: na ?? text, peer: '—', peerFigure: '—', ratio: '—', target: bound === undefined ? '—' : `≤ ${unitText}`, met };
+}
+
+/** Every table line for the options that ran. */
+export function buildRows(R, o) {
+  const rows = [];
+  const big = o.rows[o.rows.length - 1];
+  const stores = o.stores.map((s) => (s === 'postgres' ? 'pg' : 'pglite'));
+  const on = (s) => o.only.includes(s);
+
+  if (on('import')) {
+    for (const n of o.rows) {
+      for (const s of stores) {
+        const store = STORE_NAME[s];
+        const c = R.get(`${s}.import.catalog.${n}`);
+        const ct = timeRate(c, n);
+        const sc = `import ${fmtRows(n)} rows (CSV)`;
+        if (s === 'pg') {
+          rows.push(line({ scenario: sc, store, catalog: c, catalogText: ct, peer: 'psql \\copy (the limit)', peerR: R.get(`pg.import.psql.${n}`), peerText: timeRate(R.get(`pg.import.psql.${n}`), n), target: { min: 0.7 } }));
+          rows.push(line({ scenario: sc, store, catalog: c, catalogText: ct, peer: 'direct-SQL upsert (json_to_recordset, 1,000/batch)', peerR: R.get(`pg.import.direct.${n}`), peerText: timeRate(R.get(`pg.import.direct.${n}`), n) }));
+          rows.push(line({ scenario: sc, store, catalog: c, catalogText: ct, peer: 'csvsql --insert', peerR: R.get(`pg.import.csvsql.${n}`), peerText: timeRate(R.get(`pg.import.csvsql.${n}`), n), target: { min: 5 } }));
+        } else {
+          rows.push(line({ scenario: sc, store, catalog: c, catalogText: ct, peer: "COPY FROM '/dev/blob' (its own limit)", peerR: R.get(`pglite.import.copy.${n}`), peerText: timeRate(R.get(`pglite.import.copy.${n}`), n), target: { min: 0.7 } }));
+          rows.push(line({ scenario: sc, store, catalog: c, catalogText: ct, peer: 'direct-SQL upsert (json_to_recordset, 1,000/batch)', peerR: R.get(`pglite.import.direct.${n}`), peerText: timeRate(R.get(`pglite.import.direct.${n}`), n) }));
+        }
+        const peak = R.get(`${s}.import.catalog.peak.${n}`);
+        rows.push(absolute({ scenario: `import ${fmtRows(n)}: peak RSS of the import process`, store, r: peak, text: peak?.value ? fmtKb(peak.value) : '', bound: n >= 1e6 ? 200 * 1024 : undefined, unitText: '200 MB' }));
+        const svc = R.get(`${s}.import.service.peak.${n}`);
+        if (svc) rows.push(absolute({ scenario: `import ${fmtRows(n)}: peak RSS of the service`, store, r: svc, text: svc.value ? fmtKb(svc.value) : '' }));
+        const m = R.get(`${s}.merge.catalog.${n}`);
+        rows.push(line({
+          scenario: `re-import ${fmtRows(n)} (all conflicts, merge-duplicates)`, store, catalog: m, catalogText: timeRate(m, n),
+          peer: 'direct-SQL upsert (same file again)', peerR: R.get(`${s}.merge.direct.${n}`), peerText: timeRate(R.get(`${s}.merge.direct.${n}`), n),
+          target: s === 'pg' ? { min: 1.0 } : undefined,
+        }));
+      }
+    }
+  }
+
+  if (on('export')) {
+    for (const n of o.rows) {
+      for (const s of stores) {
+        const store = STORE_NAME[s];
+        const c = R.get(`${s}.export.catalog.${n}`);
+        const peerKey = s === 'pg' ? `pg.export.psql.${n}` : `pglite.export.copy.${n}`;
+        rows.push(line({
+          scenario: `export ${fmtRows(n)} rows to CSV`, store, catalog: c, catalogText: timeRate(c, n),
+          peer: s === 'pg' ? 'psql \\copy (select *) to stdout' : "COPY (select *) TO '/dev/blob'",
+          peerR: R.get(peerKey), peerText: timeRate(R.get(peerKey), n), target: s === 'pg' ? { min: 0.5 } : undefined,
+        }));
+        const peak = R.get(`${s}.export.catalog.peak.${n}`);
+        const ppeak = R.get(`${peerKey}.peak`);
+        rows.push({
+          ...absolute({ scenario: `export ${fmtRows(n)}: peak RSS of the export process`, store, r: peak, text: peak?.value ? fmtKb(peak.value) : '', bound: 150 * 1024, unitText: '150 MB' }),
+          peer: s === 'pg' ? 'psql' : '—',
+          peerFigure: s === 'pg' ? (naText(ppeak) ?? fmtKb(ppeak.value)) : '—',
+        });
+      }
+    }
+    if (o.rows.length > 1) {
+      for (const s of stores) {
+        const lo = R.get(`${s}.export.catalog.peak.${o.rows[0]}`);
+        const hi = R.get(`${s}.export.catalog.peak.${big}`);
+        const ok = lo && hi && !lo.na && !hi.na;
+        const growth = ok ? hi.value / lo.value : null;
+        rows.push({
+          scenario: `export peak RSS ${fmtRows(big)} vs ${fmtRows(o.rows[0])} (constant in rows)`,
+          store: STORE_NAME[s],
+          catalog: ok ? `${fmtKb(hi.value)} vs ${fmtKb(lo.value)}` : 'n/a (a size is missing)',
+          peer: '—',
+          peerFigure: '—',
+          ratio: ok ? `${growth.toFixed(2)}×` : '—',
+          target: '≤ 1.2×',
+          met: ok ? (growth <= 1.2 ? '✓' : '✗') : '',
+        });
+      }
+    }
+  }
+
+  if (on('list')) {
+    for (const s of stores) {
+      for (const [q, text] of LIST_QUERIES) {
+        const p50 = R.get(`${s}.list.${q}.p50`);
+        const p95 = R.get(`${s}.list.${q}.p95`);
+        const rowsBack = R.extra.get(`${s}.list.${q}`);
+        const na = naText(p50);
+        rows.push({
+          scenario: `list on ${fmtRows(big)} tracks: ${text} (p50 / p95)`,
+          store: STORE_NAME[s],
+          catalog: na ?? `${fmtMs(p50.value)} / ${fmtMs(p95?.value)}${rowsBack ? ` (${rowsBack})` : ''}`,
+          peer: '—',
+          peerFigure: '—',
+          ratio: '—',
+          target: s === 'pg' ? 'p50 ≤ 20 ms' : '—',
+          met: na || s !== 'pg' ? '' : p50.value <= 20 ? '✓' : '✗',
+        });
+      }
+    }
+  }
+
+  if (on('load')) {
+    for (const s of stores) {
+      const c = R.get(`${s}.load.catalog`);
+      const p = R.get(`${s}.load.minimal`);
+      rows.push(line({
+        scenario: 'service throughput, 50-row page, 10 connections (req/s)', store: STORE_NAME[s], catalog: c,
+        catalogText: naText(c) ?? `${fmtRate(c.value)} req/s`, peer: 'minimal node:http + same SQL', peerR: p,
+        peerText: naText(p) ?? `${fmtRate(p?.value)} req/s`, kind: 'times', target: s === 'pg' ? { min: 0.8 } : undefined,
+      }));
+    }
+  }
+  if (on('workers') && stores.includes('pg')) {
+    const w2 = R.get('pg.load.workers2');
+    const w1 = R.get('pg.load.workers1');
+    rows.push(line({
+      scenario: 'catalog serve --workers 2 vs --workers 1 (req/s)', store: 'PostgreSQL', catalog: w2,
+      catalogText: naText(w2) ?? `${fmtRate(w2.value)} req/s`, peer: '--workers 1', peerR: w1,
+      peerText: naText(w1) ?? `${fmtRate(w1?.value)} req/s`, kind: 'times', target: { min: 1.5 },
+    }));
+  }
+
+  if (on('coldstart')) {
+    const node = R.get('cold.node');
+    const nodeText = naText(node) ?? fmtMs(node.value);
+    for (const [key, what, max] of [['cold.help', '`catalog --help`', 2.5], ['cold.labels', '`catalog labels list --url` (running service)', 4]]) {
+      const c = R.get(key);
+      rows.push(line({ scenario: `start-up: ${what}`, store: key === 'cold.labels' ? 'PostgreSQL' : '—', catalog: c, catalogText: naText(c) ?? fmtMs(c.value), peer: '`node -e 0`', peerR: node, peerText: nodeText, kind: 'times', target: { max } }));
+    }
+    for (const [key, what, boundMs] of [['cold.embedded.first', 'first command on a new embedded catalog', 1500], ['cold.embedded.later', 'later command on the embedded catalog', 1000]]) {
+      const r = R.get(key);
+      rows.push(absolute({ scenario: `start-up: ${what} (\`labels list\`)`, store: 'PGlite', r, text: r?.value ? fmtMs(r.value) : '', bound: boundMs, unitText: fmtMs(boundMs) }));
+    }
+  }
+  return rows;
+}
+
+const HEAD = ['scenario', 'store', 'catalog (median)', 'compared with', 'its median', 'ratio', 'target', ''];
+
+function cells(r) {
+  return [r.scenario, r.store, r.catalog, r.peer, r.peerFigure, r.ratio, r.target, r.met];
+}
+
+/** The rows as a GitHub markdown table. */
+export function markdownTable(rows) {
+  const esc = (s) => String(s).replace(/\|/g, '\\|').replace(/\n/g, ' ');
+  const out = [`| ${HEAD.join(' | ')} |`, `|${HEAD.map(() => '---').join('|')}|`];
+  for (const r of rows) out.push(`| ${cells(r).map(esc).join(' | ')} |`);
+  return out.join('\n');
+}
+
+/** The same table for a terminal: aligned columns, long cells wrapped by the terminal. */
+export function textTable(rows) {
+  const all = [HEAD, ...rows.map(cells)];
+  const widths = HEAD.map((_, i) => Math.min(60, Math.max(...all.map((r) => String(r[i]).length))));
+  const fmt = (r) => r.map((c, i) => String(c).padEnd(widths[i])).join('  ').trimEnd();
+  return [fmt(HEAD), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map((r) => fmt(cells(r)))].join('\n');
+}

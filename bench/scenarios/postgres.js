@@ -1,0 +1,175 @@
+/**
+ * PostgreSQL scenarios: import / re-import / export against psql \copy, the direct-SQL script
+ * and csvsql; list latency; service throughput against the minimal handler; --workers 1 vs 2.
+ * Every scenario records "n/a (reason)" instead of aborting the run.
+ */
+import { join } from 'node:path';
+import { exportArgs, importArgs, runCatalog } from '../lib/catalog.js';
+import { isrcFor, labelId } from '../lib/generate.js';
+import { load, sequentialLatency } from '../lib/http.js';
+import { analyzeTracks, countTracks, psqlCopyIn, psqlCopyOut, truncateTracks } from '../lib/postgres.js';
+import { assertOk, runTimed, treePeakRssKb, which } from '../lib/proc.js';
+import { cliHasFlag, ROOT, startCatalog, startMinimal } from '../lib/service.js';
+import { LIST_QUERIES } from '../lib/report.js';
+import { PAGE_PATH } from '../lib/page.js';
+
+/** The A&R queries of the list scenario, as service paths, for a table of `rows` tracks. */
+export function listPaths(rows) {
+  const label = labelId(0);
+  const page = (p) => `/releases?select=*,labels(*)&label_id=eq.${label}&order=release_date.desc&limit=50&offset=${(p - 1) * 50}`;
+  return {
+    title: '/tracks?track_title=ilike.*love*&limit=50',
+    isrc: `/tracks?isrc_code=eq.${isrcFor(Math.floor(rows / 2))}`,
+    label1: page(1),
+    label50: page(50),
+  };
+}
+
+async function directSql(url, file) {
+  const res = assertOk(await runTimed(process.execPath, [join(ROOT, 'bench/peers/direct-sql.js'), '--url', url, '--file', file]), 'direct-SQL script');
+  return res.ms;
+}
+
+/** Makes sure tracks holds exactly `n` rows (psql \copy when it does not). */
+async function ensureLoaded(ctx, n) {
+  if ((await countTracks(ctx.pgUrl)) === n) return;
+  await truncateTracks(ctx.pgUrl);
+  await psqlCopyIn(ctx.pgUrl, ctx.tracksFile(n));
+  await analyzeTracks(ctx.pgUrl);
+}
+
+/** One size: every run of import, re-import and export. */
+export async function postgresSize(ctx, n) {
+  const { R, o, pgUrl } = ctx;
+  const file = ctx.tracksFile(n);
+  const csvsql = which('csvsql');
+  let service = null;
+  const needService = o.only.includes('import') || o.only.includes('export');
+  if (needService) service = await R.attempt([`pg.import.catalog.${n}`, `pg.merge.catalog.${n}`, `pg.export.catalog.${n}`, `pg.import.catalog.peak.${n}`, `pg.export.catalog.peak.${n}`], () => startCatalog({ databaseUrl: pgUrl }));
+  try {
+    for (let run = 1; run <= o.runs; run++) {
+      ctx.log(`PostgreSQL ${n} rows, run ${run}/${o.runs}`);
+      if (o.only.includes('import')) {
+        await truncateTracks(pgUrl);
+        await R.attempt(`pg.import.psql.${n}`, async () => R.add(`pg.import.psql.${n}`, (await psqlCopyIn(pgUrl, file)).ms));
+
+        await truncateTracks(pgUrl);
+        await R.attempt([`pg.import.direct.${n}`, `pg.merge.direct.${n}`], async () => {
+          R.add(`pg.import.direct.${n}`, await directSql(pgUrl, file));
+          R.add(`pg.merge.direct.${n}`, await directSql(pgUrl, file));
+        });
+
+        if (!csvsql) R.fail(`pg.import.csvsql.${n}`, 'csvsql not installed');
+        else {
+          await truncateTracks(pgUrl);
+          await R.attempt(`pg.import.csvsql.${n}`, async () => {
+            const res = assertOk(await runTimed(csvsql, ['--db', pgUrl, '--insert', '--no-create', '--tables', 'tracks', '--no-inference', file]), 'csvsql');
+            R.add(`pg.import.csvsql.${n}`, res.ms);
+          });
+        }
+
+        await truncateTracks(pgUrl);
+        await analyzeTracks(pgUrl);
+        if (service) {
+          await R.attempt([`pg.import.catalog.${n}`, `pg.import.catalog.peak.${n}`, `pg.merge.catalog.${n}`], async () => {
+            const first = await runCatalog(importArgs(file, service.url), 'catalog tracks import');
+            const got = await countTracks(pgUrl);
+            if (got !== n) throw new Error(`imported ${got} of ${n} rows`);
+            R.add(`pg.import.catalog.${n}`, first.ms);
+            R.add(`pg.import.catalog.peak.${n}`, first.peakKb);
+            const again = await runCatalog(importArgs(file, service.url), 'catalog tracks import (again)');
+            const after = await countTracks(pgUrl);
+            if (after !== n) throw new Error(`re-import left ${after} rows, expected ${n}`);
+            R.add(`pg.merge.catalog.${n}`, again.ms);
+            R.add(`pg.import.service.peak.${n}`, treePeakRssKb(service.pid));
+          });
+        }
+      }
+      if (o.only.includes('export')) {
+        await ensureLoaded(ctx, n);
+        const out = join(ctx.scratch, 'export-catalog.csv');
+        if (service) {
+          await R.attempt([`pg.export.catalog.${n}`, `pg.export.catalog.peak.${n}`], async () => {
+            const res = await runCatalog(exportArgs(out, service.url), 'catalog tracks export');
+            R.add(`pg.export.catalog.${n}`, res.ms);
+            R.add(`pg.export.catalog.peak.${n}`, res.peakKb);
+          });
+        }
+        await R.attempt([`pg.export.psql.${n}`, `pg.export.psql.${n}.peak`], async () => {
+          const res = await psqlCopyOut(pgUrl, join(ctx.scratch, 'export-psql.csv'));
+          R.add(`pg.export.psql.${n}`, res.ms);
+          R.add(`pg.export.psql.${n}.peak`, res.peakKb);
+        });
+      }
+    }
+  } finally {
+    await service?.stop();
+  }
+}
+
+/** List latency, service throughput and workers on the largest size already loaded. */
+export async function postgresService(ctx, n) {
+  const { R, o, pgUrl } = ctx;
+  const wants = (s) => o.only.includes(s);
+  if (!wants('list') && !wants('load') && !wants('workers')) return;
+  await ensureLoaded(ctx, n);
+  await analyzeTracks(pgUrl);
+
+  const listKeys = LIST_QUERIES.flatMap(([q]) => [`pg.list.${q}.p50`, `pg.list.${q}.p95`]);
+  const service = await R.attempt([...listKeys, 'pg.load.catalog'], () => startCatalog({ databaseUrl: pgUrl }));
+  if (service) {
+    try {
+      if (wants('list')) {
+        ctx.log(`PostgreSQL list latency on ${n} tracks`);
+        for (const [q, path] of Object.entries(listPaths(n))) {
+          await R.attempt([`pg.list.${q}.p50`, `pg.list.${q}.p95`], async () => {
+            for (let run = 1; run <= o.runs; run++) {
+              const r = await sequentialLatency(service.url, path, { n: o.listRequests });
+              R.add(`pg.list.${q}.p50`, r.p50);
+              R.add(`pg.list.${q}.p95`, r.p95);
+              if (r.rows !== null) R.note(`pg.list.${q}`, `${r.rows} row${r.rows === 1 ? '' : 's'}`);
+            }
+          });
+        }
+      }
+      if (wants('load')) {
+        ctx.log('PostgreSQL throughput: catalog serve');
+        await R.attempt('pg.load.catalog', async () => {
+          for (let run = 1; run <= o.runs; run++) R.add('pg.load.catalog', (await load(service.url + PAGE_PATH, { seconds: o.loadSeconds })).rps);
+        });
+      }
+    } finally {
+      await service.stop();
+    }
+  }
+  if (wants('load')) {
+    ctx.log('PostgreSQL throughput: minimal handler');
+    await R.attempt('pg.load.minimal', async () => {
+      const minimal = await startMinimal({ databaseUrl: pgUrl });
+      try {
+        for (let run = 1; run <= o.runs; run++) R.add('pg.load.minimal', (await load(minimal.url + PAGE_PATH, { seconds: o.loadSeconds })).rps);
+      } finally {
+        await minimal.stop();
+      }
+    });
+  }
+  if (wants('workers')) {
+    if (!(await cliHasFlag('serve', '--workers'))) {
+      R.fail('pg.load.workers1', 'catalog serve has no --workers flag yet');
+      R.fail('pg.load.workers2', 'catalog serve has no --workers flag yet');
+      return;
+    }
+    for (const w of [1, 2]) {
+      ctx.log(`PostgreSQL throughput: catalog serve --workers ${w}`);
+      await R.attempt(`pg.load.workers${w}`, async () => {
+        const svc = await startCatalog({ databaseUrl: pgUrl, workers: w });
+        try {
+          for (let run = 1; run <= o.runs; run++) R.add(`pg.load.workers${w}`, (await load(svc.url + PAGE_PATH, { seconds: o.loadSeconds })).rps);
+        } finally {
+          await svc.stop();
+        }
+      });
+    }
+  }
+}
+
