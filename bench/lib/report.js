@@ -168,6 +168,14 @@ export function buildRows(R, o) {
         catalogText: naText(c) ?? `${fmtRate(c.value)} req/s`, peer: 'minimal node:http + same SQL', peerR: p,
         peerText: naText(p) ?? `${fmtRate(p?.value)} req/s`, kind: 'times', target: s === 'pg' ? { min: 0.8 } : undefined,
       }));
+      const tx = R.get(`${s}.load.minimal_tx`);
+      if (tx) {
+        rows.push(line({
+          scenario: 'service throughput, 50-row page, 10 connections (req/s)', store: STORE_NAME[s], catalog: c,
+          catalogText: naText(c) ?? `${fmtRate(c.value)} req/s`, peer: 'minimal handler + BEGIN/COMMIT per request (diagnostic)', peerR: tx,
+          peerText: naText(tx) ?? `${fmtRate(tx.value)} req/s`, kind: 'times',
+        }));
+      }
     }
   }
   if (on('workers') && stores.includes('pg')) {

@@ -62,9 +62,10 @@ export async function startCatalog({ databaseUrl, dataDir, workers, env } = {}) 
 }
 
 /** Starts the minimal node:http + SQL handler (bench/peers/minimal-handler.js). */
-export async function startMinimal({ databaseUrl, dataDir }) {
+export async function startMinimal({ databaseUrl, dataDir, tx = false }) {
   const port = await freePort();
   const args = [join(ROOT, 'bench', 'peers', 'minimal-handler.js'), '--port', String(port)];
+  if (tx) args.push('--tx');
   if (databaseUrl) args.push('--url', databaseUrl);
   else args.push('--dir', dataDir);
   const proc = startProcess(process.execPath, args, { cwd: ROOT });
