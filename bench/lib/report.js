@@ -68,13 +68,16 @@ export function buildRows(R, o) {
   const big = o.rows[o.rows.length - 1];
   const stores = o.stores.map((s) => (s === 'postgres' ? 'pg' : 'pglite'));
   const on = (s) => o.only.includes(s);
+  // Figures taken through bench/peers/engine-driver.js while the CLI command was missing.
+  const viaImport = R.extra.get('via.import') === 'engine' ? ' (engine driver)' : '';
+  const viaExport = R.extra.get('via.export') === 'engine' ? ' (engine driver)' : '';
 
   if (on('import')) {
     for (const n of o.rows) {
       for (const s of stores) {
         const store = STORE_NAME[s];
         const c = R.get(`${s}.import.catalog.${n}`);
-        const ct = timeRate(c, n);
+        const ct = timeRate(c, n) + (c && !c.na ? viaImport : '');
         const sc = `import ${fmtRows(n)} rows (CSV)`;
         if (s === 'pg') {
           rows.push(line({ scenario: sc, store, catalog: c, catalogText: ct, peer: 'psql \\copy (the limit)', peerR: R.get(`pg.import.psql.${n}`), peerText: timeRate(R.get(`pg.import.psql.${n}`), n), target: { min: 0.7 } }));
@@ -85,12 +88,12 @@ export function buildRows(R, o) {
           rows.push(line({ scenario: sc, store, catalog: c, catalogText: ct, peer: 'direct-SQL upsert (json_to_recordset, 1,000/batch)', peerR: R.get(`pglite.import.direct.${n}`), peerText: timeRate(R.get(`pglite.import.direct.${n}`), n) }));
         }
         const peak = R.get(`${s}.import.catalog.peak.${n}`);
-        rows.push(absolute({ scenario: `import ${fmtRows(n)}: peak RSS of the import process`, store, r: peak, text: peak?.value ? fmtKb(peak.value) : '', bound: n >= 1e6 ? 200 * 1024 : undefined, unitText: '200 MB' }));
+        rows.push(absolute({ scenario: `import ${fmtRows(n)}: peak RSS of the import process`, store, r: peak, text: peak?.value ? fmtKb(peak.value) + viaImport : '', bound: n >= 1e6 ? 200 * 1024 : undefined, unitText: '200 MB' }));
         const svc = R.get(`${s}.import.service.peak.${n}`);
         if (svc) rows.push(absolute({ scenario: `import ${fmtRows(n)}: peak RSS of the service`, store, r: svc, text: svc.value ? fmtKb(svc.value) : '' }));
         const m = R.get(`${s}.merge.catalog.${n}`);
         rows.push(line({
-          scenario: `re-import ${fmtRows(n)} (all conflicts, merge-duplicates)`, store, catalog: m, catalogText: timeRate(m, n),
+          scenario: `re-import ${fmtRows(n)} (all conflicts, merge-duplicates)`, store, catalog: m, catalogText: timeRate(m, n) + (m && !m.na ? viaImport : ''),
           peer: 'direct-SQL upsert (same file again)', peerR: R.get(`${s}.merge.direct.${n}`), peerText: timeRate(R.get(`${s}.merge.direct.${n}`), n),
           target: s === 'pg' ? { min: 1.0 } : undefined,
         }));
@@ -105,14 +108,14 @@ export function buildRows(R, o) {
         const c = R.get(`${s}.export.catalog.${n}`);
         const peerKey = s === 'pg' ? `pg.export.psql.${n}` : `pglite.export.copy.${n}`;
         rows.push(line({
-          scenario: `export ${fmtRows(n)} rows to CSV`, store, catalog: c, catalogText: timeRate(c, n),
+          scenario: `export ${fmtRows(n)} rows to CSV`, store, catalog: c, catalogText: timeRate(c, n) + (c && !c.na ? viaExport : ''),
           peer: s === 'pg' ? 'psql \\copy (select *) to stdout' : "COPY (select *) TO '/dev/blob'",
           peerR: R.get(peerKey), peerText: timeRate(R.get(peerKey), n), target: s === 'pg' ? { min: 0.5 } : undefined,
         }));
         const peak = R.get(`${s}.export.catalog.peak.${n}`);
         const ppeak = R.get(`${peerKey}.peak`);
         rows.push({
-          ...absolute({ scenario: `export ${fmtRows(n)}: peak RSS of the export process`, store, r: peak, text: peak?.value ? fmtKb(peak.value) : '', bound: 150 * 1024, unitText: '150 MB' }),
+          ...absolute({ scenario: `export ${fmtRows(n)}: peak RSS of the export process`, store, r: peak, text: peak?.value ? fmtKb(peak.value) + viaExport : '', bound: 150 * 1024, unitText: '150 MB' }),
           peer: s === 'pg' ? 'psql' : '—',
           peerFigure: s === 'pg' ? (naText(ppeak) ?? fmtKb(ppeak.value)) : '—',
         });

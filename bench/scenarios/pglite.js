@@ -4,7 +4,7 @@
  * service phase (`catalog serve --data DIR`: import, re-import, export).
  */
 import { join } from 'node:path';
-import { countViaService, exportArgs, importArgs, runCatalog } from '../lib/catalog.js';
+import { catalogExport, catalogImport, countViaService } from '../lib/catalog.js';
 import { load, sequentialLatency } from '../lib/http.js';
 import { assertOk, runTimed, treePeakRssKb } from '../lib/proc.js';
 import { ROOT, startCatalog, startMinimal } from '../lib/service.js';
@@ -62,12 +62,13 @@ export async function pgliteSize(ctx, n) {
     try {
       if (doImport) {
         await R.attempt([`pglite.import.catalog.${n}`, `pglite.import.catalog.peak.${n}`, `pglite.merge.catalog.${n}`], async () => {
-          const first = await runCatalog(importArgs(file, service.url), 'catalog tracks import');
+          const first = await catalogImport(file, service.url, ctx.scratch);
           const got = await countViaService(service.url);
           if (got !== n) throw new Error(`imported ${got} of ${n} rows`);
           R.add(`pglite.import.catalog.${n}`, first.ms);
+          R.note('via.import', first.via);
           R.add(`pglite.import.catalog.peak.${n}`, first.peakKb);
-          const again = await runCatalog(importArgs(file, service.url), 'catalog tracks import (again)');
+          const again = await catalogImport(file, service.url, ctx.scratch);
           const after = await countViaService(service.url);
           if (after !== n) throw new Error(`re-import left ${after} rows, expected ${n}`);
           R.add(`pglite.merge.catalog.${n}`, again.ms);
@@ -79,8 +80,9 @@ export async function pgliteSize(ctx, n) {
           // After a failed import the table may be empty; export only what is comparable.
           const got = await countViaService(service.url);
           if (got !== n) throw new Error(`table holds ${got} rows, not ${n} (import did not complete)`);
-          const res = await runCatalog(exportArgs(join(ctx.scratch, 'export-catalog.csv'), service.url), 'catalog tracks export');
+          const res = await catalogExport(join(ctx.scratch, 'export-catalog.csv'), service.url);
           R.add(`pglite.export.catalog.${n}`, res.ms);
+          R.note('via.export', res.via);
           R.add(`pglite.export.catalog.peak.${n}`, res.peakKb);
         });
       }

@@ -4,7 +4,7 @@
  * Every scenario records "n/a (reason)" instead of aborting the run.
  */
 import { join } from 'node:path';
-import { exportArgs, importArgs, runCatalog } from '../lib/catalog.js';
+import { catalogExport, catalogImport } from '../lib/catalog.js';
 import { isrcFor, labelId } from '../lib/generate.js';
 import { load, sequentialLatency } from '../lib/http.js';
 import { analyzeTracks, countTracks, psqlCopyIn, psqlCopyOut, truncateTracks } from '../lib/postgres.js';
@@ -72,12 +72,13 @@ export async function postgresSize(ctx, n) {
         await analyzeTracks(pgUrl);
         if (service) {
           await R.attempt([`pg.import.catalog.${n}`, `pg.import.catalog.peak.${n}`, `pg.merge.catalog.${n}`], async () => {
-            const first = await runCatalog(importArgs(file, service.url), 'catalog tracks import');
+            const first = await catalogImport(file, service.url, ctx.scratch);
             const got = await countTracks(pgUrl);
             if (got !== n) throw new Error(`imported ${got} of ${n} rows`);
             R.add(`pg.import.catalog.${n}`, first.ms);
+          R.note('via.import', first.via);
             R.add(`pg.import.catalog.peak.${n}`, first.peakKb);
-            const again = await runCatalog(importArgs(file, service.url), 'catalog tracks import (again)');
+            const again = await catalogImport(file, service.url, ctx.scratch);
             const after = await countTracks(pgUrl);
             if (after !== n) throw new Error(`re-import left ${after} rows, expected ${n}`);
             R.add(`pg.merge.catalog.${n}`, again.ms);
@@ -90,8 +91,9 @@ export async function postgresSize(ctx, n) {
         const out = join(ctx.scratch, 'export-catalog.csv');
         if (service) {
           await R.attempt([`pg.export.catalog.${n}`, `pg.export.catalog.peak.${n}`], async () => {
-            const res = await runCatalog(exportArgs(out, service.url), 'catalog tracks export');
+            const res = await catalogExport(out, service.url);
             R.add(`pg.export.catalog.${n}`, res.ms);
+          R.note('via.export', res.via);
             R.add(`pg.export.catalog.peak.${n}`, res.peakKb);
           });
         }
