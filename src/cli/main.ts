@@ -12,8 +12,8 @@ import { guide } from './guide.js';
 export { systemContext } from './context.js';
 
 const ROOT_HELP = `
-Collections: ${COLLECTIONS.join(', ')}
-  Each has: list, get, add, update, remove, describe, import, export.
+Each collection has: list, get, add, update, remove, describe, import, export
+(catalog <collection> <command> --help shows examples).
 
 Exit codes:
   0  success
@@ -72,16 +72,25 @@ export async function buildProgram(ctx: Context): Promise<Command> {
 
   const byName = [...TABLES].sort((a, b) => a.name.localeCompare(b.name));
   for (const table of byName) program.addCommand(defineCollection(ctx, table, extensions).helpGroup('Collections:'));
+  const others = [defineSchema(ctx), defineConfig(ctx), defineServe(ctx), ...(seedMod ? [seedMod.defineSeed(ctx)] : [])];
+  for (const cmd of others) program.addCommand(cmd.helpGroup('Other commands:'));
+  // Subcommands added with addCommand do not inherit: give them the root's output, error and help settings.
+  const inherit = (cmd: Command) => {
+    for (const sub of cmd.commands) {
+      sub.copyInheritedSettings(cmd);
+      inherit(sub);
+    }
+  };
+  inherit(program);
   for (const name of REMOVED_COLLECTIONS) {
+    const removed = new Command(name).copyInheritedSettings(program).allowUnknownOption().allowExcessArguments().helpOption(false);
     program.addCommand(
-      new Command(name).allowUnknownOption().allowExcessArguments().helpOption(false).action(() => {
+      removed.action(() => {
         throw new UsageError(`the /${name} collection was removed in interface 12.2.3`, `collections: ${COLLECTIONS.join(', ')}`);
       }),
       { hidden: true },
     );
   }
-  const others = [defineSchema(ctx), defineConfig(ctx), defineServe(ctx), ...(seedMod ? [seedMod.defineSeed(ctx)] : [])];
-  for (const cmd of others) program.addCommand(cmd.helpGroup('Other commands:'));
   return program;
 }
 

@@ -6,25 +6,8 @@ import { createWriter, FORMATS, type FormatName, type Row } from '../../src/form
 import { relativeTime } from '../../src/format/relative-time.js';
 import { displayWidth, fitWidths, truncate } from '../../src/format/width.js';
 import { bufferOutput } from '../../src/io/streams.js';
+import { TRICKY } from './tricky.js';
 
-/** Text that breaks naive writers: separators, quotes, newlines, leading zeros, other scripts. */
-export const TRICKY = [
-  'Blue, "Note" Records',
-  'line one\nline two\r\nline three',
-  '007',
-  '  padded  ',
-  'tab\there',
-  'back\\slash',
-  '東京 レコード',
-  'Ελληνικά',
-  'مرحبا',
-  '😀 emoji',
-  '',
-  "it's",
-  '- starts with dash: yes',
-  'null',
-  'true',
-];
 
 async function render(format: FormatName, rows: Row[], opts: { single?: boolean; tty?: boolean; columns?: number } = {}): Promise<string> {
   const out = bufferOutput({ isTTY: opts.tty, columns: opts.columns });
