@@ -109,6 +109,8 @@ export interface ImportSummary {
   ignoredFields: string[];
   /** True when stopped by a signal; a checkpoint was written. */
   interrupted: boolean;
+  /** When interrupted: the line a `--resume` continues from. */
+  stoppedAtLine: number | null;
   /** Record index a resumed import started from (0 for a fresh one). */
   resumedFrom: number;
   checkpointFile: string | null;
@@ -588,6 +590,7 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
       columns,
       ignoredFields,
       interrupted,
+      stoppedAtLine: finished ? null : committedLine,
       resumedFrom: startAt,
       checkpointFile: finished ? null : checkpointPath,
       batchRows: limits.rows,

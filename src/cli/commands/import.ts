@@ -1,0 +1,204 @@
+import { writeFile } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { Command, Option } from 'commander';
+import type { TableDef } from '../../schema/catalog.js';
+import type { ImportOptions, ImportSummary } from '../../import/engine.js';
+import type { Transport } from '../../import/transport.js';
+import type { Context } from '../context.js';
+import { PartialFailure, UsageError } from '../errors.js';
+import { parseMaps } from '../../import/mapping.js';
+import { collect, examples } from './shared.js';
+
+/** The flags of `catalog <collection> import`, as commander parses them. */
+export interface ImportFlags {
+  format?: string;
+  onConflict?: string;
+  ignoreDuplicates?: boolean;
+  dedupe?: string;
+  batchSize?: string;
+  batchBytes?: string;
+  concurrency?: string;
+  map?: string[];
+  ignoreUnknown?: boolean;
+  null?: string;
+  rejects?: string;
+  checkpoint?: string;
+  resume?: boolean;
+  dryRun?: boolean;
+  summary?: string;
+}
+
+export interface RunImportOptions extends ImportFlags {
+  collection: string;
+  file: string;
+}
+
+/** The import stopped on a signal; the checkpoint lets `--resume` continue. Exit 130 (SIGINT). */
+export class ImportInterrupted extends Error {
+  override readonly name = 'ImportInterrupted';
+  readonly exitCode = 130;
+}
+
+/** `catalog <collection> import <file|->`. */
+export function defineImport(ctx: Context, table: TableDef): Command {
+  const cmd = new Command('import')
+    .description(`Bulk-load ${table.name} from CSV, JSON, NDJSON or YAML: batched upserts, bad rows set aside, resumable`)
+    .argument('<file>', 'input file, or - for stdin (then --format is needed)')
+    .addOption(new Option('--format <format>', 'input format (default: from the extension)').choices(['csv', 'json', 'ndjson', 'yaml']))
+    .option('--on-conflict <cols>', 'conflict columns for upserts (default: id, when the file has ids)')
+    .option('--ignore-duplicates', 'keep existing rows as they are instead of updating them')
+    .addOption(new Option('--dedupe <policy>', 'a key repeated in the file: keep the last or first row, or reject them all').choices(['last', 'first', 'error']).default('last'))
+    .option('--map <header=field>', 'map a source header to a field, repeatable ("Release Title=release_title")', collect)
+    .option('--ignore-unknown', 'skip (and report) headers that match no field instead of failing')
+    .option('--null <token>', 'cell text meaning null (default \\N); export writes the same')
+    .option('--batch-size <rows>', 'rows per request (default 1000; halved automatically on 413)')
+    .option('--batch-bytes <size>', 'largest request body, e.g. 4MB (default 4MB)')
+    .option('--concurrency <n>', 'requests in flight (default 3)')
+    .option('--rejects <file>', 'where rejected rows go (default <file>.rejects.csv beside the input)')
+    .option('--checkpoint <file>', 'checkpoint file (default <file>.checkpoint.json beside the input)')
+    .option('--resume', 'continue an interrupted import from its checkpoint')
+    .option('--dry-run', 'validate everything and ask the service which rows exist; write nothing')
+    .option('--summary <file>', 'also write the summary as JSON (for CI)')
+    .action(async (file: string, opts: ImportFlags) => {
+      await runImport({ ...opts, file, collection: table.name }, ctx);
+    });
+  return examples(cmd, [
+    `catalog ${table.name} import ${table.name}.csv`,
+    `catalog ${table.name} import export.csv --map "Title=${table.columns.find((c) => c.type === 'text')?.name ?? 'name'}" --ignore-unknown --dry-run`,
+    `catalog ${table.name} import big.ndjson --batch-size 500 --concurrency 4 --summary summary.json`,
+    `catalog ${table.name} import ${table.name}.csv --resume     # after Ctrl-C`,
+  ]);
+}
+
+/**
+ * A whole number from a flag.
+ * @example positive('--batch-size', '500') // 500
+ */
+function positive(flag: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d+$/.test(text.trim()) || Number(text) < 1) throw new UsageError(`${flag} needs a whole number ≥ 1, not '${text}'`);
+  return Number(text);
+}
+
+/**
+ * A byte size with an optional unit (binary multiples).
+ * @example byteSize('--batch-bytes', '4MB') // 4194304
+ */
+export function byteSize(flag: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const m = /^(\d+(?:\.\d+)?)\s*(b|k|kb|kib|m|mb|mib|g|gb|gib)?$/i.exec(text.trim());
+  if (!m) throw new UsageError(`${flag} needs a size such as 512KB or 4MB, not '${text}'`);
+  const unit = (m[2] ?? 'b').toLowerCase()[0];
+  const mult = unit === 'k' ? 1024 : unit === 'm' ? 1024 ** 2 : unit === 'g' ? 1024 ** 3 : 1;
+  return Math.floor(Number(m[1]) * mult);
+}
+
+const fmt = (n: number) => n.toLocaleString('en-US');
+
+/** The summary lines for stderr. */
+export function summaryText(s: ImportSummary): string[] {
+  const source = s.input === '-' ? 'stdin' : basename(s.input);
+  const counts = `${fmt(s.inserted)} inserted, ${fmt(s.updated)} updated, ${fmt(s.unchanged)} unchanged, ${fmt(s.rejected)} rejected, ${fmt(s.deduped)} deduped`;
+  const speed = `${fmt(s.records)} rows in ${s.seconds.toFixed(1)} s, ${fmt(s.rowsPerSecond)} rows/s`;
+  const lines = [
+    s.dryRun
+      ? `${source} → ${s.table} (dry run, nothing written): would insert ${fmt(s.inserted)}, update ${fmt(s.updated)}; ${fmt(s.unchanged)} unchanged, ${fmt(s.rejected)} rejected, ${fmt(s.deduped)} deduped (${speed})`
+      : `${source} → ${s.table}: ${counts} (${speed})`,
+  ];
+  if (s.resumedFrom > 0) lines.push(`  resumed at record ${fmt(s.resumedFrom + 1)}; counts include the earlier run`);
+  if (s.rejected > 0) {
+    lines.push(`  rejected rows${s.rejectsFile ? ` (all in ${s.rejectsFile})` : ''}:`);
+    for (const r of s.rejectedRows.slice(0, 10)) lines.push(`    line ${r.line}: ${r.code} ${r.message}`);
+    if (s.rejected > 10) lines.push(`    … and ${fmt(s.rejected - 10)} more`);
+  }
+  return lines;
+}
+
+/** Builds the engine's options from the flags (usage errors for bad values). */
+function toEngine(opts: RunImportOptions, table: TableDef, ctx: Context): ImportOptions {
+  try {
+    return importOptions(opts, table, ctx);
+  } catch (err) {
+    if (err instanceof Error && err.name === 'ImportError') throw new UsageError(err.message);
+    throw err;
+  }
+}
+
+/** Builds the engine's options from the flags. */
+export function importOptions(opts: RunImportOptions, table: TableDef, ctx: Context): ImportOptions {
+  return {
+    table,
+    input: opts.file,
+    stdin: ctx.io.stdin.stream,
+    format: opts.format,
+    map: opts.map ? parseMaps(opts.map) : undefined,
+    ignoreUnknown: opts.ignoreUnknown,
+    nullToken: opts.null,
+    onConflict: opts.onConflict ? opts.onConflict.split(',').map((s) => s.trim()).filter(Boolean) : undefined,
+    ignoreDuplicates: opts.ignoreDuplicates,
+    dedupe: opts.dedupe as ImportOptions['dedupe'],
+    batchRows: positive('--batch-size', opts.batchSize),
+    batchBytes: byteSize('--batch-bytes', opts.batchBytes),
+    concurrency: positive('--concurrency', opts.concurrency),
+    rejectsPath: opts.rejects,
+    checkpointPath: opts.checkpoint,
+    resume: opts.resume,
+    dryRun: opts.dryRun,
+  };
+}
+
+/** The service as the engine's Transport: the CLI's client (retries of writes left to the engine). */
+export async function contextTransport(ctx: Context): Promise<Transport> {
+  const { clientTransport } = await import('../../import/transport.js');
+  const { client } = await ctx.endpoint();
+  return clientTransport(client);
+}
+
+/** Runs an import: the engine with progress on stderr, the summary, the exit status. */
+export async function runImport(opts: RunImportOptions, ctx: Context): Promise<ImportSummary> {
+  const [{ importFile }, { ImportError }, { createProgress }, { tableByName }] = await Promise.all([
+    import('../../import/engine.js'),
+    import('../../import/types.js'),
+    import('../../import/progress.js'),
+    import('../../schema/catalog.js'),
+  ]);
+  const table = tableByName(opts.collection);
+  if (!table) throw new UsageError(`this tool cannot import into '${opts.collection}'`);
+  // the global --dry-run means "send nothing"; an import's dry run still reads which keys exist
+  const dryRun = Boolean(opts.dryRun || ctx.globals.dryRun);
+  if (ctx.globals.dryRun) ctx.globals.dryRun = false;
+
+  const abort = new AbortController();
+  void ctx.waitForSignal().then(() => abort.abort());
+  const source = opts.file === '-' ? 'stdin' : basename(opts.file);
+  const progress = await createProgress(ctx.io.stderr, { quiet: ctx.globals.quiet, clock: () => ctx.clock.now(), label: `${source} → ${table.name}` });
+  let summary: ImportSummary;
+  try {
+    const engineOpts: ImportOptions = {
+      ...toEngine(opts, table, ctx),
+      dryRun,
+      signal: abort.signal,
+      clock: () => ctx.clock.now(),
+      onNotice: (m) => void ctx.note(ctx.style().dim(m)),
+      onProgress: (p) => progress.update({ phase: p.phase === 'scan' ? 'checking' : dryRun ? 'comparing' : 'importing', rows: p.records, bytes: p.bytes, totalBytes: p.totalBytes }),
+    };
+    summary = await importFile(engineOpts, await contextTransport(ctx));
+  } catch (err) {
+    progress.done();
+    if (err instanceof ImportError) throw err.exitCode === 2 ? new UsageError(err.message) : new Error(err.message);
+    throw err;
+  }
+  progress.done();
+  if (opts.summary) await writeFile(opts.summary, `${JSON.stringify(summary, null, 2)}\n`);
+  for (const line of summaryText(summary)) await ctx.note(line);
+  if (summary.interrupted) {
+    throw new ImportInterrupted(
+      `interrupted: every row before line ${summary.stoppedAtLine} is committed; run the same command with --resume to continue${summary.checkpointFile ? ` (checkpoint: ${summary.checkpointFile})` : ''}`,
+    );
+  }
+  if (summary.rejected > 0 && !dryRun) {
+    throw new PartialFailure(`${fmt(summary.rejected)} row${summary.rejected === 1 ? ' was' : 's were'} rejected; they are in ${summary.rejectsFile}`);
+  }
+  if (summary.rejected > 0 && dryRun) throw new PartialFailure(`${fmt(summary.rejected)} row${summary.rejected === 1 ? ' would be' : 's would be'} rejected`);
+  return summary;
+}

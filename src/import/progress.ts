@@ -1,0 +1,108 @@
+import type { Output } from '../io/streams.js';
+
+/** One progress reading: bytes of the input consumed (for % and ETA) and rows handled. */
+export interface ProgressReading {
+  /** What is happening: "scanning", "importing", "exporting". */
+  phase: string;
+  rows: number;
+  bytes?: number;
+  totalBytes?: number;
+}
+
+/** Shows progress on stderr; `done()` clears or ends the display. */
+export interface ProgressDisplay {
+  update(r: ProgressReading): void;
+  done(): void;
+}
+
+export interface ProgressOptions {
+  quiet?: boolean;
+  clock: () => number;
+  /** Seconds between plain lines when stderr is not a terminal (default 5). */
+  interval?: number;
+  /** What the lines are about: "tracks.csv → tracks". */
+  label: string;
+}
+
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+
+function duration(seconds: number): string {
+  if (!Number.isFinite(seconds) || seconds < 0) return '?';
+  if (seconds < 60) return `${Math.ceil(seconds)} s`;
+  const m = Math.floor(seconds / 60);
+  return m < 60 ? `${m} min ${Math.round(seconds % 60)} s` : `${Math.floor(m / 60)} h ${m % 60} min`;
+}
+
+/**
+ * The progress display of a bulk command: a bar (rows, rows/s, %, ETA from bytes read against
+ * the file size) when stderr is a terminal, a plain line every few seconds when it is not (CI
+ * logs), nothing with -q.
+ */
+export async function createProgress(err: Output, opts: ProgressOptions): Promise<ProgressDisplay> {
+  if (opts.quiet) return { update() {}, done() {} };
+  const start = opts.clock();
+  const rate = (rows: number) => {
+    const s = (opts.clock() - start) / 1000;
+    return s > 0 ? rows / s : 0;
+  };
+  const eta = (r: ProgressReading) => {
+    if (!r.totalBytes || !r.bytes) return Number.NaN;
+    const s = (opts.clock() - start) / 1000;
+    return (s * (r.totalBytes - r.bytes)) / r.bytes;
+  };
+
+  if (!err.isTTY) {
+    const every = (opts.interval ?? 5) * 1000;
+    let last = start;
+    return {
+      update(r) {
+        const now = opts.clock();
+        if (now - last < every) return;
+        last = now;
+        const pct = r.totalBytes ? `${Math.floor((100 * (r.bytes ?? 0)) / r.totalBytes)}%, ` : '';
+        const etaText = r.totalBytes ? `, ETA ${duration(eta(r))}` : '';
+        void err.write(`${opts.label}: ${r.phase} ${pct}${fmt(r.rows)} rows, ${fmt(rate(r.rows))} rows/s${etaText}\n`);
+      },
+      done() {},
+    };
+  }
+
+  const { SingleBar } = await import('cli-progress');
+  // cli-progress draws on a stream; route it through our Output so tests and pipes behave
+  const stream = {
+    isTTY: true,
+    get columns() {
+      return err.columns || 80;
+    },
+    write(s: string) {
+      void err.write(s);
+      return true;
+    },
+  } as unknown as NodeJS.WriteStream;
+  const bar = new SingleBar({
+    stream,
+    format: `${opts.label} {phase} [{bar}] {percentage}% | {rows} rows | {rate} rows/s | ETA {etaText}`,
+    barsize: 24,
+    hideCursor: true,
+    clearOnComplete: true,
+    fps: 5,
+    etaBuffer: 50,
+  });
+  let started = false;
+  return {
+    update(r) {
+      const payload = { phase: r.phase, rows: fmt(r.rows), rate: fmt(rate(r.rows)), etaText: duration(eta(r)) };
+      const total = r.totalBytes && r.totalBytes > 0 ? r.totalBytes : 1;
+      if (!started) {
+        bar.start(total, r.bytes ?? 0, payload);
+        started = true;
+      } else {
+        bar.setTotal(total);
+        bar.update(r.bytes ?? 0, payload);
+      }
+    },
+    done() {
+      if (started) bar.stop();
+    },
+  };
+}

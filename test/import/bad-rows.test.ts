@@ -1,0 +1,107 @@
+import { readFileSync } from 'node:fs';
+import { parse } from 'csv-parse/sync';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { importFile } from '../../src/import/engine.js';
+import type { Store } from '../../src/store/store.js';
+import { disposeStore, STORE_KINDS } from '../support/stores.js';
+import { countOf, file, rowsOf, serverFor, table, tmp } from './helpers.js';
+
+const uuid = (prefix: string, n: number) => `${prefix}-0000-4000-8000-${String(n).padStart(12, '0')}`;
+
+for (const kind of STORE_KINDS) {
+  describe.skipIf(kind.skip)(`bad rows (${kind.kind})`, () => {
+    let store: Store & { drop?(): Promise<void> };
+    beforeAll(async () => {
+      store = await kind.make();
+      const dir = tmp();
+      const labels = file(dir, 'labels.csv', `id,name\n${uuid('1ab00000', 1)},Label One\n`);
+      await importFile({ table: table('labels'), input: labels }, serverFor(store));
+    });
+    afterAll(async () => disposeStore(store));
+
+    it('lands every good row, and names the three bad lines in the rejects file', async () => {
+      const dir = tmp();
+      const lines = ['id,release_title,release_date,label_id'];
+      const bad = new Map<number, string>(); // record number → expected code
+      for (let i = 1; i <= 100; i++) {
+        let date = '2024-01-01';
+        let label = uuid('1ab00000', 1);
+        if (i === 17) date = '31/01/2024'; // rejected before sending
+        if (i === 42 || i === 88) label = uuid('1ab00000', 999); // the server refuses: foreign key
+        if (i === 17) bad.set(i, '22007');
+        if (i === 42 || i === 88) bad.set(i, '23503');
+        // a title with a newline every tenth row, so line numbers and record numbers differ
+        const title = i % 10 === 0 ? `"Title ${i}\nsecond line"` : `Title ${i}`;
+        lines.push(`${uuid('e0000000', i)},${title},${date},${label}`);
+      }
+      const input = file(dir, 'releases.csv', `${lines.join('\n')}\n`);
+      const server = serverFor(store);
+      const s = await importFile({ table: table('releases'), input, batchRows: 10 }, server);
+
+      expect(s.rejected).toBe(3);
+      expect(s.inserted).toBe(97);
+      expect(await countOf(store, 'releases')).toBe(97);
+      // line numbers: record i sits on line i + 1 + (number of earlier records with a newline)
+      const lineOf = (i: number) => i + 1 + Math.floor((i - 1) / 10);
+      expect(s.rejectedRows.map((r) => [r.line, r.code])).toEqual([...bad].map(([i, code]) => [lineOf(i), code]));
+      expect(s.rejectedRows[0].message).toMatch(/release_date.*31\/01\/2024/);
+      expect(s.rejectedRows[1].message).toMatch(/foreign key/);
+
+      expect(s.rejectsFile).toBe(`${input}.rejects.csv`);
+      const rejects = parse(readFileSync(s.rejectsFile!), { columns: true }) as Record<string, string>[];
+      expect(rejects.map((r) => Number(r._line))).toEqual([...bad.keys()].map(lineOf));
+      expect(rejects.map((r) => r._code)).toEqual([...bad.values()]);
+      expect(rejects[0].release_date).toBe('31/01/2024'); // the original text
+      expect(rejects[1].id).toBe(uuid('e0000000', 42));
+
+      // only the two batches holding a server-side bad row were split
+      const posts = server.log.filter((l) => l.req.method === 'POST');
+      expect(posts.filter((p) => p.res.status === 409).length).toBeGreaterThanOrEqual(2);
+      expect(posts.filter((p) => p.res.status === 201).length).toBeLessThan(30);
+    });
+
+    it('a corrected rejects file imports directly (its _ columns are skipped)', async () => {
+      const dir = tmp();
+      const input = file(
+        dir,
+        'labels.csv',
+        `_line,_code,_message,id,name\n7,23503,"nope",${uuid('1ab00000', 2)},Fixed Label\n`,
+      );
+      const s = await importFile({ table: table('labels'), input }, serverFor(store));
+      expect(s.inserted).toBe(1);
+      expect((await rowsOf(store, 'labels', 'id,name')).map((r) => r.name)).toContain('Fixed Label');
+    });
+
+    it('rejects bad uuid, boolean and json cells client-side, naming line and column', async () => {
+      const dir = tmp();
+      const input = file(
+        dir,
+        'artists.csv',
+        [
+          'id,stage_name,is_signed,metadata,birthdate',
+          `${uuid('a0000000', 1)},Good,true,"{""a"":1}",1980-02-29`,
+          `not-a-uuid,Bad Id,true,,`,
+          `${uuid('a0000000', 3)},Bad Bool,maybe,,`,
+          `${uuid('a0000000', 4)},Bad Json,false,"{a:1}",`,
+          `${uuid('a0000000', 5)},Bad Date,false,,1981-02-29`,
+          `${uuid('a0000000', 6)},Too,many,cells,here,extra`,
+        ].join('\n'),
+      );
+      const server = serverFor(store);
+      const s = await importFile({ table: table('artists'), input }, server);
+      expect(s.inserted).toBe(1);
+      expect(s.rejectedRows.map((r) => [r.line, r.code])).toEqual([
+        [3, '22P02'],
+        [4, '22P02'],
+        [5, '22P02'],
+        [6, '22008'],
+        [7, '22P02'],
+      ]);
+      expect(s.rejectedRows[0].message).toMatch(/column id: invalid input syntax for type uuid: "not-a-uuid"/);
+      expect(s.rejectedRows[1].message).toMatch(/column is_signed/);
+      expect(s.rejectedRows[2].message).toMatch(/column metadata.*json/);
+      expect(s.rejectedRows[4].message).toMatch(/expected 5 fields/);
+      expect(server.log.filter((l) => l.req.method === 'POST' && l.res.status >= 400)).toHaveLength(0);
+    });
+  });
+}

@@ -1,0 +1,170 @@
+import { readFileSync, existsSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { importFile } from '../../src/import/engine.js';
+import type { Store } from '../../src/store/store.js';
+import { disposeStore, makePGliteStore, STORE_KINDS } from '../support/stores.js';
+import { countOf, file, rowsOf, serverFor, table, tmp } from './helpers.js';
+
+const id = (n: number) => `a0000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+
+/** 30 artists; keys 3, 7 and 20 appear again later (twice for 7), across batch boundaries. */
+function duplicatesCsv(): string {
+  const lines = ['id,stage_name'];
+  for (let i = 1; i <= 30; i++) lines.push(`${id(i)},Artist ${i} v1`);
+  lines.push(`${id(3)},Artist 3 v2`, `${id(7)},Artist 7 v2`, `${id(20)},Artist 20 v2`, `${id(7).toUpperCase()},Artist 7 v3`);
+  return `${lines.join('\n')}\n`;
+}
+
+for (const kind of STORE_KINDS) {
+  describe.skipIf(kind.skip)(`duplicate keys and upserts (${kind.kind})`, () => {
+    let store: Store & { drop?(): Promise<void> };
+    beforeEach(async () => {
+      store = await kind.make();
+    });
+    afterEach(async () => disposeStore(store));
+
+    const nameOf = async (n: number) => (await rowsOf(store, 'artists', 'id,stage_name')).find((r) => r.id === id(n))?.stage_name;
+
+    it('--dedupe last (default): the last row of a key wins, without a database error', async () => {
+      const server = serverFor(store);
+      const s = await importFile({ table: table('artists'), input: file(tmp(), 'a.csv', duplicatesCsv()), batchRows: 8 }, server);
+      expect(s).toMatchObject({ inserted: 30, updated: 0, rejected: 0, deduped: 4 });
+      expect(await countOf(store, 'artists')).toBe(30);
+      expect([await nameOf(3), await nameOf(7), await nameOf(20), await nameOf(1)]).toEqual(['Artist 3 v2', 'Artist 7 v3', 'Artist 20 v2', 'Artist 1 v1']);
+      expect(server.log.every((l) => l.res.status < 400)).toBe(true);
+    });
+
+    it('--dedupe first: the first row of a key wins', async () => {
+      const s = await importFile({ table: table('artists'), input: file(tmp(), 'a.csv', duplicatesCsv()), batchRows: 8, dedupe: 'first' }, serverFor(store));
+      expect(s).toMatchObject({ inserted: 30, rejected: 0, deduped: 4 });
+      expect([await nameOf(3), await nameOf(7), await nameOf(20)]).toEqual(['Artist 3 v1', 'Artist 7 v1', 'Artist 20 v1']);
+    });
+
+    it('--dedupe error: every row of a repeated key is rejected, the rest land', async () => {
+      const s = await importFile({ table: table('artists'), input: file(tmp(), 'a.csv', duplicatesCsv()), batchRows: 8, dedupe: 'error' }, serverFor(store));
+      expect(s).toMatchObject({ inserted: 27, rejected: 7, deduped: 0 });
+      expect(s.rejectedRows.map((r) => r.line)).toEqual([4, 8, 21, 32, 33, 34, 35]);
+      expect(s.rejectedRows[0].message).toMatch(/appears more than once/);
+      expect(await nameOf(3)).toBeUndefined();
+    });
+
+    it('updates changed rows, leaves identical ones alone, and counts each', async () => {
+      const dir = tmp();
+      await importFile({ table: table('artists'), input: file(dir, 'a.csv', `id,stage_name,is_signed\n${id(1)},One,true\n${id(2)},Two,false\n`) }, serverFor(store));
+      const before = await rowsOf(store, 'artists');
+      const server = serverFor(store);
+      const s = await importFile(
+        { table: table('artists'), input: file(dir, 'b.csv', `id,stage_name,is_signed\n${id(1)},One,yes\n${id(2)},Two renamed,false\n${id(3)},Three,\n`) },
+        server,
+      );
+      expect(s).toMatchObject({ inserted: 1, updated: 1, unchanged: 1 });
+      const after = await rowsOf(store, 'artists');
+      expect(after.find((r) => r.id === id(1))).toEqual(before.find((r) => r.id === id(1))); // not even `updated` moved
+      expect(after.find((r) => r.id === id(2))?.stage_name).toBe('Two renamed');
+      expect(after.find((r) => r.id === id(3))?.is_signed).toBe(false); // empty cell → column default
+      const post = server.log.find((l) => l.req.method === 'POST')!;
+      expect(JSON.parse(post.req.body!)).toHaveLength(2);
+      expect(post.req.headers?.Prefer).toBe('resolution=merge-duplicates, missing=default, return=minimal');
+      expect(post.req.query).toBe('columns=id,stage_name,is_signed&on_conflict=id');
+    });
+
+    it('--ignore-duplicates keeps existing rows as they are', async () => {
+      const dir = tmp();
+      await importFile({ table: table('artists'), input: file(dir, 'a.csv', `id,stage_name\n${id(1)},One\n`) }, serverFor(store));
+      const s = await importFile({ table: table('artists'), input: file(dir, 'b.csv', `id,stage_name\n${id(1)},Changed\n${id(2)},Two\n`), ignoreDuplicates: true }, serverFor(store));
+      expect(s).toMatchObject({ inserted: 1, updated: 0, unchanged: 1 });
+      expect(await nameOf(1)).toBe('One');
+    });
+
+    it('--null marks explicit nulls; empty cells take column defaults', async () => {
+      const dir = tmp();
+      const csv = `id,stage_name,city,is_signed,birthdate\n${id(1)},NULL,,NULL,\n${id(2)},\\N,x,,1990-01-01\n`;
+      await importFile({ table: table('artists'), input: file(dir, 'a.csv', csv), nullToken: 'NULL' }, serverFor(store));
+      const rows = await rowsOf(store, 'artists', 'id,stage_name,city,is_signed,birthdate');
+      expect(rows).toEqual([
+        { id: id(1), stage_name: null, city: '', is_signed: null, birthdate: null },
+        { id: id(2), stage_name: '\\N', city: 'x', is_signed: false, birthdate: '1990-01-01' },
+      ]);
+    });
+
+    it('without ids every row is a plain insert (no on_conflict, no lookups)', async () => {
+      const server = serverFor(store);
+      const s = await importFile({ table: table('labels'), input: file(tmp(), 'l.csv', 'Name\nA\nB\nA\n') }, server);
+      expect(s).toMatchObject({ inserted: 3, conflictKey: null });
+      expect(server.log.map((l) => l.req.method)).toEqual(['POST']);
+      expect(server.log[0].req.headers?.Prefer).toBe('missing=default, return=minimal');
+    });
+  });
+}
+
+describe('batch sizing and mapping (pglite)', () => {
+  let store: Store;
+  beforeEach(async () => {
+    store = await makePGliteStore();
+  });
+  afterEach(async () => disposeStore(store));
+
+  it('a 413 from the server shrinks the batches, and the import still completes', async () => {
+    const lines = ['id,stage_name,biography'];
+    for (let i = 1; i <= 300; i++) lines.push(`${id(i)},Artist ${i},${'x'.repeat(200)}`);
+    const server = serverFor(store, { maxBodyBytes: 16 * 1024 });
+    const notices: string[] = [];
+    const s = await importFile({ table: table('artists'), input: file(tmp(), 'a.csv', lines.join('\n')), onNotice: (m) => notices.push(m) }, server);
+    expect(s).toMatchObject({ inserted: 300, rejected: 0 });
+    expect(await countOf(store, 'artists')).toBe(300);
+    expect(server.log.some((l) => l.res.status === 413)).toBe(true);
+    expect(s.batchBytes).toBeLessThanOrEqual(16 * 1024);
+    expect(s.batchRows).toBeLessThan(1000);
+    const posts = server.log.filter((l) => l.req.method === 'POST' && l.res.status === 201);
+    expect(Math.max(...posts.map((p) => Buffer.byteLength(p.req.body!)))).toBeLessThanOrEqual(16 * 1024);
+    expect(notices.some((n) => /shrink/.test(n))).toBe(true);
+  });
+
+  it('a row too big for the server on its own is rejected, the rest land', async () => {
+    const csv = `id,stage_name,biography\n${id(1)},Small,x\n${id(2)},Huge,${'y'.repeat(20_000)}\n${id(3)},Small too,z\n`;
+    const s = await importFile({ table: table('artists'), input: file(tmp(), 'a.csv', csv) }, serverFor(store, { maxBodyBytes: 8 * 1024 }));
+    expect(s).toMatchObject({ inserted: 2, rejected: 1 });
+    expect(s.rejectedRows[0]).toMatchObject({ line: 3 });
+    expect(s.rejectedRows[0].message).toMatch(/larger than the server accepts/);
+  });
+
+  it('maps headers case-insensitively and with --map; unknown ones fail or are skipped and reported', async () => {
+    const dir = tmp();
+    const csv = `ID,Stage Name,Colour,BIRTH_DATE\n${id(1)},One,red,1990-05-01\n`;
+    await expect(importFile({ table: table('artists'), input: file(dir, 'a.csv', csv) }, serverFor(store))).rejects.toThrow(/unknown field "Colour".*Valid fields: id/);
+    expect(await countOf(store, 'artists')).toBe(0);
+    const s = await importFile({ table: table('artists'), input: file(dir, 'b.csv', csv), map: { Colour: 'city' } }, serverFor(store));
+    expect(s.columns).toEqual(['id', 'stage_name', 'city', 'birthdate']);
+    const s2 = await importFile({ table: table('artists'), input: file(dir, 'c.csv', csv.replace('One', 'Uno')), ignoreUnknown: true }, serverFor(store));
+    expect(s2.ignoredFields).toEqual(['Colour']);
+    expect(await rowsOf(store, 'artists', 'id,stage_name,city,birthdate')).toEqual([{ id: id(1), stage_name: 'Uno', city: 'red', birthdate: '1990-05-01' }]);
+  });
+
+  it('--dry-run validates and compares without writing anything', async () => {
+    const dir = tmp();
+    await importFile({ table: table('artists'), input: file(dir, 'a.csv', `id,stage_name\n${id(1)},One\n${id(2)},Two\n`) }, serverFor(store));
+    const server = serverFor(store);
+    const s = await importFile(
+      { table: table('artists'), input: file(dir, 'b.csv', `id,stage_name,birthdate\n${id(1)},One,\n${id(2)},Deux,\n${id(3)},Three,\n${id(4)},Four,nope\n`), dryRun: true },
+      server,
+    );
+    expect(s).toMatchObject({ dryRun: true, inserted: 1, updated: 1, unchanged: 1, rejected: 1, rejectsFile: null });
+    expect(server.log.every((l) => l.req.method === 'GET')).toBe(true);
+    expect(await countOf(store, 'artists')).toBe(2);
+    expect(existsSync(`${dir}/b.csv.rejects.csv`)).toBe(false);
+  });
+
+  it('reads JSON, NDJSON and YAML (nested jsonb kept) and stdin', async () => {
+    const dir = tmp();
+    const rows = [{ id: id(1), stage_name: 'J', metadata: { a: [1, { b: 'c' }] } }];
+    await importFile({ table: table('artists'), input: file(dir, 'a.json', JSON.stringify(rows)) }, serverFor(store));
+    await importFile({ table: table('artists'), input: file(dir, 'b.ndjson', `${JSON.stringify({ ...rows[0], id: id(2) })}\n`) }, serverFor(store));
+    await importFile({ table: table('artists'), input: file(dir, 'c.yaml', `- id: ${id(3)}\n  stage_name: J\n  metadata:\n    a: [1, {b: c}]\n`) }, serverFor(store));
+    const { Readable } = await import('node:stream');
+    const s = await importFile({ table: table('artists'), input: '-', format: 'ndjson', stdin: Readable.from([`{"id":"${id(4)}","stage_name":"J","metadata":{"a":[1,{"b":"c"}]}}\n`]), cwd: dir }, serverFor(store));
+    expect(s.inserted).toBe(1);
+    const stored = await rowsOf(store, 'artists', 'id,stage_name,metadata');
+    expect(stored.map((r) => r.metadata)).toEqual([rows[0].metadata, rows[0].metadata, rows[0].metadata, rows[0].metadata]);
+    expect(readFileSync(`${dir}/a.json`, 'utf8')).toContain('"J"');
+  });
+});
