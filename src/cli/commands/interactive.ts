@@ -170,7 +170,8 @@ async function chooseFields(ask: Asker, ctx: Context, askable: FieldInfo[], mode
   const s = ctx.style();
   const picked = await ask.checkbox<string>({
     message: mode === 'add' ? 'Which fields do you want to fill in? (space picks, a picks all, Enter goes on)' : 'Which fields do you want to change? (space picks, Enter goes on)',
-    choices: askable.map((f) => ({ value: f.name, name: `${f.name} ${s.dim(typeLabel(f))}`, checked: checked(f) })),
+    // The suggested fields lead the list, so the usual case is a single Enter.
+    choices: [...askable.filter(checked), ...askable.filter((f) => !checked(f))].map((f) => ({ value: f.name, name: `${f.name} ${s.dim(typeLabel(f))}`, checked: checked(f) })),
     pageSize: 15,
   });
   return askable.filter((f) => picked.includes(f.name));

@@ -28,12 +28,15 @@ export interface Asker {
 
 /**
  * A fresh Writable over an Output for one prompt: inquirer ends its output stream when a prompt
- * is done, so each prompt gets its own adapter and the real stream stays open.
+ * is done, so each prompt gets its own adapter and the real stream stays open. Each chunk is
+ * handed on at once (not after the previous write settles) so that the prompt's last frame is
+ * out before whatever the command writes next.
  */
 function promptOutput(out: Output): Writable & { columns: number; rows: number; isTTY: boolean } {
   const w = new Writable({
     write(chunk: Buffer | string, _enc, cb) {
-      out.write(typeof chunk === 'string' ? chunk : chunk.toString('utf8')).then(() => cb(), cb);
+      void out.write(typeof chunk === 'string' ? chunk : chunk.toString('utf8'));
+      cb();
     },
   });
   return Object.assign(w, { columns: out.columns || 80, rows: 24, isTTY: true });
