@@ -1,0 +1,101 @@
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+export const ROOT = resolve(import.meta.dirname, '../..');
+export const BIN = join(ROOT, 'bin', 'catalog.js');
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs);
+  }
+  return newest;
+}
+
+/** Compiles src/ to dist/ when dist is missing or older than the sources (npm test compiles first anyway). */
+export function ensureBuilt(): void {
+  const main = join(ROOT, 'dist', 'cli', 'main.js');
+  if (existsSync(main) && statSync(main).mtimeMs >= newestMtime(join(ROOT, 'src'))) return;
+  try {
+    execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', ROOT], { stdio: 'pipe' });
+  } catch {
+    // Type errors elsewhere in the tree still emit JavaScript; the tests judge the result.
+  }
+}
+
+export interface Result {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `node bin/catalog.js ...args` (stdin not a terminal) and collects its output. */
+export function catalog(args: string[], opts: { env?: Record<string, string | undefined>; input?: string; nodeArgs?: string[] } = {}): Promise<Result> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), BIN, ...args], {
+      cwd: ROOT,
+      env: { ...process.env, NO_COLOR: undefined, FORCE_COLOR: undefined, CATALOG_URL: undefined, CATALOG_TOKEN: undefined, ...opts.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => (stdout += c));
+    child.stderr.on('data', (c) => (stderr += c));
+    child.on('error', reject);
+    child.on('close', (code) => resolvePromise({ code: code ?? -1, stdout, stderr }));
+    child.stdin.end(opts.input ?? '');
+  });
+}
+
+/** Quotes an argument for sh. */
+const sh = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * Runs the command in a pseudo-terminal (util-linux `script`), `cols` wide. stdout and stderr
+ * arrive mixed, as a person sees them; `input` is typed into the terminal.
+ */
+export function catalogInTerminal(args: string[], opts: { env?: Record<string, string | undefined>; cols?: number; input?: string } = {}): Promise<Result> {
+  const command = `stty cols ${opts.cols ?? 100} rows 50 2>/dev/null; exec ${sh(process.execPath)} ${sh(BIN)} ${args.map(sh).join(' ')}`;
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn('script', ['-qec', command, '/dev/null'], {
+      cwd: ROOT,
+      env: { ...process.env, NO_COLOR: undefined, FORCE_COLOR: undefined, CATALOG_URL: undefined, TERM: 'xterm', ...opts.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (c) => (out += c));
+    child.stderr.on('data', (c) => (out += c));
+    child.on('error', reject);
+    child.on('close', (code) => resolvePromise({ code: code ?? -1, stdout: out.replace(/\r\n/g, '\n'), stderr: '' }));
+    if (opts.input) {
+      // Type after the prompt has had time to appear.
+      setTimeout(() => child.stdin.write(opts.input), 1500);
+      setTimeout(() => child.stdin.end(), 4000);
+    } else child.stdin.end();
+  });
+}
+
+export interface Serve {
+  url: string;
+  proc: ChildProcess;
+  stderr: () => string;
+  /** Sends a signal and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Starts `catalog serve --port 0` on a data directory and waits for its URL. */
+export function startServe(args: string[], env: Record<string, string | undefined> = {}): Promise<Serve> {
+  return new Promise((resolvePromise, reject) => {
+    const proc = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    const exited = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)));
+    proc.stderr.on('data', (c) => {
+      err += c;
+      const m = /Serving the catalog at (http:\/\/\S+)/.exec(err);
+      if (m) resolvePromise({ url: m[1], proc, stderr: () => err, stop: (signal = 'SIGTERM') => (proc.kill(signal), exited) });
+    });
+    proc.on('exit', (code) => reject(new Error(`catalog serve exited with ${code}: ${err}`)));
+  });
+}
