@@ -1,0 +1,328 @@
+import { Command, type Option } from 'commander';
+import { FORMATS } from '../../format/types.js';
+import { COLLECTIONS, RELATIONSHIPS, TABLES } from '../../schema/catalog.js';
+import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
+import { examples } from './shared.js';
+
+/** Shells a completion script is made for. */
+export const SHELLS = ['bash', 'zsh', 'fish'] as const;
+export type Shell = (typeof SHELLS)[number];
+
+/** One flag as completion sees it. */
+export interface FlagSpec {
+  names: string[];
+  takesValue: boolean;
+}
+
+/** One command (and its subcommands) as completion sees it. */
+export interface CommandSpec {
+  name: string;
+  flags: FlagSpec[];
+  subcommands: CommandSpec[];
+}
+
+/** Everything the generated script knows: the command tree and, per collection, its fields. */
+export interface CompletionSpec {
+  root: CommandSpec;
+  collections: string[];
+  fields: Record<string, string[]>;
+  /** Boolean fields per collection (FIELD=true|false). */
+  booleans: Record<string, string[]>;
+  /** Collections each collection can embed (for --select). */
+  embeds: Record<string, string[]>;
+}
+
+/** Flags whose value is a field name (or a comma-separated list of them). */
+const FIELD_FLAGS = ['--where', '-w', '--or', '--select', '-s', '--order', '--on-conflict'];
+/** Flags whose value is a file or directory. */
+const FILE_FLAGS = ['--file', '-f', '--rejects', '--data'];
+/** Fixed value lists. */
+const VALUE_LISTS: Record<string, readonly string[]> = {
+  '-o': FORMATS,
+  '--output': FORMATS,
+  '--format': ['csv', 'json', 'ndjson', 'yaml'],
+  '--role': ['reader', 'editor', 'admin'],
+};
+
+function flagSpec(o: Option): FlagSpec {
+  return { names: [o.long, o.short].filter((n): n is string => Boolean(n)), takesValue: Boolean(o.required || o.optional) };
+}
+
+/** The visible commands and flags of a commander tree. */
+export function commandSpec(cmd: Command): CommandSpec {
+  const help = cmd.createHelp();
+  return {
+    name: cmd.name(),
+    flags: help.visibleOptions(cmd).map(flagSpec),
+    subcommands: help.visibleCommands(cmd).filter((c) => c.name() !== 'help').map(commandSpec),
+  };
+}
+
+/** The completion spec of a program: its tree, plus field names from the schema (so completion needs no network). */
+export function completionSpec(program: Command): CompletionSpec {
+  const fields: Record<string, string[]> = {};
+  const booleans: Record<string, string[]> = {};
+  const embeds: Record<string, string[]> = {};
+  for (const t of TABLES) {
+    fields[t.name] = t.columns.map((c) => c.name);
+    booleans[t.name] = t.columns.filter((c) => c.type === 'boolean').map((c) => c.name);
+    embeds[t.name] = [...new Set(RELATIONSHIPS.filter((r) => r.from === t.name).map((r) => r.to))];
+  }
+  return { root: commandSpec(program), collections: [...COLLECTIONS], fields, booleans, embeds };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The shared POSIX part: one candidates function that bash, zsh and fish (through sh) all call.
+
+const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+const words = (xs: readonly string[]) => xs.map(q).join(' ');
+
+/**
+ * The POSIX sh functions that compute candidates: `_catalog_candidates CWORD WORD...` prints a
+ * mode line (`words`, `nospace`, `files` or `none`) and then one candidate per line. Only
+ * portable constructs, so bash, zsh and sh (for fish) run the same code.
+ */
+export function posixFunctions(spec: CompletionSpec): string {
+  const all = (c: CommandSpec): CommandSpec[] => [c, ...c.subcommands.flatMap(all)];
+  const valueFlags = [...new Set(all(spec.root).flatMap((c) => c.flags.filter((f) => f.takesValue).flatMap((f) => f.names)))].sort();
+  const flagNames = (c: CommandSpec) => c.flags.flatMap((f) => f.names.filter((n) => n.startsWith('--')));
+  const globals = flagNames(spec.root);
+  const top = spec.root.subcommands;
+  const collections = top.filter((c) => spec.collections.includes(c.name));
+  const others = top.filter((c) => !spec.collections.includes(c.name));
+  const verbs = collections[0]?.subcommands ?? [];
+  const verbFlags = new Map<string, Set<string>>();
+  for (const coll of collections) for (const v of coll.subcommands) for (const f of flagNames(v)) (verbFlags.get(v.name) ?? verbFlags.set(v.name, new Set()).get(v.name)!).add(f);
+
+  const lines: string[] = [];
+  const fn = (name: string, body: string[]) => lines.push(`${name}() {`, ...body.map((l) => `  ${l}`), '}', '');
+
+  fn('_catalog_filter', [
+    '# _catalog_filter PREFIX CUR WORD...: the words that start with CUR, each after PREFIX',
+    '_cf_pre=$1; _cf_cur=$2; shift 2',
+    'for _cf_w in "$@"; do case $_cf_w in "$_cf_cur"*) printf \'%s%s\\n\' "$_cf_pre" "$_cf_w" ;; esac; done',
+  ]);
+  fn('_catalog_takes_value', [`case $1 in ${valueFlags.join('|') || '--'}) return 0 ;; esac`, 'return 1']);
+  fn('_catalog_fields', [
+    'case $1 in',
+    ...Object.entries(spec.fields).map(([t, fs]) => `  ${t}) printf '%s\\n' ${words(fs)} ;;`),
+    'esac',
+  ]);
+  fn('_catalog_embeds', ['case $1 in', ...Object.entries(spec.embeds).filter(([, e]) => e.length).map(([t, e]) => `  ${t}) printf '%s\\n' ${words(e)} ;;`), 'esac']);
+  const bools = Object.entries(spec.booleans).flatMap(([t, fs]) => fs.map((f) => `${t}:${f}`));
+  fn('_catalog_is_boolean', [`case $1:$2 in ${bools.join('|') || '-'}) return 0 ;; esac`, 'return 1']);
+  fn('_catalog_values', [
+    '# _catalog_values FLAG COLLECTION PREFIX CUR: the values of a flag',
+    'case $1 in',
+    `  ${FIELD_FLAGS.join('|')})`,
+    '    echo nospace',
+    '    case $4 in *,*) _cv_head="${4%,*},"; _cv_last=${4##*,} ;; *) _cv_head=; _cv_last=$4 ;; esac',
+    '    { _catalog_fields "$2"; case $1 in --select|-s) _catalog_embeds "$2" ;; esac; } | while IFS= read -r _cv_f; do',
+    '      case $_cv_f in "$_cv_last"*) printf \'%s%s%s\\n\' "$3" "$_cv_head" "$_cv_f" ;; esac',
+    '    done ;;',
+    ...Object.entries(VALUE_LISTS).map(([f, vs]) => `  ${f}) echo words; _catalog_filter "$3" "$4" ${words(vs)} ;;`),
+    `  ${FILE_FLAGS.join('|')}) echo files ;;`,
+    '  *) echo none ;;',
+    'esac',
+  ]);
+  fn('_catalog_verb_flags', [
+    'case $1 in',
+    ...[...verbFlags].map(([v, fs]) => `  ${v}) _catalog_filter '' "$2" ${words([...fs].sort())} ;;`),
+    'esac',
+  ]);
+  fn('_catalog_command_words', [
+    '# _catalog_command_words COMMAND SUB CUR: flags or arguments of a command that is not a collection',
+    'case $1:$3 in',
+    ...others.flatMap((c) => {
+      const subs = c.subcommands.map((s) => s.name);
+      const own = flagNames(c);
+      const out = [`  ${c.name}:-*)`, '    echo words'];
+      if (subs.length) {
+        out.push('    case $2 in');
+        for (const s of c.subcommands) out.push(`      ${s.name}) _catalog_filter '' "$3" ${words(flagNames(s))} ;;`);
+        out.push(`      *) _catalog_filter '' "$3" ${words(own)} ;;`, '    esac');
+      } else out.push(`    _catalog_filter '' "$3" ${words(own)}`);
+      out.push(`    _catalog_filter '' "$3" ${words(globals)} ;;`);
+      if (subs.length) out.push(`  ${c.name}:*) if [ -z "$2" ]; then echo words; _catalog_filter '' "$3" ${words(subs)}; else echo none; fi ;;`);
+      else if (c.name === 'completion') out.push(`  completion:*) if [ -z "$2" ]; then echo words; _catalog_filter '' "$3" ${words(SHELLS)}; else echo none; fi ;;`);
+      else if (c.name === 'seed') out.push('  seed:*) echo files ;;');
+      return out;
+    }),
+    `  help:*) echo words; _catalog_filter '' "$3" ${words(top.map((c) => c.name))} ;;`,
+    '  *) echo none ;;',
+    'esac',
+  ]);
+  fn('_catalog_candidates', [
+    '# _catalog_candidates CWORD WORD...: candidates for word number CWORD (0 is the command itself)',
+    '_cc_cword=$1; shift',
+    '_cc_i=0; _cc_cur=; _cc_prev=; _cc_cmd=; _cc_sub=; _cc_skip=0',
+    'for _cc_w in "$@"; do',
+    '  if [ "$_cc_i" -eq "$_cc_cword" ]; then _cc_cur=$_cc_w; break; fi',
+    '  if [ "$_cc_i" -gt 0 ]; then',
+    '    if [ "$_cc_skip" = 1 ]; then _cc_skip=0',
+    '    else',
+    '      case $_cc_w in',
+    '        --*=*) ;;',
+    '        -*) if _catalog_takes_value "$_cc_w"; then _cc_skip=1; fi ;;',
+    '        *) if [ -z "$_cc_cmd" ]; then _cc_cmd=$_cc_w; elif [ -z "$_cc_sub" ]; then _cc_sub=$_cc_w; fi ;;',
+    '      esac',
+    '    fi',
+    '  fi',
+    '  _cc_prev=$_cc_w',
+    '  _cc_i=$((_cc_i + 1))',
+    'done',
+    '# --flag=value: complete the value after the =',
+    'case $_cc_cur in --*=*) _catalog_values "${_cc_cur%%=*}" "$_cc_cmd" "${_cc_cur%%=*}=" "${_cc_cur#*=}"; return ;; esac',
+    'if [ "$_cc_skip" = 1 ]; then _catalog_values "$_cc_prev" "$_cc_cmd" \'\' "$_cc_cur"; return; fi',
+    'if [ -z "$_cc_cmd" ]; then',
+    '  echo words',
+    `  case $_cc_cur in -*) _catalog_filter '' "$_cc_cur" ${words(globals)} ;; *) _catalog_filter '' "$_cc_cur" ${words(top.map((c) => c.name))} ;; esac`,
+    '  return',
+    'fi',
+    `case $_cc_cmd in ${collections.map((c) => c.name).join('|') || '-'}) ;; *) _catalog_command_words "$_cc_cmd" "$_cc_sub" "$_cc_cur"; return ;; esac`,
+    'if [ -z "$_cc_sub" ]; then',
+    '  echo words',
+    `  case $_cc_cur in -*) _catalog_filter '' "$_cc_cur" --help ;; *) _catalog_filter '' "$_cc_cur" ${words(verbs.map((v) => v.name))} ;; esac`,
+    '  return',
+    'fi',
+    'case $_cc_cur in',
+    `  -*) echo words; _catalog_verb_flags "$_cc_sub" "$_cc_cur"; _catalog_filter '' "$_cc_cur" ${words(globals)} ;;`,
+    '  *=*)',
+    '    # FIELD=VALUE: only booleans have values worth offering',
+    '    _cc_f=${_cc_cur%%=*}',
+    '    if _catalog_is_boolean "$_cc_cmd" "$_cc_f"; then echo words; _catalog_filter "$_cc_f=" "${_cc_cur#*=}" true false; else echo none; fi ;;',
+    '  *)',
+    '    case $_cc_sub in',
+    '      add|update)',
+    '        echo nospace',
+    '        _catalog_fields "$_cc_cmd" | while IFS= read -r _cc_f; do',
+    '          case $_cc_f in created|updated) ;; "$_cc_cur"*) printf \'%s=\\n\' "$_cc_f" ;; esac',
+    '        done ;;',
+    '      import|export) echo files ;;',
+    '      *) echo none ;;',
+    '    esac ;;',
+    'esac',
+  ]);
+  return lines.join('\n');
+}
+
+/** The bash script: the POSIX functions plus a wrapper that reads the line as typed (URLs and FIELD=VALUE keep their `:` and `=`). */
+export function bashScript(spec: CompletionSpec): string {
+  return `# catalog completion for bash. Load it with: source <(catalog completion bash)
+${posixFunctions(spec)}
+_catalog() {
+  local -a words=()
+  local cword
+  if [[ -n \${COMP_LINE-} ]]; then
+    # Split the line ourselves: bash's COMP_WORDS breaks words at = and : (FIELD=VALUE, URLs).
+    local line=\${COMP_LINE:0:\${COMP_POINT:-\${#COMP_LINE}}}
+    read -r -a words <<< "$line"
+    if [[ -z $line || $line == *[[:space:]] ]]; then words+=(""); fi
+    cword=$(( \${#words[@]} - 1 ))
+  else
+    words=("\${COMP_WORDS[@]}")
+    cword=$COMP_CWORD
+  fi
+  local cur=\${words[cword]} out mode rest c pre=""
+  out=$(_catalog_candidates "$cword" "\${words[@]}")
+  mode=\${out%%$'\\n'*}
+  rest=""
+  [[ $out == *$'\\n'* ]] && rest=\${out#*$'\\n'}
+  # Bash replaces only its own current word, which may begin after a = or : of ours.
+  local bw=\${COMP_WORDS[COMP_CWORD]-}
+  if [[ -n $bw && $cur == *"$bw" ]]; then pre=\${cur%"$bw"}; elif [[ -z $bw ]]; then pre=$cur; fi
+  COMPREPLY=()
+  case $mode in
+    files)
+      compopt -o filenames 2>/dev/null
+      while IFS= read -r c; do COMPREPLY+=("$c"); done < <(compgen -f -- "$bw")
+      ;;
+    words|nospace)
+      while IFS= read -r c; do [[ -n $c ]] && COMPREPLY+=("\${c#"$pre"}"); done <<< "$rest"
+      [[ $mode == nospace ]] && compopt -o nospace 2>/dev/null
+      ;;
+  esac
+  return 0
+}
+complete -F _catalog catalog
+`;
+}
+
+/** The zsh script: the same POSIX functions under a native zsh completion function. */
+export function zshScript(spec: CompletionSpec): string {
+  return `#compdef catalog
+# catalog completion for zsh. Put it on $fpath as _catalog, or: source <(catalog completion zsh)
+${posixFunctions(spec)}
+_catalog() {
+  local out mode
+  local -a cands
+  out=$(_catalog_candidates $((CURRENT - 1)) "\${words[@]}")
+  mode=\${out%%$'\\n'*}
+  cands=()
+  [[ $out == *$'\\n'* ]] && cands=("\${(@f)\${out#*$'\\n'}}")
+  case $mode in
+    files) _files ;;
+    nospace) compadd -Q -S '' -- "\${cands[@]}" ;;
+    words) compadd -Q -- "\${cands[@]}" ;;
+  esac
+}
+if [ "$funcstack[1]" = "_catalog" ]; then
+  _catalog "$@"
+else
+  compdef _catalog catalog
+fi
+`;
+}
+
+/** The fish script: fish cannot run sh functions, so it hands the line to sh with the same functions. */
+export function fishScript(spec: CompletionSpec): string {
+  const sh = `${posixFunctions(spec)}\n_catalog_candidates "$@"\n`;
+  const fishQuoted = `'${sh.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+  return `# catalog completion for fish. Save it as ~/.config/fish/completions/catalog.fish
+set -g __catalog_completion_sh ${fishQuoted}
+function __catalog_complete
+    set -l tokens (commandline -opc)
+    set -l cur (commandline -ct)
+    set -l out (sh -c $__catalog_completion_sh catalog (count $tokens) $tokens $cur)
+    switch $out[1]
+        case files
+            __fish_complete_path $cur
+        case words nospace
+            for c in $out[2..-1]
+                echo $c
+            end
+    end
+end
+complete -c catalog -f -a '(__catalog_complete)'
+`;
+}
+
+/** `catalog completion bash|zsh|fish`. */
+export function defineCompletion(ctx: Context): Command {
+  const cmd = new Command('completion')
+    .description('Print a shell completion script: commands, collections, flags and field names (no network needed)')
+    .argument('<shell>', `one of ${SHELLS.join(', ')}`)
+    .action(async (shell: string, _opts: unknown, self: Command) => runCompletion({ shell, program: rootOf(self) }, ctx));
+  return examples(cmd, [
+    'source <(catalog completion bash)            # now, in this shell; add it to ~/.bashrc to keep it',
+    'catalog completion zsh > "${fpath[1]}/_catalog"  # zsh, then start a new shell',
+    'catalog completion fish > ~/.config/fish/completions/catalog.fish',
+  ]);
+}
+
+function rootOf(cmd: Command): Command {
+  let c = cmd;
+  while (c.parent) c = c.parent;
+  return c;
+}
+
+/** Prints the script for one shell. */
+export async function runCompletion(opts: { shell: string; program: Command }, ctx: Context): Promise<void> {
+  if (!(SHELLS as readonly string[]).includes(opts.shell)) {
+    throw new UsageError(`no completion for '${opts.shell}'`, `choose one of ${SHELLS.join(', ')}: catalog completion bash`);
+  }
+  const spec = completionSpec(opts.program);
+  const script = opts.shell === 'bash' ? bashScript(spec) : opts.shell === 'zsh' ? zshScript(spec) : fishScript(spec);
+  await ctx.io.stdout.write(script);
+}
