@@ -52,8 +52,8 @@ export interface ImportOptions {
   concurrency?: number;
   /** Rejects file; default `<input>.rejects.csv` (`.ndjson` for JSON/YAML inputs). */
   rejectsPath?: string;
-  /** Checkpoint file; default `<input>.checkpoint.json`; none for stdin unless given. */
-  checkpointPath?: string;
+  /** Checkpoint file; default `<input>.checkpoint.json`; none for stdin unless given; null: none. */
+  checkpointPath?: string | null;
   resume?: boolean;
   dryRun?: boolean;
   /** Directory for defaults of stdin imports (rejects file). */
@@ -232,7 +232,8 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
     const totalBytes = (await stat(path)).size;
     const cwd = opts.cwd ?? '.';
     const rejectsPath = opts.rejectsPath ?? (fromStdin ? resolvePath(cwd, `${table.name}.rejects.csv`) : `${opts.input}.rejects.${format === 'csv' ? 'csv' : 'ndjson'}`);
-    const checkpointPath = opts.dryRun ? null : (opts.checkpointPath ?? (fromStdin ? null : `${opts.input}.checkpoint.json`));
+    const checkpointPath =
+      opts.dryRun || opts.checkpointPath === null ? null : (opts.checkpointPath ?? (fromStdin ? null : `${opts.input}.checkpoint.json`));
     const fp: Fingerprint | null = checkpointPath ? await fingerprint(path) : null;
 
     // ---------------------------------------------------------------- resume

@@ -79,30 +79,31 @@ export async function createProgress(err: Output, opts: ProgressOptions): Promis
       return true;
     },
   } as unknown as NodeJS.WriteStream;
-  const bar = new SingleBar({
-    stream,
-    format: `${opts.label} {phase} [{bar}] {percentage}% | {rows} rows | {rate} rows/s | ETA {etaText}`,
-    barsize: 24,
-    hideCursor: true,
-    clearOnComplete: true,
-    fps: 5,
-    etaBuffer: 50,
-  });
-  let started = false;
+  let bar: InstanceType<typeof SingleBar> | null = null;
   return {
     update(r) {
       const payload = { phase: r.phase, rows: fmt(r.rows), rate: fmt(rate(r.rows)), etaText: duration(eta(r)) };
-      const total = r.totalBytes && r.totalBytes > 0 ? r.totalBytes : 1;
-      if (!started) {
-        bar.start(total, r.bytes ?? 0, payload);
-        started = true;
+      const known = Boolean(r.totalBytes && r.totalBytes > 0);
+      if (!bar) {
+        // without a size (export, stdin) there is no percentage to show: rows and rate only
+        bar = new SingleBar({
+          stream,
+          format: known
+            ? `${opts.label} {phase} [{bar}] {percentage}% | {rows} rows | {rate} rows/s | ETA {etaText}`
+            : `${opts.label} {phase} | {rows} rows | {rate} rows/s`,
+          barsize: 24,
+          hideCursor: true,
+          clearOnComplete: true,
+          fps: 5,
+        });
+        bar.start(known ? (r.totalBytes as number) : 1, known ? (r.bytes ?? 0) : 0, payload);
       } else {
-        bar.setTotal(total);
-        bar.update(r.bytes ?? 0, payload);
+        if (known) bar.setTotal(r.totalBytes as number);
+        bar.update(known ? (r.bytes ?? 0) : 0, payload);
       }
     },
     done() {
-      if (started) bar.stop();
+      bar?.stop();
     },
   };
 }

@@ -1,0 +1,110 @@
+import { basename, extname } from 'node:path';
+import { Command, Option } from 'commander';
+import type { TableDef } from '../../schema/catalog.js';
+import type { InputFormat } from '../../import/types.js';
+import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
+import { buildReadQuery, count, type ReadFlags } from '../flags/query.js';
+import { addReadFlags, examples } from './shared.js';
+import { ImportInterrupted } from './import.js';
+
+export interface ExportFlags extends ReadFlags {
+  format?: string;
+  null?: string;
+  pageSize?: string;
+}
+
+export interface RunExportOptions extends ExportFlags {
+  collection: string;
+  /** Output file; undefined or `-` for stdout. */
+  file?: string;
+}
+
+const EXPORT_FORMATS: readonly InputFormat[] = ['csv', 'json', 'ndjson', 'yaml'];
+const BY_EXTENSION: Record<string, InputFormat> = { '.csv': 'csv', '.json': 'json', '.ndjson': 'ndjson', '.jsonl': 'ndjson', '.yaml': 'yaml', '.yml': 'yaml' };
+
+/** `catalog <collection> export [file]`. */
+export function defineExport(ctx: Context, table: TableDef): Command {
+  const cmd = addReadFlags(
+    new Command('export')
+      .description(`Write every matching ${table.singular} to a file (or stdout) page by page, in a format import reads back`)
+      .argument('[file]', 'output file (default: stdout); the format follows its extension'),
+  )
+    .addOption(new Option('--format <format>', 'csv, json, ndjson or yaml (default: from the file name, else csv)').choices([...EXPORT_FORMATS]))
+    .option('--null <token>', 'CSV text for null (default: empty where that reads back as null, else \\N)')
+    .option('--page-size <n>', 'rows per request (default 1000)')
+    .action(async (file: string | undefined, opts: ExportFlags) => {
+      await runExport({ ...opts, file, collection: table.name }, ctx);
+    });
+  return examples(cmd, [
+    `catalog ${table.name} export ${table.name}.csv`,
+    `catalog ${table.name} export --where 'created>=2024-01-01' --format ndjson > recent.ndjson`,
+    `catalog ${table.name} export backup.yaml && catalog ${table.name} import backup.yaml`,
+  ]);
+}
+
+/** The export format: --format, the file's extension, -o when it names one of ours, else csv. */
+async function exportFormat(opts: RunExportOptions, ctx: Context): Promise<InputFormat> {
+  if (opts.format) return opts.format as InputFormat;
+  if (opts.file && opts.file !== '-') {
+    const byExt = BY_EXTENSION[extname(opts.file).toLowerCase()];
+    if (byExt) return byExt;
+  }
+  const o = ctx.globals.output;
+  if (o && (EXPORT_FORMATS as readonly string[]).includes(o)) return o as InputFormat;
+  return 'csv';
+}
+
+/** Streams the rows of a collection into a file or stdout; returns the number written. */
+export async function runExport(opts: RunExportOptions, ctx: Context): Promise<number> {
+  const [{ exportTable }, { fileSink }, { createProgress }, { tableByName }, { contextTransport }] = await Promise.all([
+    import('../../export/export.js'),
+    import('../../export/sink.js'),
+    import('../../import/progress.js'),
+    import('../../schema/catalog.js'),
+    import('./import.js'),
+  ]);
+  const table = tableByName(opts.collection);
+  if (!table) throw new UsageError(`this tool cannot export '${opts.collection}'`);
+  const info = await ctx.table(opts.collection);
+  const query = buildReadQuery(opts, info, await ctx.schema(), ctx.removedFields(table.name));
+  const pageSize = count('--page-size', opts.pageSize);
+  if (pageSize === 0) throw new UsageError('--page-size must be at least 1');
+  const format = await exportFormat(opts, ctx);
+  const toFile = opts.file !== undefined && opts.file !== '-';
+  if (ctx.dryRun) {
+    await ctx.send({ method: 'GET', path: `/${table.name}`, query: (await import('../../grammar/compile.js')).compileQuery(query) });
+    return 0;
+  }
+  const transport = await contextTransport(ctx);
+  const abort = new AbortController();
+  void ctx.waitForSignal().then(() => abort.abort());
+  const sink = toFile ? fileSink(opts.file as string) : null;
+  const label = `${table.name} → ${toFile ? basename(opts.file as string) : 'stdout'}`;
+  const progress = await createProgress(ctx.io.stderr, { quiet: ctx.globals.quiet, clock: () => ctx.clock.now(), label });
+  const started = ctx.clock.now();
+  let n: number;
+  try {
+    n = await exportTable({
+      transport,
+      table,
+      format,
+      out: sink ?? ctx.io.stdout,
+      query,
+      pageSize,
+      nullToken: opts.null,
+      signal: abort.signal,
+      onPage: (rows) => progress.update({ phase: 'exporting', rows }),
+    });
+    if (abort.signal.aborted) throw new ImportInterrupted(`interrupted: ${toFile ? `${opts.file} was not written` : 'the output is incomplete'}`);
+    await sink?.commit();
+  } catch (err) {
+    progress.done();
+    await sink?.abort();
+    throw err;
+  }
+  progress.done();
+  const seconds = (ctx.clock.now() - started) / 1000;
+  await ctx.note(`exported ${n.toLocaleString('en-US')} ${n === 1 ? table.singular : table.name} to ${toFile ? opts.file : 'stdout'} as ${format} (${seconds.toFixed(1)} s)`);
+  return n;
+}
