@@ -1,9 +1,12 @@
 import { Command, CommanderError } from 'commander';
 import { COLLECTIONS, REMOVED_COLLECTIONS, TABLES } from '../schema/catalog.js';
 import { type CollectionExtension, defineCollection } from './commands/collection.js';
+import { defineChangelog } from './commands/changelog.js';
+import { defineCompletion } from './commands/completion.js';
 import { defineConfig } from './commands/config.js';
 import { defineSchema } from './commands/schema.js';
 import { defineServe } from './commands/serve.js';
+import { defineToken } from './commands/token.js';
 import type { Context } from './context.js';
 import { describeError, EXIT, exitCodeFor, UsageError } from './errors.js';
 import { addGlobalOptions } from './globals.js';
@@ -72,7 +75,15 @@ export async function buildProgram(ctx: Context): Promise<Command> {
 
   const byName = [...TABLES].sort((a, b) => a.name.localeCompare(b.name));
   for (const table of byName) program.addCommand(defineCollection(ctx, table, extensions).helpGroup('Collections:'));
-  const others = [defineSchema(ctx), defineConfig(ctx), defineServe(ctx), ...(seedMod ? [seedMod.defineSeed(ctx)] : [])];
+  const others = [
+    defineSchema(ctx),
+    defineConfig(ctx),
+    defineServe(ctx),
+    ...(seedMod ? [seedMod.defineSeed(ctx)] : []),
+    defineChangelog(ctx),
+    defineToken(ctx),
+    defineCompletion(ctx),
+  ];
   for (const cmd of others) program.addCommand(cmd.helpGroup('Other commands:'));
   // Subcommands added with addCommand do not inherit: give them the root's output, error and help settings.
   const inherit = (cmd: Command) => {
