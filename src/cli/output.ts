@@ -8,7 +8,7 @@ export async function outputFormat(ctx: Context): Promise<FormatName> {
   return (await ctx.config()).output?.value ?? defaultFormat(ctx.io.stdout.isTTY);
 }
 
-const TITLES = ['name', 'stage_name', 'release_title', 'track_title', 'legal_name', 'catalog_number', 'release_date'];
+const TITLES = ['name', 'stage_name', 'release_title', 'track_title', 'catalog_number', 'release_date'];
 
 /**
  * The order a table shows a collection's fields in when it cannot show them all: key and title

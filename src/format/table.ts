@@ -62,7 +62,9 @@ async function renderTable(rows: Row[], opts: WriterOptions): Promise<string> {
   let cells = rows.map((r) => columns.map((c) => display(r[c], c, opts)));
   if (opts.out.isTTY && opts.out.columns > 0) {
     const natural = columns.map((c, i) => Math.max(displayWidth(c), ...cells.map((row) => displayWidth(row[i]))));
-    const widths = fitWidths(natural, opts.out.columns, GAP);
+    // Ids are for copying: never cut them.
+    const fixed = columns.map((c) => c === 'id' || opts.columnTypes?.[c] === 'uuid');
+    const widths = fitWidths(natural, opts.out.columns, GAP, fixed);
     if (widths.length < columns.length) {
       const hidden = columns.slice(widths.length);
       opts.notice?.(`${hidden.length} more field${hidden.length === 1 ? '' : 's'} not shown (${hidden.join(', ')}); choose with --select, or use -o json`);

@@ -49,25 +49,27 @@ export function truncate(s: string, width: number): string {
 }
 
 /**
- * Fits natural column widths into `total` cells (with `gap` between columns): keeps as many
- * leading columns as fit at a minimum width, then narrows the widest until the row fits.
- * Returns the widths of the columns kept (fewer than given when some had to go).
+ * Fits natural column widths into `total` cells (with `gap` between columns). Columns are kept
+ * in order while each still gets a comfortable width (`comfortable` cells, or its natural width
+ * if smaller; `fixed` columns, such as ids, always their natural width); then the widest are
+ * narrowed until the row fits. Returns the widths of the columns kept.
  * @example fitWidths([10, 40, 30], 50, 2) // [10, 18, 18]
  */
-export function fitWidths(natural: number[], total: number, gap: number, min = 8): number[] {
-  const floor = (w: number) => Math.min(w, min);
-  let kept = natural.length;
-  while (kept > 1 && natural.slice(0, kept).reduce((s, w) => s + floor(w), 0) + gap * (kept - 1) > total) kept--;
+export function fitWidths(natural: number[], total: number, gap: number, fixed: boolean[] = [], comfortable = 16): number[] {
+  const floor = (i: number) => (fixed[i] ? natural[i] : Math.min(natural[i], comfortable));
+  let kept = 0;
+  let used = 0;
+  while (kept < natural.length && (kept === 0 || used + gap + floor(kept) <= total)) used += (kept === 0 ? 0 : gap) + floor(kept++);
   const widths = natural.slice(0, kept);
   const room = Math.max(total - gap * (kept - 1), 1);
   let sum = widths.reduce((s, w) => s + w, 0);
   while (sum > room) {
-    const shrinkable = widths.map((w, i) => [w, i]).filter(([w, i]) => w > floor(natural[i]));
+    const shrinkable = widths.map((w, i) => [w, i]).filter(([w, i]) => w > Math.min(floor(i), room));
     if (shrinkable.length === 0) break;
     shrinkable.sort((a, b) => b[0] - a[0]);
     const [w, i] = shrinkable[0];
     // Narrow the widest to the next-widest (or just enough), never below its floor; ties go one cell at a time.
-    const target = Math.max(floor(natural[i]), shrinkable[1]?.[0] ?? 0, w - (sum - room));
+    const target = Math.max(Math.min(floor(i), room), shrinkable[1]?.[0] ?? 0, w - (sum - room));
     widths[i] = target === w ? w - 1 : target;
     sum = widths.reduce((s, x) => s + x, 0);
   }

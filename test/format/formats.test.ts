@@ -128,7 +128,10 @@ describe('width helpers', () => {
   it('fit column widths into the room there is', () => {
     expect(fitWidths([10, 40, 30], 50, 2)).toEqual([10, 18, 18]);
     expect(fitWidths([5, 5], 80, 2)).toEqual([5, 5]);
-    expect(fitWidths(Array(20).fill(10), 50, 2).length).toBeLessThan(20);
+    expect(fitWidths(Array(20).fill(10), 50, 2)).toEqual([10, 10, 10, 10]);
+    // An id is never cut; the other columns share what is left.
+    expect(fitWidths([36, 100, 100], 80, 2, [true])).toEqual([36, 20, 20]);
+    expect(fitWidths([36, 100, 100], 50, 2, [true])).toEqual([36]);
   });
 
   it('say relative times the way people do', () => {

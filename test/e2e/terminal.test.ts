@@ -1,0 +1,57 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../support/stores.js';
+import { catalog, catalogInTerminal, ensureBuilt, type Serve, startServe } from './support.js';
+
+let serve: Serve;
+
+beforeAll(async () => {
+  ensureBuilt();
+  serve = await startServe(['--data', tempDir('tty-')]);
+  const rows = Array.from({ length: 5 }, (_, i) => ({ stage_name: `Artist ${i} ${'with a very long biography '.repeat(i)}`, biography: 'x'.repeat(300), city: '東京' }));
+  const r = await catalog(['--url', serve.url, 'artists', 'add', '--json', JSON.stringify(rows)]);
+  expect(r.code).toBe(0);
+});
+
+afterAll(async () => {
+  await serve.stop();
+});
+
+const ANSI = /\x1b\[[0-9;]*m/g;
+
+describe('on a terminal', () => {
+  it('lists as an aligned table that fits the width, with "N of M" and a hidden-fields note', async () => {
+    const r = await catalogInTerminal(['--url', serve.url, 'artists', 'list', '--order', 'stage_name', '--limit', '3', '--count'], { cols: 80 });
+    expect(r.code).toBe(0);
+    const lines = r.stdout.replace(ANSI, '').split('\n').filter(Boolean);
+    const table = lines.filter((l) => /^(id|[0-9a-f]{8}-)/.test(l));
+    expect(table[0]).toMatch(/^id\s+stage_name\s+/);
+    expect(table).toHaveLength(4);
+    for (const l of table) expect(l.length).toBeLessThanOrEqual(80);
+    expect(r.stdout).toContain('…');
+    expect(r.stdout).toMatch(/3 of 5 artists/);
+    expect(r.stdout).toMatch(/more fields not shown/);
+  });
+
+  it('shows timestamps as relative times and uses colour unless NO_COLOR', async () => {
+    const r = await catalogInTerminal(['--url', serve.url, 'artists', 'list', '--select', 'stage_name,created', '--limit', '1']);
+    expect(r.stdout).toMatch(/just now|minutes? ago/);
+    expect(r.stdout).toContain('\x1b[1m');
+    const plain = await catalogInTerminal(['--url', serve.url, 'artists', 'list', '--select', 'stage_name', '--limit', '1'], { env: { NO_COLOR: '1' } });
+    expect(plain.stdout).not.toMatch(ANSI);
+  });
+
+  it('prints JSON, not a table, when stdout is piped', async () => {
+    const r = await catalog(['--url', serve.url, 'artists', 'list', '--limit', '2']);
+    expect(JSON.parse(r.stdout)).toHaveLength(2);
+  });
+
+  it('asks before removing and removes on yes', async () => {
+    const added = await catalog(['--url', serve.url, 'labels', 'add', 'name=Doomed']);
+    const id = JSON.parse(added.stdout).id as string;
+    const r = await catalogInTerminal(['--url', serve.url, 'labels', 'remove', id], { input: 'y\r' });
+    expect(r.stdout).toMatch(/Remove 1 label/);
+    expect(r.stdout).toMatch(/Removed 1 label/);
+    expect(r.code).toBe(0);
+    expect((await catalog(['--url', serve.url, 'labels', 'get', id])).code).toBe(1);
+  });
+});
