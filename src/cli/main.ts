@@ -4,7 +4,10 @@ import { type CollectionExtension, defineCollection } from './commands/collectio
 import { defineChangelog } from './commands/changelog.js';
 import { defineCompletion } from './commands/completion.js';
 import { defineConfig } from './commands/config.js';
+import { defineExport } from './commands/export.js';
+import { defineImport } from './commands/import.js';
 import { defineSchema } from './commands/schema.js';
+import { defineSeed } from './commands/seed.js';
 import { defineServe } from './commands/serve.js';
 import { defineToken } from './commands/token.js';
 import type { Context } from './context.js';
@@ -39,21 +42,8 @@ Examples:
   catalog --url https://catalog.example.com --token "$TOKEN" labels add name='Blue Note'
 `;
 
-/**
- * Loads a command module another engineer owns, if it is there yet (the CLI works without it).
- * The specifier is a variable so the build does not require the file to exist.
- */
-async function optionalModule<T>(specifier: string): Promise<T | null> {
-  try {
-    return (await import(specifier)) as T;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' && String((err as Error).message).includes(specifier.replace('./', ''))) return null;
-    throw err;
-  }
-}
-
 /** The whole command tree: one command per collection (generated), plus schema, config, serve and seed. */
-export async function buildProgram(ctx: Context): Promise<Command> {
+export function buildProgram(ctx: Context): Command {
   const program = addGlobalOptions(new Command('catalog'))
     .description('Administer the music catalog: artists, releases, tracks, labels, genres, subgenres, countries, languages')
     .version(ctx.version, '-V, --version')
@@ -68,10 +58,7 @@ export async function buildProgram(ctx: Context): Promise<Command> {
     });
   program.hook('preAction', () => ctx.setGlobals(program.opts()));
 
-  const importMod = await optionalModule<{ defineImport: CollectionExtension }>('./commands/import.js');
-  const exportMod = await optionalModule<{ defineExport: CollectionExtension }>('./commands/export.js');
-  const seedMod = await optionalModule<{ defineSeed: (ctx: Context) => Command }>('./commands/seed.js');
-  const extensions = [importMod?.defineImport, exportMod?.defineExport].filter((f): f is CollectionExtension => Boolean(f));
+  const extensions: CollectionExtension[] = [defineImport, defineExport];
 
   const byName = [...TABLES].sort((a, b) => a.name.localeCompare(b.name));
   for (const table of byName) program.addCommand(defineCollection(ctx, table, extensions).helpGroup('Collections:'));
@@ -79,7 +66,7 @@ export async function buildProgram(ctx: Context): Promise<Command> {
     defineSchema(ctx),
     defineConfig(ctx),
     defineServe(ctx),
-    ...(seedMod ? [seedMod.defineSeed(ctx)] : []),
+    defineSeed(ctx),
     defineChangelog(ctx),
     defineToken(ctx),
     defineCompletion(ctx),
@@ -114,7 +101,7 @@ export async function run(argv: string[], ctx: Context): Promise<number> {
       await ctx.io.stdout.write(guide(ctx.style('stdout'), ctx.paths.dataDir, url));
       return EXIT.ok;
     }
-    const program = await buildProgram(ctx);
+    const program = buildProgram(ctx);
     await program.parseAsync(args, { from: 'user' });
     return EXIT.ok;
   } catch (err) {
