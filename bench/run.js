@@ -5,7 +5,7 @@
  * in one run. Prints one table of medians with ratios and targets, and writes the same table to
  * BENCHMARKS.md (or --out). See bench/README.md for what each figure measures.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ensureTracksFile, GENERATOR_VERSION, labelsCsv, releasesCsv } from './lib/generate.js';
@@ -137,7 +137,7 @@ const rows = buildRows(withStoreFallback(R), o);
 const m = machine();
 const header = [
   `machine: ${m.cores} cores (${m.cpu}), ${m.ramGb} GB RAM, ${m.os}; node ${m.node}; ${pgVersion ?? 'PostgreSQL n/a'}; PGlite ${m.pglite}; hyperfine ${m.hyperfine ?? 'not installed'}`,
-  `run: ${m.date}, rows ${o.rows.map(fmtRows).join(' and ')}, ${o.runs} run(s) per figure (medians), ${((Date.now() - started) / 60000).toFixed(1)} min`,
+  `run: ${m.date}, rows ${o.rows.map(fmtRows).join(' and ')}, ${o.runs} run(s) per figure${o.bigRuns ? ` (${o.bigRuns} for import/export at ≥ 1M rows)` : ''} (medians), ${((Date.now() - started) / 60000).toFixed(1)} min`,
 ];
 process.stdout.write(`\n${header.join('\n')}\n\n${textTable(rows)}\n`);
 
@@ -147,7 +147,7 @@ Produced by \`npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice
 
 - **Machine:** ${m.cores} cores (${m.cpu}), ${m.ramGb} GB RAM, ${m.os}
 - **Software:** node ${m.node}, ${pgVersion ?? 'PostgreSQL n/a'} (server on 127.0.0.1), PGlite ${m.pglite}, ${m.psql ?? 'psql n/a'}, hyperfine ${m.hyperfine ?? 'not installed'}
-- **Date:** ${m.date}; rows ${o.rows.map(fmtRows).join(' and ')}; ${o.runs} run(s) per figure, medians shown${extraCaCerts ? '\n- NODE_EXTRA_CA_CERTS was set here and is removed for every child process (it adds ≈80 ms to each node start)' : ''}
+- **Date:** ${m.date}; rows ${o.rows.map(fmtRows).join(' and ')}; ${o.runs} run(s) per figure${o.bigRuns ? ` (${o.bigRuns} for import/export at ≥ 1M rows)` : ''}, medians shown${extraCaCerts ? '\n- NODE_EXTRA_CA_CERTS was set here and is removed for every child process (it adds ≈80 ms to each node start)' : ''}
 
 Ratios: for imports, exports and throughput, the catalog's speed as a multiple of the peer's
 (higher is better); for start-up, the catalog's time as a multiple of \`node -e 0\` (lower is
@@ -157,7 +157,10 @@ ${markdownTable(rows)}
 `;
 const outFile = join(ROOT, o.out);
 mkdirSync(dirname(outFile), { recursive: true });
-writeFileSync(outFile, md);
+// Hand-written analysis below the marker survives a re-run of the bench.
+const MARKER = '<!-- notes below this line are kept when the bench rewrites this file -->';
+const kept = existsSync(outFile) ? readFileSync(outFile, 'utf8').split(MARKER)[1] : undefined;
+writeFileSync(outFile, `${md}\n${MARKER}${kept ?? '\n'}`);
 writeFileSync(join(ROOT, '.bench', `results-${o.quick ? 'quick' : 'full'}.json`), JSON.stringify({ options: o, machine: m, pgVersion, results: R }, null, 2));
 log(`wrote ${o.out}`);
 // Keep-alive sockets and load-test timers must not keep the bench alive once the table is out.

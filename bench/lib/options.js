@@ -3,6 +3,7 @@
 export const USAGE = `usage: npm run bench -- [options]
   --rows N[,N...]   track counts to run (default 100000,1000000)
   --runs N          runs per scenario; the table shows medians (default 3)
+  --big-runs N      runs of import/export at 1M rows and more (default: --runs)
   --quick           fast smoke run: 10k rows, 1 run, short load tests
   --only NAME[,..]  scenarios: import, export, list, load, workers, coldstart (default all)
   --stores S[,..]   postgres, pglite (default both)
@@ -17,6 +18,7 @@ export function parseOptions(argv) {
   const o = {
     rows: [100000, 1000000],
     runs: 3,
+    bigRuns: null,
     quick: false,
     only: [...SCENARIOS],
     stores: ['postgres', 'pglite'],
@@ -47,6 +49,10 @@ export function parseOptions(argv) {
         o.runs = Number(value());
         if (!Number.isInteger(o.runs) || o.runs < 1) throw new Error('--runs must be a positive integer');
         runsGiven = true;
+        break;
+      case '--big-runs':
+        o.bigRuns = Number(value());
+        if (!Number.isInteger(o.bigRuns) || o.bigRuns < 1) throw new Error('--big-runs must be a positive integer');
         break;
       case '--quick':
         o.quick = true;
@@ -85,6 +91,11 @@ export function parseOptions(argv) {
   o.rows = [...new Set(o.rows)].sort((a, b) => a - b);
   o.out ??= o.quick ? 'bench/out/quick.md' : 'BENCHMARKS.md';
   return o;
+}
+
+/** How many runs the import/export scenarios make at `rows`. */
+export function runsFor(o, rows) {
+  return rows >= 1e6 && o.bigRuns ? o.bigRuns : o.runs;
 }
 
 /** "100k" / "1M" / "100000" → a row count. */

@@ -6,6 +6,7 @@
 import { join } from 'node:path';
 import { catalogExport, catalogImport, countViaService } from '../lib/catalog.js';
 import { load, sequentialLatency } from '../lib/http.js';
+import { runsFor } from '../lib/options.js';
 import { assertOk, runTimed, treePeakRssKb } from '../lib/proc.js';
 import { ROOT, startCatalog, startMinimal } from '../lib/service.js';
 import { LIST_QUERIES } from '../lib/report.js';
@@ -45,8 +46,9 @@ export async function pgliteSize(ctx, n) {
   const doExport = o.only.includes('export');
   if (!doImport && !doExport) return;
   const peerOut = join(ctx.scratch, 'export-pglite-copy.csv');
-  for (let run = 1; run <= o.runs; run++) {
-    ctx.log(`PGlite ${n} rows, run ${run}/${o.runs}`);
+  const runs = runsFor(o, n);
+  for (let run = 1; run <= runs; run++) {
+    ctx.log(`PGlite ${n} rows, run ${run}/${runs}`);
     const steps = [];
     if (doImport || doExport) steps.push(['truncate', null], ['copy', doImport ? `pglite.import.copy.${n}` : null]);
     if (doExport) steps.push(['export', `pglite.export.copy.${n}`]);
@@ -66,7 +68,7 @@ export async function pgliteSize(ctx, n) {
           const got = await countViaService(service.url);
           if (got !== n) throw new Error(`imported ${got} of ${n} rows`);
           R.add(`pglite.import.catalog.${n}`, first.ms);
-          R.note('via.import', first.via);
+          if (first.via === 'engine') R.note('via.import', 'engine');
           R.add(`pglite.import.catalog.peak.${n}`, first.peakKb);
           const again = await catalogImport(file, service.url, ctx.scratch);
           const after = await countViaService(service.url);
@@ -82,7 +84,7 @@ export async function pgliteSize(ctx, n) {
           if (got !== n) throw new Error(`table holds ${got} rows, not ${n} (import did not complete)`);
           const res = await catalogExport(join(ctx.scratch, 'export-catalog.csv'), service.url);
           R.add(`pglite.export.catalog.${n}`, res.ms);
-          R.note('via.export', res.via);
+          if (res.via === 'engine') R.note('via.export', 'engine');
           R.add(`pglite.export.catalog.peak.${n}`, res.peakKb);
         });
       }

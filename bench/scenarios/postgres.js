@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { catalogExport, catalogImport } from '../lib/catalog.js';
 import { isrcFor, labelId } from '../lib/generate.js';
 import { load, sequentialLatency } from '../lib/http.js';
+import { runsFor } from '../lib/options.js';
 import { analyzeTracks, countTracks, psqlCopyIn, psqlCopyOut, truncateTracks } from '../lib/postgres.js';
 import { assertOk, runTimed, treePeakRssKb, which } from '../lib/proc.js';
 import { cliHasFlag, ROOT, startCatalog, startMinimal } from '../lib/service.js';
@@ -47,8 +48,9 @@ export async function postgresSize(ctx, n) {
   const needService = o.only.includes('import') || o.only.includes('export');
   if (needService) service = await R.attempt([`pg.import.catalog.${n}`, `pg.merge.catalog.${n}`, `pg.export.catalog.${n}`, `pg.import.catalog.peak.${n}`, `pg.export.catalog.peak.${n}`], () => startCatalog({ databaseUrl: pgUrl }));
   try {
-    for (let run = 1; run <= o.runs; run++) {
-      ctx.log(`PostgreSQL ${n} rows, run ${run}/${o.runs}`);
+    const runs = runsFor(o, n);
+    for (let run = 1; run <= runs; run++) {
+      ctx.log(`PostgreSQL ${n} rows, run ${run}/${runs}`);
       if (o.only.includes('import')) {
         await truncateTracks(pgUrl);
         await R.attempt(`pg.import.psql.${n}`, async () => R.add(`pg.import.psql.${n}`, (await psqlCopyIn(pgUrl, file)).ms));
@@ -76,7 +78,7 @@ export async function postgresSize(ctx, n) {
             const got = await countTracks(pgUrl);
             if (got !== n) throw new Error(`imported ${got} of ${n} rows`);
             R.add(`pg.import.catalog.${n}`, first.ms);
-          R.note('via.import', first.via);
+          if (first.via === 'engine') R.note('via.import', 'engine');
             R.add(`pg.import.catalog.peak.${n}`, first.peakKb);
             const again = await catalogImport(file, service.url, ctx.scratch);
             const after = await countTracks(pgUrl);
@@ -93,7 +95,7 @@ export async function postgresSize(ctx, n) {
           await R.attempt([`pg.export.catalog.${n}`, `pg.export.catalog.peak.${n}`], async () => {
             const res = await catalogExport(out, service.url);
             R.add(`pg.export.catalog.${n}`, res.ms);
-          R.note('via.export', res.via);
+          if (res.via === 'engine') R.note('via.export', 'engine');
             R.add(`pg.export.catalog.peak.${n}`, res.peakKb);
           });
         }
