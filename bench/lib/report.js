@@ -186,7 +186,7 @@ export function buildRows(R, o) {
     const w1 = R.get('pg.load.workers1');
     rows.push(line({
       scenario: 'catalog serve --workers 2 vs --workers 1 (req/s)', store: 'PostgreSQL', catalog: w2,
-      catalogText: naText(w2) ?? `${fmtRate(w2.value)} req/s`, peer: '--workers 1', peerR: w1,
+      catalogText: naText(w2) ?? `${fmtRate(w2.value)} req/s${R.extra.get('via.workers') === 'cluster' ? ' (cluster driver)' : ''}`, peer: '--workers 1', peerR: w1,
       peerText: naText(w1) ?? `${fmtRate(w1?.value)} req/s`, kind: 'times', target: { min: 1.5 },
     }));
   }

@@ -79,6 +79,21 @@ export async function startMinimal({ databaseUrl, dataDir, tx = false }) {
   return { url, pid: proc.pid, proc, stop: () => proc.stop() };
 }
 
+/** Starts bench/peers/cluster-driver.js (the lead's cluster module) with `workers` workers. */
+export async function startClusterDriver({ databaseUrl, workers }) {
+  const port = await freePort();
+  const args = [join(ROOT, 'bench', 'peers', 'cluster-driver.js'), '--port', String(port), '--database-url', databaseUrl, '--workers', String(workers)];
+  const proc = startProcess(process.execPath, args, { cwd: ROOT });
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitForHttp(`${url}/`, proc);
+  } catch (err) {
+    await proc.stop();
+    throw new Error(`cluster driver ${err.message}`);
+  }
+  return { url, pid: proc.pid, proc, stop: () => proc.stop() };
+}
+
 /** Whether the CLI's help mentions a flag for a subcommand (e.g. serve --workers). */
 export async function cliHasFlag(subcommand, flag) {
   const { spawnSync } = await import('node:child_process');
