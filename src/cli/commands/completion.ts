@@ -87,7 +87,9 @@ export function posixFunctions(spec: CompletionSpec): string {
   const all = (c: CommandSpec): CommandSpec[] => [c, ...c.subcommands.flatMap(all)];
   const valueFlags = [...new Set(all(spec.root).flatMap((c) => c.flags.filter((f) => f.takesValue).flatMap((f) => f.names)))].sort();
   const flagNames = (c: CommandSpec) => c.flags.flatMap((f) => f.names.filter((n) => n.startsWith('--')));
-  const globals = flagNames(spec.root);
+  const rootFlags = flagNames(spec.root);
+  // Below the root the global flags still apply, but --version does not and --help is the command's own.
+  const globals = rootFlags.filter((n) => n !== '--version' && n !== '--help');
   const top = spec.root.subcommands;
   const collections = top.filter((c) => spec.collections.includes(c.name));
   const others = top.filter((c) => !spec.collections.includes(c.name));
@@ -177,7 +179,7 @@ export function posixFunctions(spec: CompletionSpec): string {
     'if [ "$_cc_skip" = 1 ]; then _catalog_values "$_cc_prev" "$_cc_cmd" \'\' "$_cc_cur"; return; fi',
     'if [ -z "$_cc_cmd" ]; then',
     '  echo words',
-    `  case $_cc_cur in -*) _catalog_filter '' "$_cc_cur" ${words(globals)} ;; *) _catalog_filter '' "$_cc_cur" ${words(top.map((c) => c.name))} ;; esac`,
+    `  case $_cc_cur in -*) _catalog_filter '' "$_cc_cur" ${words(rootFlags)} ;; *) _catalog_filter '' "$_cc_cur" ${words(top.map((c) => c.name))} ;; esac`,
     '  return',
     'fi',
     `case $_cc_cmd in ${collections.map((c) => c.name).join('|') || '-'}) ;; *) _catalog_command_words "$_cc_cmd" "$_cc_sub" "$_cc_cur"; return ;; esac`,
