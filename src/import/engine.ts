@@ -13,7 +13,7 @@ import {
   writeCheckpoint,
 } from './checkpoint.js';
 import { DEFAULT_NULL_TOKEN } from './coerce.js';
-import { LookupError, fetchExisting, knownDefault, sameValue } from './existing.js';
+import { ExistingLookup, LookupError, knownDefault, sameValue } from './existing.js';
 import { KeyIndex } from './key-index.js';
 import { FieldResolver } from './mapping.js';
 import { detectFormat, openReader } from './readers/index.js';
@@ -307,6 +307,7 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
     const conflictKey = keyed ? keyColumns : null;
     const keyColumn: ColumnDef | null = keyed && keyColumns.length === 1 ? (table.columns.find((c) => c.name === keyColumns[0]) ?? null) : null;
     const compareColumns = table.columns.filter((c) => columns.includes(c.name));
+    const lookup = keyColumn ? new ExistingLookup(transport, table.name, keyColumn, columns) : null;
     if (!keyed && columns.length > 0) {
       notice(`no ${keyColumns.join(', ')} field in the input: rows are inserted as new (an interrupted import is only exact to resume after Ctrl-C)`);
     }
@@ -392,7 +393,7 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
         const keys = rows.filter((r) => r.key !== null).map((r) => r.key as string);
         let existing: Map<string, Record<string, unknown>>;
         try {
-          existing = keys.length ? await fetchExisting(transport, table.name, keyColumn, keys, columns) : new Map();
+          existing = await lookup!.find(keys);
         } catch (err) {
           if (err instanceof LookupError) throw new BatchError({ status: err.status, code: err.code, message: err.message, details: null, hint: null });
           throw err;

@@ -92,6 +92,8 @@ export async function createProgress(err: Output, opts: ProgressOptions): Promis
             ? `${opts.label} {phase} [{bar}] {percentage}% | {rows} rows | {rate} rows/s | ETA {etaText}`
             : `${opts.label} {phase} | {rows} rows | {rate} rows/s`,
           barsize: 24,
+          barCompleteChar: '\u2588',
+          barIncompleteChar: '\u2591',
           hideCursor: true,
           clearOnComplete: true,
           fps: 5,

@@ -5,8 +5,11 @@ import { appTransport, type HttpRequest, type HttpResponse, type Transport } fro
 export { file, table, tmp } from './files.js';
 
 /** The real service, in process, over a store; records every request it answers. */
-export function serverFor(store: Store, opts: { maxBodyBytes?: number } = {}): Transport & { log: Array<{ req: HttpRequest; res: HttpResponse }> } {
-  const inner = appTransport(createApp({ store, maxBodyBytes: opts.maxBodyBytes, log: () => {} }));
+export function serverFor(
+  store: Store,
+  opts: { maxBodyBytes?: number; maxRows?: number } = {},
+): Transport & { log: Array<{ req: HttpRequest; res: HttpResponse }> } {
+  const inner = appTransport(createApp({ store, maxBodyBytes: opts.maxBodyBytes, maxRows: opts.maxRows, log: () => {} }));
   const log: Array<{ req: HttpRequest; res: HttpResponse }> = [];
   return {
     log,

@@ -1,0 +1,82 @@
+import { parse } from 'csv-parse/sync';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exportTable, selectedColumns } from '../../src/export/export.js';
+import { exportWriter } from '../../src/export/writers.js';
+import { parseQuery } from '../../src/grammar/parse.js';
+import { importFile } from '../../src/import/engine.js';
+import type { Store } from '../../src/store/store.js';
+import { disposeStore, makePGliteStore } from '../support/stores.js';
+import { countOf, file, rowsOf, serverFor, table, tmp } from '../import/helpers.js';
+
+function sink() {
+  const parts: string[] = [];
+  return { write: async (t: string) => void parts.push(t), text: () => parts.join('') };
+}
+
+describe('export', () => {
+  let store: Store;
+  beforeAll(async () => {
+    store = await makePGliteStore();
+    const lines = ['id,stage_name,city,is_signed,birthdate'];
+    for (let i = 1; i <= 250; i++) lines.push(`a0000000-0000-4000-8000-${String(i).padStart(12, '0')},Artist ${i},${i % 2 ? 'Berlin' : 'Αθήνα'},${i % 3 === 0},`);
+    await importFile({ table: table('artists'), input: file(tmp(), 'a.csv', lines.join('\n')) }, serverFor(store));
+  });
+  afterAll(async () => disposeStore(store));
+
+  it('reads every row even when the server caps rows per response (db-max-rows)', async () => {
+    const out = sink();
+    const server = serverFor(store, { maxRows: 40 });
+    const n = await exportTable({ transport: server, table: table('artists'), format: 'ndjson', out, pageSize: 100 });
+    expect(n).toBe(250);
+    const ids = out.text().trim().split('\n').map((l) => JSON.parse(l).id);
+    expect(new Set(ids).size).toBe(250);
+    // keyset paging: each page continues after the last id seen
+    expect(server.log[1].req.query).toMatch(/id=gt\.a0000000-0000-4000-8000-000000000040/);
+  });
+
+  it('applies filters, a select without the key, an order (offset paging) and a limit', async () => {
+    const out = sink();
+    const q = parseQuery('select=stage_name,city&city=eq.Berlin&order=stage_name.desc&limit=30');
+    const server = serverFor(store);
+    const n = await exportTable({ transport: server, table: table('artists'), format: 'csv', out, query: q, pageSize: 8 });
+    expect(n).toBe(30);
+    const rows = parse(out.text(), { columns: true }) as Array<Record<string, string>>;
+    expect(Object.keys(rows[0])).toEqual(['stage_name', 'city']);
+    expect(rows.every((r) => r.city === 'Berlin')).toBe(true);
+    const expected = (await rowsOf(store, 'artists', 'stage_name,city,id'))
+      .filter((r) => r.city === 'Berlin')
+      .map((r) => r.stage_name as string)
+      .sort()
+      .reverse()
+      .slice(0, 30);
+    expect(rows.map((r) => r.stage_name)).toEqual(expected);
+    expect(server.log.some((l) => /offset=8/.test(l.req.query ?? ''))).toBe(true);
+  });
+
+  it('CSV: jsonb as JSON text, booleans true/false, nulls readable back exactly', async () => {
+    const out = sink();
+    const w = exportWriter('csv', out, { table: table('artists'), columns: ['stage_name', 'is_signed', 'birthdate', 'metadata'] });
+    await w.write([
+      { stage_name: null, is_signed: null, birthdate: null, metadata: 'text' },
+      { stage_name: '', is_signed: true, birthdate: '2024-01-31', metadata: { a: [1] } },
+    ]);
+    await w.end();
+    expect(out.text()).toBe('stage_name,is_signed,birthdate,metadata\n\\N,\\N,,"""text"""\n,true,2024-01-31,"{""a"":[1]}"\n');
+    const withToken = sink();
+    const w2 = exportWriter('csv', withToken, { table: table('artists'), columns: ['stage_name', 'birthdate'], nullToken: 'NULL' });
+    await w2.write([{ stage_name: null, birthdate: null }]);
+    await w2.end();
+    expect(withToken.text()).toBe('stage_name,birthdate\nNULL,NULL\n');
+  });
+
+  it('an empty result is still a valid document in every format', async () => {
+    for (const [format, expected] of [['csv', 'id,name\n'], ['json', '[]\n'], ['ndjson', ''], ['yaml', '[]\n']] as const) {
+      const out = sink();
+      const n = await exportTable({ transport: serverFor(store), table: table('labels'), format, out, query: parseQuery('select=id,name') });
+      expect(n).toBe(0);
+      expect(out.text()).toBe(expected);
+    }
+    expect(selectedColumns(parseQuery('select=*,labels(name)').select, table('releases'))).toContain('labels');
+    expect(await countOf(store, 'labels')).toBe(0);
+  });
+});
