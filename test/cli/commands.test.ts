@@ -157,7 +157,7 @@ describe('list', () => {
     const before = await json(['genres', 'list']);
     const r = await cli(['--dry-run', '--token', 'sekrit', 'genres', 'add', 'name=Never']);
     expect(r.code).toBe(0);
-    expect(r.out).toBe(`curl -X POST '${url}/genres' -H 'accept: application/json' -H 'authorization: Bearer <redacted>' -H 'content-type: application/json' -H 'prefer: return=representation' --data-binary '{"name":"Never"}'\n`);
+    expect(r.out).toBe(`curl -X POST ${url}/genres -H 'accept: application/json' -H 'authorization: Bearer <redacted>' -H 'content-type: application/json' -H 'prefer: return=representation' --data-binary '{"name":"Never"}'\n`);
     expect((await json(['genres', 'list'])).length).toBe(before.length);
   });
 });
