@@ -14,7 +14,7 @@ import {
 } from './checkpoint.js';
 import { DEFAULT_NULL_TOKEN } from './coerce.js';
 import { ExistingLookup, LookupError, knownDefault, sameValue } from './existing.js';
-import { KeyIndex } from './key-index.js';
+import { DedupeJudge, DuplicateFinder } from './dedupe.js';
 import { FieldResolver } from './mapping.js';
 import { detectFormat, openReader } from './readers/index.js';
 import { type Reject, RejectsWriter } from './rejects.js';
@@ -159,9 +159,6 @@ export class BatchError extends Error {
   }
 }
 
-/** Marks a key every occurrence of which is rejected (`--dedupe error`). */
-const DUPLICATE = 0xfffffff0;
-
 /** SQLSTATE classes that blame the data of some row: split the batch to find it. */
 function isRowFault(f: ServiceFault): boolean {
   return /^(22|23|P0001|21000)/.test(f.code);
@@ -262,7 +259,7 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
     const resolver = new FieldResolver(table, { map: opts.map, ignoreUnknown: opts.ignoreUnknown });
     const fromText = format === 'csv';
     const keyColumns = opts.onConflict && opts.onConflict.length ? opts.onConflict : table.primaryKey;
-    const index = new KeyIndex();
+    const finder = new DuplicateFinder(totalBytes);
     let records = 0;
     {
       const reader = openReader(path, format);
@@ -281,11 +278,7 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
         const built = buildRow(rec, resolver, fromText, nullToken);
         if (!built.ok) continue; // rejected in the load pass; invalid rows never win a dedupe
         const key = keyOf(built.row, keyColumns);
-        if (key === null) continue;
-        const seen = index.get(key);
-        if (seen < 0) index.set(key, rec.index);
-        else if (dedupe === 'last' && seen !== DUPLICATE) index.set(key, rec.index);
-        else if (dedupe === 'error') index.set(key, DUPLICATE);
+        if (key !== null) finder.note(key, rec.index);
       }
       if (!headersDone && reader.headers) {
         for (const h of reader.headers) resolver.resolve(h);
@@ -308,6 +301,20 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
     const keyColumn: ColumnDef | null = keyed && keyColumns.length === 1 ? (table.columns.find((c) => c.name === keyColumns[0]) ?? null) : null;
     const compareColumns = table.columns.filter((c) => columns.includes(c.name));
     const lookup = keyColumn ? new ExistingLookup(transport, table.name, keyColumn, columns) : null;
+
+    // --dedupe error rejects every row of a repeated key, so it needs exact counts of the
+    // candidates the scan found (one more read, only when there are candidates)
+    let counts: Map<string, number> | null = null;
+    if (conflictKey && dedupe === 'error' && finder.candidates.size > 0) {
+      counts = new Map();
+      for await (const rec of openReader(path, format).records()) {
+        const built = buildRow(rec, resolver, fromText, nullToken);
+        const key = built.ok ? keyOf(built.row, conflictKey) : null;
+        if (key !== null && finder.candidates.has(key)) counts.set(key, (counts.get(key) ?? 0) + 1);
+      }
+    }
+    const judge = new DedupeJudge(dedupe, finder.candidates, counts);
+    const trackFirst = Boolean(conflictKey) && dedupe === 'first' && finder.candidates.size > 0;
     if (!keyed && columns.length > 0) {
       notice(`no ${keyColumns.join(', ')} field in the input: rows are inserted as new (an interrupted import is only exact to resume after Ctrl-C)`);
     }
@@ -498,7 +505,15 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
     const newBatch = (rec: SourceRecord): Batch => ({ start: rec.index, line: rec.line, end: rec.index, rows: [], bytes: 2, rejects: [], deduped: 0 });
     for await (const rec of reader.records()) {
       recordsRead++;
-      if (rec.index < startAt) continue;
+      if (rec.index < startAt) {
+        // a resumed `--dedupe first` must still know which keys the committed part already sent
+        if (trackFirst) {
+          const built = buildRow(rec, resolver, fromText, nullToken);
+          const key = built.ok ? keyOf(built.row, conflictKey!) : null;
+          if (key !== null) judge.judge(key, rec.index);
+        }
+        continue;
+      }
       if (opts.signal?.aborted) {
         interrupted = true;
         break;
@@ -515,8 +530,8 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
       }
       const key = conflictKey ? keyOf(built.row, conflictKey) : null;
       if (key !== null) {
-        const winner = index.get(key);
-        if (winner === DUPLICATE) {
+        const verdict = judge.judge(key, rec.index);
+        if (verdict === 'reject') {
           open.rejects.push({
             record: rec,
             code: '23505',
@@ -524,7 +539,7 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
           });
           continue;
         }
-        if (winner !== rec.index) {
+        if (verdict === 'skip') {
           open.deduped++;
           continue;
         }

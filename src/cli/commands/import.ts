@@ -154,11 +154,29 @@ export async function contextTransport(ctx: Context): Promise<Transport> {
   return clientTransport(client);
 }
 
+/**
+ * Engine errors as the CLI's: usage problems exit 2; a batch the service refused for a reason
+ * that is not about its rows (auth, unknown column, outage) becomes the ServiceError it is, so
+ * 401/403 exit 4 with the usual hints.
+ */
+export async function asCliError(err: unknown): Promise<unknown> {
+  const [{ ImportError }, { BatchError }, { ServiceError }] = await Promise.all([
+    import('../../import/types.js'),
+    import('../../import/engine.js'),
+    import('../../client/errors.js'),
+  ]);
+  if (err instanceof ImportError) return err.exitCode === 2 ? new UsageError(err.message) : new Error(err.message);
+  if (err instanceof BatchError) {
+    const f = err.fault;
+    return new ServiceError(f.status, f.code, f.message, f.details, f.hint, JSON.stringify(f));
+  }
+  return err;
+}
+
 /** Runs an import: the engine with progress on stderr, the summary, the exit status. */
 export async function runImport(opts: RunImportOptions, ctx: Context): Promise<ImportSummary> {
-  const [{ importFile }, { ImportError }, { createProgress }, { tableByName }] = await Promise.all([
+  const [{ importFile }, { createProgress }, { tableByName }] = await Promise.all([
     import('../../import/engine.js'),
-    import('../../import/types.js'),
     import('../../import/progress.js'),
     import('../../schema/catalog.js'),
   ]);
@@ -185,8 +203,7 @@ export async function runImport(opts: RunImportOptions, ctx: Context): Promise<I
     summary = await importFile(engineOpts, await contextTransport(ctx));
   } catch (err) {
     progress.done();
-    if (err instanceof ImportError) throw err.exitCode === 2 ? new UsageError(err.message) : new Error(err.message);
-    throw err;
+    throw await asCliError(err);
   }
   progress.done();
   if (opts.summary) await writeFile(opts.summary, `${JSON.stringify(summary, null, 2)}\n`);

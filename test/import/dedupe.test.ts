@@ -1,0 +1,47 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { DedupeJudge, DuplicateFinder } from '../../src/import/dedupe.js';
+
+/** The verdicts for a sequence of keys, the way the engine uses the two classes. */
+function verdicts(keys: string[], policy: 'last' | 'first' | 'error', inputBytes = 0): string[] {
+  const finder = new DuplicateFinder(inputBytes);
+  keys.forEach((k, i) => finder.note(k, i));
+  const counts = new Map<string, number>();
+  for (const k of keys) if (finder.candidates.has(k)) counts.set(k, (counts.get(k) ?? 0) + 1);
+  const judge = new DedupeJudge(policy, finder.candidates, counts);
+  return keys.map((k, i) => judge.judge(k, i));
+}
+
+/** The same decisions made with a plain Map of every key (the obvious, memory-hungry way). */
+function reference(keys: string[], policy: 'last' | 'first' | 'error'): string[] {
+  const n = new Map<string, number>();
+  const lastAt = new Map<string, number>();
+  keys.forEach((k, i) => {
+    n.set(k, (n.get(k) ?? 0) + 1);
+    lastAt.set(k, i);
+  });
+  const seen = new Set<string>();
+  return keys.map((k, i) => {
+    if (policy === 'error') return n.get(k)! > 1 ? 'reject' : 'send';
+    if (policy === 'last') return lastAt.get(k) === i ? 'send' : 'skip';
+    if (seen.has(k)) return 'skip';
+    seen.add(k);
+    return 'send';
+  });
+}
+
+describe('duplicate keys', () => {
+  it('agrees exactly with a full key map under every policy (property)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.uuid(), fc.constantFrom('a', 'b', 'c', 'same')), { maxLength: 300 }), (keys) => {
+        for (const policy of ['last', 'first', 'error'] as const) expect(verdicts(keys, policy)).toEqual(reference(keys, policy));
+      }),
+    );
+  });
+
+  it('keeps only candidates in memory for a large unique input', () => {
+    const finder = new DuplicateFinder(200_000 * 40);
+    for (let i = 0; i < 200_000; i++) finder.note(`00000000-0000-4000-8000-${i.toString(16).padStart(12, '0')}`, i);
+    expect(finder.candidates.size).toBeLessThan(50); // false positives only, a tiny share
+  });
+});
