@@ -5,10 +5,11 @@ import { parseContentRange, renderRange } from '../../grammar/range.js';
 import type { Query } from '../../grammar/types.js';
 import type { TableDef } from '../../schema/catalog.js';
 import type { Row } from '../../format/types.js';
+import { startSpinner } from '../../io/spinner.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { buildReadQuery, count, type ReadFlags } from '../flags/query.js';
-import { plural, writeRows } from '../output.js';
+import { outputFormat, plural, writeRows } from '../output.js';
 import { addReadFlags, examples, pathOf, titleField } from './shared.js';
 
 export interface ListOptions extends ReadFlags {
@@ -69,13 +70,24 @@ export async function runList(opts: ListOptions, ctx: Context): Promise<void> {
     const { client } = await ctx.endpoint();
     const { pages } = await import('../../client/paging.js');
     let total: number | null = null;
+    // A spinner only when it cannot tangle with rows streaming to the same terminal.
+    const quietTerminal = !ctx.io.stdout.isTTY || (await outputFormat(ctx)) === 'table';
+    const spinner = quietTerminal && !ctx.globals.quiet ? startSpinner(ctx.io.stderr, `Reading ${table.name}…`) : { update() {}, stop() {} };
     async function* rows(): AsyncGenerator<Row> {
+      let read = 0;
       for await (const page of pages(client, base, pageSize, offset)) {
         total = page.total;
+        read += page.rows.length;
+        spinner.update(`Reading ${table.name}: ${read}${total === null ? '' : ` of ${total}`}`);
         yield* page.rows;
       }
     }
-    const n = await writeRows(ctx, rows(), { table, selected });
+    let n: number;
+    try {
+      n = await writeRows(ctx, rows(), { table, selected });
+    } finally {
+      spinner.stop();
+    }
     await reportCount(ctx, opts, n, total, table.name);
     return;
   }

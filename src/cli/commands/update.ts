@@ -62,6 +62,10 @@ export async function runUpdate(opts: UpdateOptions, ctx: Context): Promise<void
   if (!res) return;
   const rows = JSON.parse(res.body || '[]') as Row[];
   if (opts.id !== undefined && rows.length === 0) throw new NotFoundError(`${singularOf(table.name)} ${opts.id} not found in ${table.name}`);
+  if (rows.length === 0) {
+    await ctx.note(`No ${table.name} match; nothing updated`);
+    return;
+  }
   await writeRows(ctx, rows, { table, single: opts.id !== undefined });
   await success(ctx, `Updated ${plural(rows.length, singularOf(table.name), table.name)}`);
 }
