@@ -11,6 +11,7 @@ export interface ServeOptions {
   databaseUrl?: string;
   jwtSecret?: string;
   maxBody?: string;
+  workers?: string;
 }
 
 /** `catalog serve`. */
@@ -23,11 +24,13 @@ export function defineServe(ctx: Context): Command {
     .option('--database-url <url>', 'use this PostgreSQL database instead of the embedded catalog (env CATALOG_DATABASE_URL)')
     .option('--jwt-secret <secret>', 'require JWTs signed with this secret (env CATALOG_JWT_SECRET)')
     .option('--max-body <bytes>', 'largest request body accepted, in bytes (default 64 MiB)')
+    .option('--workers <n>', 'processes serving one PostgreSQL together (needs --database-url)', '1')
     .action(async (opts: ServeOptions) => runServe(opts, ctx));
   return examples(cmd, [
     'catalog serve',
     'catalog serve --port 8080 --data ./catalog-data',
     'catalog serve --host 0.0.0.0 --database-url postgres://catalog@db/catalog --jwt-secret "$SECRET"',
+    'catalog serve --workers 2 --database-url postgres://postgres@127.0.0.1:5432/test',
   ]);
 }
 
@@ -39,16 +42,34 @@ export async function runServe(opts: ServeOptions, ctx: Context): Promise<void> 
   const maxBodyBytes = count('--max-body', opts.maxBody);
   const databaseUrl = opts.databaseUrl ?? ctx.env.CATALOG_DATABASE_URL;
   const dataDir = databaseUrl ? undefined : opts.data ?? ctx.paths.dataDir;
-  const { startServer } = await ctx.serverControl();
-  const server = await startServer({
+  const workers = count('--workers', opts.workers ?? '1') as number;
+  if (workers < 1) throw new UsageError('--workers must be at least 1');
+  if (workers > 1 && !databaseUrl) throw new UsageError('--workers needs --database-url: the embedded catalog is held by one process');
+  const startOptions = {
     port,
     host: opts.host ?? '127.0.0.1',
     dataDir,
     databaseUrl,
     jwtSecret: opts.jwtSecret ?? (ctx.env.CATALOG_JWT_SECRET || undefined),
     maxBodyBytes,
-    log: ctx.globals.verbose ? (line) => void ctx.io.stderr.write(`${line}\n`) : undefined,
-  }).catch((err: NodeJS.ErrnoException) => {
+    log: ctx.globals.verbose ? (line: string) => void ctx.io.stderr.write(`${line}\n`) : undefined,
+  };
+  if (workers > 1) {
+    const cluster = await import('../../server/cluster.js');
+    // A forked worker re-runs this command line: it serves, and the primary owns the signals.
+    if (cluster.isClusterWorker()) {
+      await cluster.runClusterWorker(startOptions);
+      return;
+    }
+    const handle = await cluster.startCluster(startOptions, workers);
+    await ctx.io.stderr.write(`Serving the catalog at ${handle.url} with ${workers} workers (PostgreSQL). Press Ctrl-C to stop.\n`);
+    const signal = await ctx.waitForSignal();
+    await ctx.note(`${signal}: stopping`);
+    await handle.close();
+    return;
+  }
+  const { startServer } = await ctx.serverControl();
+  const server = await startServer(startOptions).catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'EADDRINUSE') throw new Error(`port ${port} on ${opts.host ?? '127.0.0.1'} is already in use: choose another with --port`);
     if (/^refusing|already served/.test(err.message)) throw new UsageError(err.message);
     throw err;
