@@ -7,12 +7,13 @@ import { type IO, nodeOutput } from '../io/streams.js';
 import { type Prompter, terminalPrompter } from '../io/prompt.js';
 import { startSpinner } from '../io/spinner.js';
 import { style, type Style } from '../io/style.js';
-import { INTERFACE_VERSION, REMOVED_FIELDS } from '../schema/catalog.js';
+import { REMOVED_FIELDS } from '../schema/catalog.js';
 import type { RunningServer, StartOptions } from '../server/listen.js';
 import { type EffectiveConfig, readConfigFile, resolveConfig } from './config.js';
 import { UsageError } from './errors.js';
 import { type Paths, resolvePaths } from './paths.js';
 import { loadSchema } from './schema/load.js';
+import { versionWarning } from './version-check.js';
 import type { SchemaModel, TableInfo } from './schema/model.js';
 
 /** The global flags, as commander parses them on the root program. */
@@ -78,7 +79,6 @@ export class Context {
   private endpointP: Promise<Endpoint> | null = null;
   private schemaP: Promise<SchemaModel> | null = null;
   private readonly closers: Array<() => Promise<void>> = [];
-  private warnedVersion = false;
 
   constructor(deps: ContextDeps) {
     this.deps = deps;
@@ -194,12 +194,9 @@ export class Context {
           return JSON.parse(res.body) as Record<string, unknown>;
         },
       });
-      if (model.version && model.version !== INTERFACE_VERSION && !this.warnedVersion) {
-        this.warnedVersion = true;
-        await this.warn(
-          `the service describes interface version ${model.version}; this tool was built for ${INTERFACE_VERSION}. Fields may differ (see the changelog: GET / with Accept: application/atom+xml).`,
-        );
-      }
+      // Once per service URL and version (remembered in the cache), not on every command.
+      const warning = config.url ? versionWarning({ url: config.url.value, version: model.version, cacheDir: this.paths.cacheDir }) : null;
+      if (warning) await this.warn(warning);
       return model;
     })();
     return this.schemaP;

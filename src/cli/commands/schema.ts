@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { Command } from 'commander';
+import { isFormat } from '../../format/types.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { examples } from './shared.js';
@@ -19,6 +20,7 @@ export function defineSchema(ctx: Context): Command {
       // -o is the global output option; here it names a file (or the format, for -o yaml).
       const o = ctx.globals.output;
       ctx.globals = { ...ctx.globals, output: undefined };
+      if (o && isFormat(o) && o !== 'json' && o !== 'yaml') throw new UsageError(`the root description is JSON or YAML, not ${o}`, 'catalog schema --format yaml -o catalog.yaml');
       const asFormat = o === 'json' || o === 'yaml';
       await runSchema({ format: opts.format ?? (asFormat ? o : undefined), file: asFormat ? undefined : o }, ctx);
     });

@@ -1,5 +1,6 @@
 import { UsageError } from '../errors.js';
 import type { FieldInfo, TableInfo } from '../schema/model.js';
+import { removedFieldMessage } from '../version-check.js';
 import { didYouMean } from './suggest.js';
 
 /**
@@ -12,7 +13,7 @@ export function requireField(table: TableInfo, name: string, removed: readonly s
   const names = table.fields.map((f) => f.name);
   const list = `fields of ${table.name}: ${names.join(', ')}`;
   if (removed.includes(name)) {
-    throw new UsageError(`the field '${name}' was removed from ${table.name} (interface 12.2.3)`, list);
+    throw new UsageError(removedFieldMessage(table.name, name) ?? `the field '${name}' was removed from ${table.name}`, list);
   }
   const guess = didYouMean(name, names);
   throw new UsageError(`unknown field '${name}' in ${table.name}${guess ? `; did you mean '${guess}'?` : ''}`, list);
