@@ -286,10 +286,10 @@ set -g __catalog_completion_sh ${fishQuoted}
 function __catalog_complete
     set -l tokens (commandline -opc)
     set -l cur (commandline -ct)
-    set -l out (sh -c $__catalog_completion_sh catalog (count $tokens) $tokens $cur)
+    set -l out (sh -c $__catalog_completion_sh catalog (count $tokens) $tokens "$cur")
     switch $out[1]
         case files
-            __fish_complete_path $cur
+            __fish_complete_path "$cur"
         case words nospace
             for c in $out[2..-1]
                 echo $c
