@@ -227,7 +227,13 @@ export class Context {
       await this.io.stdout.write(`${toCurl(client.url(req), req, client.headersFor(req))}\n`);
       return null;
     }
-    return client.request(req);
+    // Slow answers get a spinner on a terminal (after a second); it is gone before any output.
+    const spinner = this.globals.quiet ? null : startSpinner(this.io.stderr, `Waiting for ${req.method} ${req.path}`);
+    try {
+      return await client.request(req);
+    } finally {
+      spinner?.stop();
+    }
   }
 
   /** Stops what the command started, in the order it was opened: HTTP pools, then the embedded catalog they talk to. */
