@@ -30,12 +30,12 @@ describe('removed fields', () => {
     expect(removedFieldMessage('artists', 'stage_name')).toBeNull();
   });
 
-  it('flag validation already says slug was removed instead of "unknown field"', async () => {
+  it('flag validation says slug was removed (with the version and the changelog) instead of "unknown field"', async () => {
     // --dry-run with the embedded catalog: the built-in schema, nothing opened or sent.
     for (const args of [['artists', 'list', '--where', 'slug=x'], ['artists', 'add', 'slug=x'], ['artists', 'list', '--select', 'id,slug']]) {
       const r = await runCli(['--dry-run', ...args]);
       expect(r.code).toBe(2);
-      expect(r.err).toContain("the field 'slug' was removed from artists (interface 12.2.3)");
+      expect(r.err).toContain("error: the field 'slug' was removed from artists in interface 12.2.3 (see: catalog changelog)");
       expect(r.err).not.toContain('unknown field');
     }
   });
