@@ -2,30 +2,16 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { parse as parseYaml } from 'yaml';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { mintToken } from '../../src/server/auth.js';
 import { startServer } from '../../src/server/listen.js';
-import type { Store } from '../../src/store/store.js';
-import { makePGliteStore, tempDir } from '../support/stores.js';
+import { tempDir } from '../support/stores.js';
 import { TRICKY } from '../format/tricky.js';
-import { runCli, type TestContextOptions } from './support.js';
+import { runCli, type TestContextOptions, useTestService } from './support.js';
 
-let store: Store;
-let server: { url: string; close(): Promise<void> };
-let url: string;
+const service = useTestService();
 
-beforeAll(async () => {
-  store = await makePGliteStore();
-  server = await startServer({ store, port: 0, host: '127.0.0.1' });
-  url = server.url;
-});
-
-afterAll(async () => {
-  await server.close();
-  await store.close();
-});
-
-const cli = (args: string[], o: TestContextOptions = {}) => runCli(['--url', url, ...args], o);
+const cli = (args: string[], o: TestContextOptions = {}) => runCli(['--url', service.url, ...args], o);
 const json = async (args: string[], o: TestContextOptions = {}) => {
   const r = await cli([...args, '-o', 'json'], o);
   expect(r.err).toBe('');
@@ -157,7 +143,7 @@ describe('list', () => {
     const before = await json(['genres', 'list']);
     const r = await cli(['--dry-run', '--token', 'sekrit', 'genres', 'add', 'name=Never']);
     expect(r.code).toBe(0);
-    expect(r.out).toBe(`curl -X POST ${url}/genres -H 'accept: application/json' -H 'authorization: Bearer <redacted>' -H 'content-type: application/json' -H 'prefer: return=representation' --data-binary '{"name":"Never"}'\n`);
+    expect(r.out).toBe(`curl -X POST ${service.url}/genres -H 'accept: application/json' -H 'authorization: Bearer <redacted>' -H 'content-type: application/json' -H 'prefer: return=representation' --data-binary '{"name":"Never"}'\n`);
     expect((await json(['genres', 'list'])).length).toBe(before.length);
   });
 });
@@ -211,7 +197,7 @@ describe('describe, schema and errors', () => {
 describe('authentication', () => {
   it('exits 4 with a hint when the service wants a token, and works with one', async () => {
     const secret = 'a-test-secret-of-at-least-32-characters!';
-    const s = await startServer({ store, port: 0, jwtSecret: secret });
+    const s = await startServer({ store: service.store, port: 0, jwtSecret: secret });
     try {
       const anon = await runCli(['--url', s.url, 'labels', 'add', 'name=x']);
       expect(anon.code).toBe(4);

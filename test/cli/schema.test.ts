@@ -2,23 +2,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openApiDocument } from '../../src/server/openapi.js';
-import { startServer } from '../../src/server/listen.js';
-import type { Store } from '../../src/store/store.js';
-import { makePGliteStore, tempDir } from '../support/stores.js';
-import { runCli } from './support.js';
+import { tempDir } from '../support/stores.js';
+import { runCli, useTestService } from './support.js';
 
-let store: Store;
-let server: { url: string; close(): Promise<void> };
-
-beforeAll(async () => {
-  store = await makePGliteStore();
-  server = await startServer({ store, port: 0 });
-});
-
-afterAll(async () => {
-  await server.close();
-  await store.close();
-});
+const service = useTestService();
 
 const rootFetches = (err: string, url: string) => err.split('\n').filter((l) => l.startsWith(`GET ${url}/ →`)).length;
 
@@ -26,17 +13,17 @@ describe("the service's root description", () => {
   it('is fetched once per URL, cached, and re-read with --refresh-schema', async () => {
     const cache = tempDir('schema-cache-');
     const env = { XDG_CACHE_HOME: cache };
-    const first = await runCli(['--url', server.url, '-v', 'labels', 'list'], { env });
+    const first = await runCli(['--url', service.url, '-v', 'labels', 'list'], { env });
     expect(first.code).toBe(0);
-    expect(rootFetches(first.err, server.url)).toBe(1);
-    const second = await runCli(['--url', server.url, '-v', 'labels', 'list'], { env });
-    expect(rootFetches(second.err, server.url)).toBe(0);
-    const refreshed = await runCli(['--url', server.url, '-v', '--refresh-schema', 'labels', 'list'], { env });
-    expect(rootFetches(refreshed.err, server.url)).toBe(1);
+    expect(rootFetches(first.err, service.url)).toBe(1);
+    const second = await runCli(['--url', service.url, '-v', 'labels', 'list'], { env });
+    expect(rootFetches(second.err, service.url)).toBe(0);
+    const refreshed = await runCli(['--url', service.url, '-v', '--refresh-schema', 'labels', 'list'], { env });
+    expect(rootFetches(refreshed.err, service.url)).toBe(1);
   });
 
   it('is not fetched under --dry-run, which sends nothing', async () => {
-    const dry = await runCli(['--url', server.url, '--dry-run', '-v', 'labels', 'list', '--where', 'name=x']);
+    const dry = await runCli(['--url', service.url, '--dry-run', '-v', 'labels', 'list', '--where', 'name=x']);
     expect(dry.err).toBe('');
     expect(dry.out).toMatch(/^curl -X GET /);
   });
