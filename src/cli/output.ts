@@ -52,6 +52,8 @@ export async function writeRows(ctx: Context, rows: Iterable<Row> | AsyncIterabl
   });
   let n = 0;
   for await (const row of rows) {
+    // Nobody reads any more (`| head`): stop fetching further pages.
+    if (ctx.io.stdout.closed) break;
     await writer.write(row);
     n++;
   }

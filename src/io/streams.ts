@@ -10,6 +10,8 @@ export interface Output {
   color: boolean;
   /** Writes text; resolves once the sink can take more (backpressure). */
   write(text: string): Promise<void>;
+  /** True once the reader went away (`| head`): producers can stop early. */
+  readonly closed?: boolean;
 }
 
 /** The three standard streams of a command. */
@@ -43,6 +45,9 @@ export function nodeOutput(stream: Writable & { isTTY?: boolean; columns?: numbe
     isTTY,
     get columns() {
       return isTTY ? stream.columns ?? 80 : 0;
+    },
+    get closed() {
+      return broken;
     },
     color: colorEnabled(env, isTTY),
     write(text: string): Promise<void> {
