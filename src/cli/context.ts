@@ -35,8 +35,6 @@ export interface GlobalOptions {
 export interface Endpoint {
   url: string;
   client: CatalogClient;
-  /** True when this is the embedded catalog (started in-process or a local `catalog serve`). */
-  embedded: boolean;
 }
 
 /** The slice of src/server/listen.ts the context needs (loaded lazily; injectable in tests). */
@@ -153,13 +151,13 @@ export class Context {
       this.closers.push(() => client.close());
       return client;
     };
-    if (config.url) return { url: config.url.value, client: makeClient(config.url.value), embedded: false };
+    if (config.url) return { url: config.url.value, client: makeClient(config.url.value) };
 
     const dataDir = this.paths.dataDir;
     const control = await this.serverControl();
     const lock = control.readServeLock(dataDir);
-    if (lock) return { url: lock.url, client: makeClient(lock.url), embedded: true };
-    if (this.dryRun) return { url: DEFAULT_SERVE_URL, client: makeClient(DEFAULT_SERVE_URL), embedded: true };
+    if (lock) return { url: lock.url, client: makeClient(lock.url) };
+    if (this.dryRun) return { url: DEFAULT_SERVE_URL, client: makeClient(DEFAULT_SERVE_URL) };
 
     if (!existsSync(join(dataDir, 'PG_VERSION'))) await this.note(`Creating a new catalog in ${dataDir}`);
     const spinner = startSpinner(this.io.stderr, `Opening the catalog in ${dataDir}`);
@@ -174,16 +172,14 @@ export class Context {
     // The client's pool is registered (and so closed) before the server: nothing left for it to drain.
     const client = makeClient(server.url);
     this.closers.push(() => server.close());
-    return { url: server.url, client, embedded: true };
+    return { url: server.url, client };
   }
 
   /** The schema the command validates against: built in (embedded), cached per URL, or fetched. */
   schema(): Promise<SchemaModel> {
     this.schemaP ??= (async () => {
       const config = await this.config();
-      const embedded = !config.url;
       const model = await loadSchema({
-        embedded,
         url: config.url?.value ?? null,
         cacheDir: this.paths.cacheDir,
         refresh: Boolean(this.globals.refreshSchema),

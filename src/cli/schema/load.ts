@@ -32,8 +32,7 @@ export function writeCachedDocument(file: string, doc: Record<string, unknown>):
 }
 
 export interface SchemaSource {
-  /** The embedded catalog: use the built-in schema. */
-  embedded: boolean;
+  /** The service's URL; null for the embedded catalog (the built-in schema). */
   url: string | null;
   cacheDir: string;
   refresh: boolean;
@@ -45,7 +44,7 @@ export interface SchemaSource {
 
 /** The schema for a command: built in, cached per URL, or fetched once from the service's root. */
 export async function loadSchema(src: SchemaSource): Promise<SchemaModel> {
-  if (src.embedded || !src.url) return builtinSchema();
+  if (!src.url) return builtinSchema();
   const file = schemaCacheFile(src.cacheDir, src.url);
   if (!src.refresh || src.offline) {
     const cached = readCachedDocument(file);
