@@ -18,9 +18,3 @@ const OFF: Style = { bold: id, dim: id, red: id, yellow: id, green: id, cyan: id
 export function style(enabled: boolean): Style {
   return enabled ? ON : OFF;
 }
-
-/** Removes ANSI escape sequences (for width measurement). */
-export function stripAnsi(s: string): string {
-  // eslint-disable-next-line no-control-regex
-  return s.replace(/\x1b\[[0-9;]*m/g, '');
-}

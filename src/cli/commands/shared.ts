@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import type { Query } from '../../grammar/types.js';
 import { tableByName, type TableDef } from '../../schema/catalog.js';
 
 /** Collects a repeatable option's values. */
@@ -30,8 +29,6 @@ export function titleField(table: TableDef): string {
   return ['stage_name', 'release_title', 'track_title', 'name'].find((n) => names.includes(n)) ?? 'id';
 }
 
-/** True when a query has no row filter at all (update/remove would touch every row). */
-export const unfiltered = (q: Pick<Query, 'where'>) => q.where.length === 0;
 
 /** "artist" for artists; the collection name for a collection the service has but this tool does not know. */
 export function singularOf(collection: string): string {
