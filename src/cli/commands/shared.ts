@@ -29,7 +29,6 @@ export function titleField(table: TableDef): string {
   return ['stage_name', 'release_title', 'track_title', 'name'].find((n) => names.includes(n)) ?? 'id';
 }
 
-
 /** "artist" for artists; the collection name for a collection the service has but this tool does not know. */
 export function singularOf(collection: string): string {
   return tableByName(collection)?.singular ?? collection;
