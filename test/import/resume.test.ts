@@ -61,6 +61,20 @@ for (const kind of STORE_KINDS) {
       expect(new Set(names).size).toBe(1000);
     });
 
+    it('--dedupe first still skips a repeated key whose first row was committed before the interruption', async () => {
+      const lines = ['id,stage_name'];
+      for (let i = 1; i <= 600; i++) lines.push(`${id(i)},First ${i}`);
+      for (let i = 1; i <= 5; i++) lines.push(`${id(i)},Again ${i}`);
+      const input = file(tmp(), 'artists.csv', `${lines.join('\n')}\n`);
+      const opts = { table: table('artists'), input, batchRows: 50, concurrency: 1, dedupe: 'first' as const };
+      const first = await importFile({ ...opts, ...stopAfter(100) }, serverFor(store));
+      expect(first.interrupted).toBe(true);
+      const s = await importFile({ ...opts, resume: true }, serverFor(store));
+      expect(s).toMatchObject({ inserted: 600, updated: 0, deduped: 5 });
+      const names = (await rowsOf(store, 'artists', 'id,stage_name')).map((r) => r.stage_name as string);
+      expect(names.filter((n) => n.startsWith('Again'))).toEqual([]);
+    });
+
     it('refuses to resume against a changed file, and starts over without a checkpoint', async () => {
       const lines = ['id,stage_name'];
       for (let i = 1; i <= 600; i++) lines.push(`${id(i)},A${i}`);
