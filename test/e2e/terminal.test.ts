@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/stores.js';
 import { catalog, catalogInTerminal, ensureBuilt, type Serve, startServe } from './support.js';
@@ -18,7 +19,10 @@ afterAll(async () => {
 
 const ANSI = /\x1b\[[0-9;]*m/g;
 
-describe('on a terminal', () => {
+// util-linux `script` gives the command a pseudo-terminal; without it these tests skip, visibly.
+const hasScript = spawnSync('script', ['--version']).status === 0;
+
+describe.skipIf(!hasScript)('on a terminal (script)', () => {
   it('lists as an aligned table that fits the width, with "N of M" and a hidden-fields note', async () => {
     const r = await catalogInTerminal(['--url', serve.url, 'artists', 'list', '--order', 'stage_name', '--limit', '3', '--count'], { cols: 80 });
     expect(r.code).toBe(0);
