@@ -5,8 +5,8 @@
  */
 import { aggregatesNotAllowed, GrammarError } from './errors.js';
 import {
-  alt, anyChar, attempt, between, bind, char, digit, eof, hsStrip, label, lazy, left, letter, lookAhead, many, many1, map,
-  noneOf, notFollowedBy, oneOf, option, optionMaybe, pure, right, run, sepBy, sepBy1, seq, string, zero,
+  alt, anyChar, attempt, between, bind, char, digit, eof, hsStrip, isLetter, label, lazy, left, lookAhead, many, many1, map,
+  noneOf, notFollowedBy, option, optionMaybe, pure, right, run, sepBy, sepBy1, seq, string, takeWhile, zero,
   type Parser,
 } from './parsec.js';
 import { splitQuery, type RawParam } from './query-string.js';
@@ -18,7 +18,7 @@ import type {
 // ---------------------------------------------------------------------------------------------
 // Lexical pieces
 
-const ws = many(oneOf(' \t'));
+const ws = takeWhile((c) => c === ' ' || c === '\t');
 const lexeme = <T>(p: Parser<T>): Parser<T> => left(right(ws, p), ws);
 const joinChars = (cs: string[]): string => cs.join('');
 
@@ -30,9 +30,9 @@ const pQuotedValue: Parser<string> = map(
   joinChars,
 );
 
-const pIdentifierChar = alt(letter, digit, oneOf('_ $'));
-/** Letters, digits, `_`, space, `$`, stripped: ` release title ` → `release title`. */
-const pIdentifier: Parser<string> = map(many1(pIdentifierChar), (cs) => hsStrip(joinChars(cs)));
+const isIdentifierChar = (c: string): boolean => c === '_' || c === ' ' || c === '$' || (c >= '0' && c <= '9') || isLetter(c);
+/** `many1 (letter <|> digit <|> oneOf "_ $")`, stripped: ` release title ` → `release title`. */
+const pIdentifier: Parser<string> = map(takeWhile(isIdentifierChar, 1, ['letter', 'digit']), hsStrip);
 
 /** A `-` that does not start an arrow `->`. */
 const dash = map(attempt(left(char('-'), notFollowedBy(char('>')))), () => '-');
@@ -41,7 +41,7 @@ const sepByDash = (p: Parser<string>): Parser<string> => map(sepBy1(p, dash), (p
 /** Column/embed/alias name: `release_title`, `"information.cpe"`, `Order Items`, `a-b`. */
 const pFieldName: Parser<string> = label(alt(pQuotedValue, sepByDash(pIdentifier)), 'field name (* or [a..z0..9_$])');
 
-const pJsonKeyIdentifier: Parser<string> = map(many1(noneOf('(-:.,>)')), (cs) => hsStrip(joinChars(cs)));
+const pJsonKeyIdentifier: Parser<string> = map(takeWhile((c) => !'(-:.,>)'.includes(c), 1), hsStrip);
 const pJsonKeyName: Parser<string> = label(
   alt(pQuotedValue, sepByDash(pJsonKeyIdentifier)),
   'any non reserved character different from: .,>()',
@@ -76,9 +76,10 @@ interface OpExpr {
   value: string | string[];
 }
 
+const notCommaParen = (c: string): boolean => c !== ',' && c !== ')';
 const pListElement: Parser<string> = alt(
   attempt(left(pQuotedValue, notFollowedBy(noneOf(',)')))),
-  map(many(noneOf(',)')), joinChars),
+  takeWhile(notCommaParen),
 );
 /** `(a,"b,c")`; PostgREST reads `()` as `[""]` and treats that as the empty set, so the model says `[]`. */
 const pListVal: Parser<string[]> = map(
@@ -122,7 +123,8 @@ function pOpExpr(pSVal: Parser<string>): Parser<OpExpr> {
   return bind(pNotOp, (negated) => map(pOperation, (o) => ({ negated, ...o })));
 }
 
-const pSingleVal: Parser<string> = map(many(anyChar), joinChars);
+const pSingleVal: Parser<string> = takeWhile(() => true);
+const pFilterOpExpr = pOpExpr(pSingleVal);
 
 function toFilter(field: FieldRef, o: OpExpr): Filter {
   const f: Filter = { kind: 'filter', field, negated: o.negated, op: o.op, value: o.value };
@@ -138,16 +140,17 @@ const pTreePath: Parser<{ path: string[]; field: FieldRef }> = bind(sepBy1(pFiel
 // ---------------------------------------------------------------------------------------------
 // Logic trees
 
-const pPgArray: Parser<string> = map(seq(string('{'), many(noneOf('{}')), string('}')), ([a, b, c]) => a + joinChars(b) + c);
+const pPgArray: Parser<string> = map(seq(string('{'), takeWhile((c) => c !== '{' && c !== '}'), string('}')), ([a, b, c]) => a + b + c);
 /** A value inside a tree: `"quoted"`, `{a,b}`, or raw text up to `,`/`)`. */
 const pLogicSingleVal: Parser<string> = alt(
   attempt(left(pQuotedValue, notFollowedBy(noneOf(',)')))),
   attempt(pPgArray),
-  map(many(noneOf(',)')), joinChars),
+  takeWhile(notCommaParen),
 );
 const pNot: Parser<boolean> = label(alt(attempt(map(seq(string('not'), pDelimiter), () => true)), pure(false)), 'negation operator (not)');
 const pLogicOp: Parser<'and' | 'or'> = label(alt(attempt(map(string('and'), () => 'and' as const)), map(string('or'), () => 'or' as const)), 'logic operator (and, or)');
-const pLogicFilter: Parser<Condition> = bind(left(pField, pDelimiter), (field) => map(pOpExpr(pLogicSingleVal), (o) => toFilter(field, o)));
+const pLogicOpExpr = pOpExpr(pLogicSingleVal);
+const pLogicFilter: Parser<Condition> = bind(left(pField, pDelimiter), (field) => map(pLogicOpExpr, (o) => toFilter(field, o)));
 const pLogicTree: Parser<Condition> = lazy(() => alt(
   attempt(pLogicFilter),
   bind(pNot, (negated) => bind(pLogicOp, (kind) => map(
@@ -304,7 +307,7 @@ export function parseOrder(text: string): OrderTerm[] {
  */
 export function parseFilter(key: string, value: string): WhereClause {
   const { path, field } = parseWith(pTreePath, 'tree path', key);
-  const o = parseWith(pOpExpr(pSingleVal), 'filter', value);
+  const o = parseWith(pFilterOpExpr, 'filter', value);
   return { path, condition: toFilter(field, o) };
 }
 

@@ -6,9 +6,17 @@
  */
 
 /** Parsec message kinds, in Parsec's sort order. */
-export const enum MsgKind { SysUnExpect = 0, UnExpect = 1, Expect = 2, Message = 3 }
+export const MsgKind = { SysUnExpect: 0, UnExpect: 1, Expect: 2, Message: 3 } as const;
+export type MsgKind = (typeof MsgKind)[keyof typeof MsgKind];
 
-export interface Msg { kind: MsgKind; text: string }
+/** `text` is final; `ch` is a character still to be shown (`"c"` for SysUnExpect, `'c'` for UnExpect) — formatting is deferred because most errors are discarded. */
+export interface Msg { kind: MsgKind; text?: string; ch?: string }
+
+/** The display text of a message. */
+export function msgText(m: Msg): string {
+  if (m.text !== undefined) return m.text;
+  return m.kind === MsgKind.UnExpect ? hsShowChar(m.ch!) : hsShowString(m.ch!);
+}
 export interface PError { pos: number; msgs: Msg[] }
 
 export type Reply<T> =
@@ -71,7 +79,8 @@ export function hsShowChar(c: string): string {
 
 /** Haskell Data.Char.isSpace (used by Text.strip). */
 export function hsIsSpace(c: string): boolean {
-  return /^[ \t\n\r\f\v\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]$/u.test(c);
+  const n = c.codePointAt(0)!;
+  return n === 0x20 || (n >= 0x09 && n <= 0x0d) || n === 0xa0 || n === 0x1680 || (n >= 0x2000 && n <= 0x200a) || n === 0x202f || n === 0x205f || n === 0x3000;
 }
 
 /** Data.Text.strip. */
@@ -99,19 +108,34 @@ export const unexpected = <T>(text: string): Parser<T> => (_i, pos) =>
 export const satisfy = (pred: (c: string) => boolean): Parser<string> => (input, pos) => {
   if (pos >= input.length) return { ok: false, consumed: false, err: { pos, msgs: [{ kind: MsgKind.SysUnExpect, text: '' }] } };
   const c = input[pos];
-  if (!pred(c)) return { ok: false, consumed: false, err: { pos, msgs: [{ kind: MsgKind.SysUnExpect, text: hsShowString(c) }] } };
+  if (!pred(c)) return { ok: false, consumed: false, err: { pos, msgs: [{ kind: MsgKind.SysUnExpect, ch: c }] } };
   return { ok: true, consumed: true, value: c, pos: pos + 1, err: unknown(pos + 1) };
+};
+
+/**
+ * `many (satisfy pred)` (or `many1` when min is 1) as one fast primitive returning the string.
+ * `expects` are the labels the character parser carries (e.g. `letter`, `digit`), so the error
+ * left behind where it stops is the one Parsec would leave.
+ */
+export const takeWhile = (pred: (c: string) => boolean, min: 0 | 1 = 0, expects: readonly string[] = []): Parser<string> => (input, pos) => {
+  let end = pos;
+  while (end < input.length && pred(input[end])) end++;
+  const stop: Msg = end < input.length ? { kind: MsgKind.SysUnExpect, ch: input[end] } : { kind: MsgKind.SysUnExpect, text: '' };
+  const err: PError = { pos: end, msgs: [stop, ...expects.map((text) => ({ kind: MsgKind.Expect, text }))] };
+  if (end - pos < min) return { ok: false, consumed: false, err };
+  return { ok: true, consumed: end > pos, value: input.slice(pos, end).join(''), pos: end, err };
 };
 
 /** `string s` with Parsec's `tokens` semantics: errors are reported at the start position. */
 export const string = (s: string): Parser<string> => {
   const want = Array.from(s);
+  const expect = hsShowString(s);
   return (input, pos) => {
     if (want.length === 0) return { ok: true, consumed: false, value: '', pos, err: unknown(pos) };
     for (let i = 0; i < want.length; i++) {
       const x = input[pos + i];
       if (x !== want[i]) {
-        const err: PError = { pos, msgs: [{ kind: MsgKind.Expect, text: hsShowString(s) }, { kind: MsgKind.SysUnExpect, text: x === undefined ? '' : hsShowString(x) }] };
+        const err: PError = { pos, msgs: [{ kind: MsgKind.Expect, text: expect }, x === undefined ? { kind: MsgKind.SysUnExpect, text: '' } : { kind: MsgKind.SysUnExpect, ch: x }] };
         return { ok: false, consumed: i > 0, err };
       }
     }
@@ -124,20 +148,24 @@ export const label = <T>(p: Parser<T>, text: string): Parser<T> => (input, pos) 
   const r = p(input, pos);
   if (r.consumed) return r;
   if (!r.ok) return { ok: false, consumed: false, err: setExpect(r.err, text) };
-  return isUnknown(r.err) ? r : { ...r, err: setExpect(r.err, text) };
+  return isUnknown(r.err) ? r : { ok: true, consumed: false, value: r.value, pos: r.pos, err: setExpect(r.err, text) };
 };
 
 export const char = (c: string): Parser<string> => label(satisfy((x) => x === c), hsShowString(c));
 export const oneOf = (cs: string): Parser<string> => satisfy((x) => cs.includes(x));
 export const noneOf = (cs: string): Parser<string> => satisfy((x) => !cs.includes(x));
 export const anyChar: Parser<string> = satisfy(() => true);
-export const letter: Parser<string> = label(satisfy((c) => /^\p{L}$/u.test(c)), 'letter');
+const UNICODE_LETTER = new RegExp('^\\p{L}$', 'u');
+/** Haskell isAlpha (Unicode letters). */
+export const isLetter = (c: string): boolean =>
+  (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c.charCodeAt(0) > 0x7f && UNICODE_LETTER.test(c));
+export const letter: Parser<string> = label(satisfy(isLetter), 'letter');
 export const digit: Parser<string> = label(satisfy((c) => c >= '0' && c <= '9'), 'digit');
 
 /** `eof = notFollowedBy anyToken <?> "end of input"` (anyToken does not advance the position). */
 export const eof: Parser<null> = (input, pos) => {
   if (pos < input.length) {
-    return { ok: false, consumed: false, err: { pos, msgs: [{ kind: MsgKind.Expect, text: 'end of input' }, { kind: MsgKind.UnExpect, text: hsShowChar(input[pos]) }] } };
+    return { ok: false, consumed: false, err: { pos, msgs: [{ kind: MsgKind.Expect, text: 'end of input' }, { kind: MsgKind.UnExpect, ch: input[pos] }] } };
   }
   return { ok: true, consumed: false, value: null, pos, err: { pos, msgs: [{ kind: MsgKind.Expect, text: 'end of input' }, { kind: MsgKind.SysUnExpect, text: '' }] } };
 };
@@ -145,33 +173,44 @@ export const eof: Parser<null> = (input, pos) => {
 // ---------------------------------------------------------------------------------------------
 // Combinators
 
+/** Combine the reply of a first parser with the reply of what follows it (Parsec's `>>=` bookkeeping). */
+function follow<A, B, C>(r: Reply<A> & { ok: true }, q: Reply<B>, combine: (a: A, b: B) => C): Reply<C> {
+  if (q.consumed) return q.ok ? { ok: true, consumed: true, value: combine(r.value, q.value), pos: q.pos, err: q.err } : q;
+  const consumed = r.consumed;
+  const err = isUnknown(r.err) ? q.err : mergeError(r.err, q.err);
+  return q.ok ? { ok: true, consumed, value: combine(r.value, q.value), pos: q.pos, err } : { ok: false, consumed, err };
+}
+const second = <A, B>(_a: A, b: B): B => b;
+
 /** Monadic bind with Parsec's error bookkeeping. */
 export const bind = <A, B>(p: Parser<A>, f: (a: A) => Parser<B>): Parser<B> => (input, pos) => {
   const r = p(input, pos);
   if (!r.ok) return r;
-  const q = f(r.value)(input, r.pos);
-  if (q.consumed) return q;
-  const consumed = r.consumed;
-  if (isUnknown(r.err)) return { ...q, consumed } as Reply<B>;
-  const err = mergeError(r.err, q.err);
-  return q.ok ? { ok: true, consumed, value: q.value, pos: q.pos, err } : { ok: false, consumed, err };
+  return follow(r, f(r.value)(input, r.pos), second);
+};
+
+/** `p` then `q`, combining both values. */
+export const andThen = <A, B, C>(p: Parser<A>, q: Parser<B>, combine: (a: A, b: B) => C): Parser<C> => (input, pos) => {
+  const r = p(input, pos);
+  if (!r.ok) return r;
+  return follow(r, q(input, r.pos), combine);
 };
 
 export const map = <A, B>(p: Parser<A>, f: (a: A) => B): Parser<B> => (input, pos) => {
   const r = p(input, pos);
-  return r.ok ? { ...r, value: f(r.value) } : r;
+  return r.ok ? { ok: true, consumed: r.consumed, value: f(r.value), pos: r.pos, err: r.err } : r;
 };
 
 /** `p *> q` */
-export const right = <A, B>(p: Parser<A>, q: Parser<B>): Parser<B> => bind(p, () => q);
+export const right = <A, B>(p: Parser<A>, q: Parser<B>): Parser<B> => andThen(p, q, second);
 /** `p <* q` */
-export const left = <A, B>(p: Parser<A>, q: Parser<B>): Parser<A> => bind(p, (a) => map(q, () => a));
+export const left = <A, B>(p: Parser<A>, q: Parser<B>): Parser<A> => andThen(p, q, (a) => a);
 
 /** Sequence, collecting values. */
 export function seq<A, B>(a: Parser<A>, b: Parser<B>): Parser<[A, B]>;
 export function seq<A, B, C>(a: Parser<A>, b: Parser<B>, c: Parser<C>): Parser<[A, B, C]>;
 export function seq(...ps: Parser<unknown>[]): Parser<unknown[]> {
-  return ps.reduce<Parser<unknown[]>>((acc, p) => bind(acc, (xs) => map(p, (x) => [...xs, x])), pure([]));
+  return ps.reduce<Parser<unknown[]>>((acc, p) => andThen(acc, p, (xs, x) => [...xs, x]), pure([]));
 }
 
 /** `p <|> q <|> ...` */
@@ -181,7 +220,7 @@ export const alt = <T>(...ps: Parser<T>[]): Parser<T> => (input, pos) => {
     const r = p(input, pos);
     if (r.consumed) return r;
     const merged: PError = err === null ? r.err : mergeError(err, r.err);
-    if (r.ok) return { ...r, err: merged };
+    if (r.ok) return { ok: true, consumed: false, value: r.value, pos: r.pos, err: merged };
     err = merged;
   }
   return { ok: false, consumed: false, err: err ?? unknown(pos) };
@@ -200,7 +239,7 @@ export const lookAhead = <T>(p: Parser<T>): Parser<T> => (input, pos) => {
 /** `notFollowedBy p` where p yields a Char (shown as `'c'`). */
 export const notFollowedBy = (p: Parser<string>): Parser<null> => (input, pos) => {
   const r = attempt(p)(input, pos);
-  if (r.ok) return { ok: false, consumed: false, err: { pos: r.pos, msgs: [{ kind: MsgKind.UnExpect, text: hsShowChar(r.value) }] } };
+  if (r.ok) return { ok: false, consumed: false, err: { pos: r.pos, msgs: [{ kind: MsgKind.UnExpect, ch: r.value }] } };
   return { ok: true, consumed: false, value: null, pos, err: r.err };
 };
 
@@ -239,7 +278,7 @@ export const lazy = <T>(f: () => Parser<T>): Parser<T> => {
 export function showErrorMessages(msgs: Msg[]): string {
   if (msgs.length === 0) return 'unknown parse error';
   const sorted = [...msgs].sort((a, b) => a.kind - b.kind);
-  const of = (k: MsgKind): string[] => sorted.filter((m) => m.kind === k).map((m) => m.text);
+  const of = (k: MsgKind): string[] => sorted.filter((m) => m.kind === k).map(msgText);
   const sys = of(MsgKind.SysUnExpect);
   const unexp = of(MsgKind.UnExpect);
   const exp = of(MsgKind.Expect);

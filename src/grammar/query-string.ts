@@ -12,22 +12,26 @@ export interface RawParam {
 
 const HEX = /^[0-9a-fA-F]{2}$/;
 const utf8 = new TextDecoder('utf-8', { fatal: false });
+const encoder = new TextEncoder();
 
 /** Percent-decode with `+` → space; invalid escapes stay as written; bytes are read as UTF-8. */
 export function decodeComponent(s: string): string {
   if (!/[%+]/.test(s)) return s;
+  const spaced = s.replace(/\+/g, ' ');
+  try {
+    return decodeURIComponent(spaced);
+  } catch {
+    // Malformed escapes or invalid UTF-8: decode byte by byte like http-types does.
+  }
   const bytes: number[] = [];
-  const enc = new TextEncoder();
-  for (let i = 0; i < s.length; i++) {
-    const c = s[i];
-    if (c === '+') bytes.push(0x20);
-    else if (c === '%' && HEX.test(s.slice(i + 1, i + 3))) {
-      bytes.push(parseInt(s.slice(i + 1, i + 3), 16));
+  for (let i = 0; i < spaced.length; i++) {
+    const c = spaced[i];
+    if (c === '%' && HEX.test(spaced.slice(i + 1, i + 3))) {
+      bytes.push(parseInt(spaced.slice(i + 1, i + 3), 16));
       i += 2;
     } else {
-      const cp = s.codePointAt(i)!;
-      const ch = String.fromCodePoint(cp);
-      for (const b of enc.encode(ch)) bytes.push(b);
+      const ch = String.fromCodePoint(spaced.codePointAt(i)!);
+      for (const b of encoder.encode(ch)) bytes.push(b);
       i += ch.length - 1;
     }
   }
@@ -47,14 +51,16 @@ export function splitQuery(search: string): RawParam[] {
 }
 
 // Characters left as they are: unreserved ones plus the grammar's punctuation, for readable URLs.
-const KEEP = /[A-Za-z0-9\-_.~(),:*!$@/>]/;
+const KEEP = /^[A-Za-z0-9\-_.~(),:*!$@/>]*$/;
+const KEEP_CHAR = /[A-Za-z0-9\-_.~(),:*!$@/>]/;
 
 /** Percent-encode a key or value so that `+ & ; = # % "` spaces and non-ASCII survive decoding. */
 export function encodeComponent(s: string): string {
+  if (KEEP.test(s)) return s;
   let out = '';
   for (const ch of s) {
-    if (KEEP.test(ch)) out += ch;
-    else for (const b of new TextEncoder().encode(ch)) out += `%${b.toString(16).toUpperCase().padStart(2, '0')}`;
+    if (KEEP_CHAR.test(ch)) out += ch;
+    else for (const b of encoder.encode(ch)) out += `%${b.toString(16).toUpperCase().padStart(2, '0')}`;
   }
   return out;
 }
