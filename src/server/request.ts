@@ -102,6 +102,15 @@ function unknownTable(schema: string, name: string): ApiError {
   return new ApiError(404, '42P01', `relation "${schema}.${name}" does not exist`);
 }
 
+/** `Accept-Profile` (reads) / `Content-Profile` (writes) must name the one schema we expose: else 406 PGRST106. */
+function checkProfile(req: Request, method: string, schema: string): void {
+  const read = method === 'GET' || method === 'HEAD' || method === 'OPTIONS';
+  const profile = req.headers.get(read ? 'accept-profile' : 'content-profile');
+  if (profile !== null && profile !== schema) {
+    throw new ApiError(406, 'PGRST106', `The schema must be one of the following: ${schema}`);
+  }
+}
+
 /** Parses a Request into what the later stages need. Throws ApiError (or GrammarError). */
 export async function parseRequest(req: Request, opts: RequestOptions): Promise<ApiRequest> {
   const method = req.method;
@@ -117,6 +126,7 @@ export async function parseRequest(req: Request, opts: RequestOptions): Promise<
     return { kind: 'root', method: method as 'GET' | 'HEAD', accept: parseAccept(req.headers.get('accept')), baseUrl: url.origin };
   }
   if (!TABLE_METHODS.has(method)) throw unsupported(method);
+  checkProfile(req, method, opts.schema);
   const table = tableByName(target.name);
   if (method === 'OPTIONS') {
     if (!table) throw notFoundEmpty();

@@ -164,8 +164,13 @@ function orderSql(alias: string, terms: PlannedOrder[], p: Params): string {
   return ` ORDER BY ${parts.join(', ')}`;
 }
 
+/** Beyond 2^53 a limit means "no limit" and an offset "past the end" either way; keep the bound value exact. */
+const clamp = (n: number): number => Math.min(Math.trunc(n), Number.MAX_SAFE_INTEGER);
+
 function pageSql(limit: number | undefined, offset: number | undefined, p: Params): string {
   let s = '';
+  limit = limit === undefined ? undefined : clamp(limit);
+  offset = offset === undefined ? undefined : clamp(offset);
   if (limit !== undefined) s += ` LIMIT ${p.add(limit)}::bigint`;
   if (offset !== undefined && offset > 0) s += ` OFFSET ${p.add(offset)}::bigint`;
   return s;
