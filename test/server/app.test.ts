@@ -168,3 +168,42 @@ for (const { kind, make, skip } of STORE_KINDS) {
     });
   });
 }
+
+describe('authentication through the app (JWT, HS256)', () => {
+  const SECRET = 'reallyreallyreallyreallyverysafe';
+  let store: Store;
+  let app: App;
+
+  beforeAll(async () => {
+    const { makePGliteStore } = await import('../support/stores.js');
+    const { createApp } = await import('../../src/server/app.js');
+    store = await makePGliteStore();
+    app = createApp({ store, jwtSecret: SECRET });
+  });
+  afterAll(async () => {
+    await store?.close();
+  });
+
+  it('anonymous reads; anonymous writes get 401 42501 with WWW-Authenticate: Bearer', async () => {
+    expect((await send(app, 'GET', '/labels')).status).toBe(200);
+    const w = await send(app, 'POST', '/labels', { body: { name: 'x' } });
+    expect(w.status).toBe(401);
+    expect(w.json).toEqual({ code: '42501', details: null, hint: null, message: 'permission denied for table labels' });
+    expect(w.headers.get('www-authenticate')).toBe('Bearer');
+  });
+
+  it('an editor writes, an editor may not delete (403), an expired token is 401 PGRST301 even on unknown paths', async () => {
+    const { mintToken } = await import('../../src/server/auth.js');
+    const editor = await mintToken(SECRET, 'editor', '1h');
+    const auth = { Authorization: `Bearer ${editor}` };
+    expect((await send(app, 'POST', '/labels', { body: { name: 'x' }, headers: auth })).status).toBe(201);
+    const del = await send(app, 'DELETE', '/labels', { headers: auth });
+    expect([del.status, del.json.code]).toEqual([403, '42501']);
+    const { SignJWT } = await import('jose');
+    const expired = await new SignJWT({ role: 'admin' }).setProtectedHeader({ alg: 'HS256' }).setExpirationTime(Math.floor(Date.now() / 1000) - 3600).sign(new TextEncoder().encode(SECRET));
+    const r = await send(app, 'GET', '/nope/deeper', { headers: { Authorization: `Bearer ${expired}` } });
+    expect(r.status).toBe(401);
+    expect(r.json).toEqual({ code: 'PGRST301', details: null, hint: null, message: 'JWT expired' });
+    expect(r.headers.get('www-authenticate')).toBe('Bearer error="invalid_token", error_description="JWT expired"');
+  });
+});
