@@ -29,6 +29,17 @@ function operatorIndex(text: string): number {
   return -1;
 }
 
+/** PostgREST ignores text after a key's field path; for the CLI a field must be read completely. */
+function isCompleteField(key: string): boolean {
+  try {
+    parseFieldPath(key);
+    return true;
+  } catch (e) {
+    if (e instanceof GrammarError) return false;
+    throw e;
+  }
+}
+
 function badExpr(text: string, why: string): GrammarError {
   return new GrammarError(`invalid where expression "${text}"`, why, {
     hint: 'Use field=op.value (release_date=gte.2024-01-01) or field OP value with OP one of = != < <= > >= ~ !~',
@@ -48,7 +59,7 @@ export function parseWhereExpr(text: string): WhereClause {
     const value = text.slice(eq + 1);
     if (!/[!<>~]$/.test(key)) {
       if (['and', 'or'].includes(lastWord(key))) return parseLogicTree(key, value);
-      if (!isReservedKey(key)) {
+      if (!isReservedKey(key) && isCompleteField(key)) {
         try {
           return parseFilter(key, value);
         } catch (e) {
