@@ -53,6 +53,25 @@ describe('import, export and seed commands against a real service', () => {
     expect(existsSync(`${input}.rejects.csv`)).toBe(true);
   });
 
+  it('rows the service refuses (foreign key) come back through the HTTP client as rejects, the rest land', async () => {
+    const input = file(tmp(), 'releases.ndjson', [
+      JSON.stringify({ id: 'e0000000-0000-4000-8000-00000000aa01', release_title: 'Fine' }),
+      JSON.stringify({ id: 'e0000000-0000-4000-8000-00000000aa02', release_title: 'Orphan', label_id: '1ab00000-0000-4000-8000-0000000fffff' }),
+      JSON.stringify({ id: 'e0000000-0000-4000-8000-00000000aa03', release_title: 'Also fine', is_compilation: true }),
+    ].join('\n'));
+    const r = await cli(['releases', 'import', input, '--batch-size', '10']);
+    expect(r.code).toBe(3);
+    expect(r.err).toMatch(/2 inserted, 0 updated, 0 unchanged, 1 rejected/);
+    expect(r.err).toMatch(/line 2: 23503 .*foreign key/);
+    const rejects = readFileSync(`${input}.rejects.ndjson`, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(rejects).toEqual([expect.objectContaining({ _line: 2, _code: '23503', release_title: 'Orphan' })]);
+    const rows = await rowsOf(store, 'releases', 'id,release_title,is_compilation,description');
+    expect(rows.filter((x) => (x.id as string).startsWith('e0000000-0000-4000-8000-00000000aa'))).toEqual([
+      { id: 'e0000000-0000-4000-8000-00000000aa01', release_title: 'Fine', is_compilation: false, description: '' },
+      { id: 'e0000000-0000-4000-8000-00000000aa03', release_title: 'Also fine', is_compilation: true, description: '' },
+    ]);
+  });
+
   it('an unknown header is a usage error that lists the valid fields', async () => {
     const input = file(tmp(), 'labels.csv', `id,name,colour\n${id(9)},X,red\n`);
     const r = await cli(['labels', 'import', input]);
