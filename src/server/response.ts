@@ -14,8 +14,6 @@ import { outputKeys } from './sql.js';
  * Preference-Applied, Location, Content-Location, singular objects, CSV, HEAD, OPTIONS, the root.
  */
 
-const JSON_CT = 'application/json; charset=utf-8';
-
 function singularError(n: number): ApiError {
   return new ApiError(406, 'PGRST116', 'JSON object requested, multiple (or no) rows returned', { details: `The result contains ${n} rows` });
 }
