@@ -9,6 +9,11 @@ import { type Queryable, type QueryResult, type Store, toStoreError } from './st
 // Keep dates and timestamps exactly as PostgreSQL prints them (no JS Date round trip).
 const TEXT_TYPES = [1082, 1083, 1114, 1184, 1266];
 const parsers = Object.fromEntries(TEXT_TYPES.map((oid) => [oid, (v: string) => v]));
+// PGlite checks boolean parameters in JavaScript and throws a plain Error ("Invalid input for boolean
+// type", a 500) for text PostgreSQL itself would refuse with 22P02 (a 400): hand text through and let
+// the database judge it, as the pg driver does.
+const BOOL = 16;
+const serializers = { [BOOL]: (v: unknown) => (typeof v === 'boolean' ? (v ? 't' : 'f') : String(v)) };
 
 async function loadPGlite(): Promise<typeof PGliteType> {
   return (await import('@electric-sql/pglite')).PGlite;
@@ -96,7 +101,7 @@ export async function migratedTemplate(cacheFile: string | null = templateCacheP
   if (existsSync(shipped)) return new Blob([readFileSync(shipped)]);
   if (cacheFile && existsSync(cacheFile)) return new Blob([readFileSync(cacheFile)]);
   const PGlite = await loadPGlite();
-  const db = new PGlite({ parsers });
+  const db = new PGlite({ parsers, serializers });
   const store = new PGliteStore(db);
   await migrate(store);
   const dump = await db.dumpDataDir('gzip');
@@ -135,8 +140,8 @@ export async function openPGlite(opts: OpenPGliteOptions = {}): Promise<PGliteSt
   }
   const template = isNew ? (opts.template ?? (dataDir ? await migratedTemplate() : undefined)) : undefined;
   const db = dataDir
-    ? new PGlite(dataDir, { parsers, ...(template ? { loadDataDir: template } : {}) })
-    : new PGlite({ parsers, ...(template ? { loadDataDir: template } : {}) });
+    ? new PGlite(dataDir, { parsers, serializers, ...(template ? { loadDataDir: template } : {}) })
+    : new PGlite({ parsers, serializers, ...(template ? { loadDataDir: template } : {}) });
   await db.waitReady;
   const store = new PGliteStore(db);
   await migrate(store);
