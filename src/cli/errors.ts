@@ -2,7 +2,7 @@ import { ConnectionError, ServiceError } from '../client/errors.js';
 import type { Style } from '../io/style.js';
 
 /** Exit codes, documented in `catalog --help` and the README. */
-export const EXIT = { ok: 0, service: 1, usage: 2, partial: 3, auth: 4 } as const;
+export const EXIT = { ok: 0, service: 1, usage: 2, partial: 3, auth: 4, interrupted: 130 } as const;
 
 /** The command line was wrong: bad flag, unknown field, bad value, missing confirmation. Exit 2. */
 export class UsageError extends Error {
@@ -41,6 +41,8 @@ export function exitCodeFor(err: unknown): number {
   if (isCommanderError(err)) return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
   if (err instanceof UsageError || isGrammarError(err)) return EXIT.usage;
   if (err instanceof PartialFailure) return EXIT.partial;
+  // An interrupted command (Ctrl-C during an import, after its checkpoint) exits as a shell expects.
+  if (err instanceof Error && err.name === 'ImportInterrupted') return EXIT.interrupted;
   if (err instanceof ServiceError) return err.status === 401 || err.status === 403 ? EXIT.auth : EXIT.service;
   return EXIT.service;
 }

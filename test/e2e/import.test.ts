@@ -121,7 +121,7 @@ describe('import/export end to end (bin/catalog against catalog serve)', () => {
     while (!existsSync(checkpoint) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     child.kill('SIGINT');
     const code = await exited;
-    expect(code).not.toBe(0);
+    expect(code).toBe(130);
     expect(stderr).toMatch(/interrupted: every row before line \d+ is committed; run the same command with --resume/);
     expect(existsSync(checkpoint)).toBe(true);
     const resumed = await run(['tracks', 'import', input, '--resume']);
