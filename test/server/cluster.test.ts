@@ -1,14 +1,15 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
+import pg from 'pg';
 import { PG_URL } from '../support/stores.js';
 
 const BIN = new URL('../../bin/catalog.js', import.meta.url).pathname;
 
 describe.skipIf(!PG_URL)(`catalog serve --workers${PG_URL ? '' : ' (SKIPPED: set CATALOG_TEST_DATABASE_URL)'}`, () => {
   it('serves one PostgreSQL from two worker processes and stops all of them on SIGTERM with exit 0', async () => {
-    const schemaUrl = PG_URL!;
-    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--workers', '2', '--database-url', schemaUrl], {
+    const schema = `catalog_cluster_${process.pid}`;
+    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--workers', '2', '--database-url', PG_URL!, '--db-schema', schema], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';
@@ -26,11 +27,20 @@ describe.skipIf(!PG_URL)(`catalog serve --workers${PG_URL ? '' : ' (SKIPPED: set
         reject(new Error(`serve exited ${code}: ${stderr}`));
       });
     });
-    const statuses = await Promise.all(Array.from({ length: 8 }, () => fetch(`${url}/labels?limit=1`).then((r) => r.status)));
-    expect(statuses).toEqual(Array(8).fill(200));
-    child.kill('SIGTERM');
-    const [code] = await once(child, 'exit');
-    expect(code).toBe(0);
+    try {
+      const created = await fetch(`${url}/labels`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"name":"Cluster"}' });
+      expect(created.status).toBe(201);
+      const bodies = await Promise.all(Array.from({ length: 8 }, () => fetch(`${url}/labels?select=name`).then((r) => r.json())));
+      expect(bodies).toEqual(Array(8).fill([{ name: 'Cluster' }]));
+    } finally {
+      child.kill('SIGTERM');
+      const [code] = await once(child, 'exit');
+      expect(code).toBe(0);
+      const client = new pg.Client({ connectionString: PG_URL });
+      await client.connect();
+      await client.query(`drop schema if exists ${schema} cascade`);
+      await client.end();
+    }
   });
 
   it('refuses --workers without --database-url (exit 2)', async () => {

@@ -12,6 +12,7 @@ export interface ServeOptions {
   jwtSecret?: string;
   maxBody?: string;
   workers?: string;
+  dbSchema?: string;
 }
 
 /** `catalog serve`. */
@@ -24,6 +25,7 @@ export function defineServe(ctx: Context): Command {
     .option('--database-url <url>', 'use this PostgreSQL database instead of the embedded catalog (env CATALOG_DATABASE_URL)')
     .option('--jwt-secret <secret>', 'require JWTs signed with this secret (env CATALOG_JWT_SECRET)')
     .option('--max-body <bytes>', 'largest request body accepted, in bytes (default 64 MiB)')
+    .option('--db-schema <name>', 'PostgreSQL schema holding the catalog tables (env CATALOG_DB_SCHEMA; default public)')
     .option('--workers <n>', 'processes serving one PostgreSQL together (needs --database-url)', '1')
     .action(async (opts: ServeOptions) => runServe(opts, ctx));
   return examples(cmd, [
@@ -50,6 +52,7 @@ export async function runServe(opts: ServeOptions, ctx: Context): Promise<void> 
     host: opts.host ?? '127.0.0.1',
     dataDir,
     databaseUrl,
+    schema: databaseUrl ? opts.dbSchema ?? (ctx.env.CATALOG_DB_SCHEMA || undefined) : undefined,
     jwtSecret: opts.jwtSecret ?? (ctx.env.CATALOG_JWT_SECRET || undefined),
     maxBodyBytes,
     log: ctx.globals.verbose ? (line: string) => void ctx.io.stderr.write(`${line}\n`) : undefined,
