@@ -50,18 +50,39 @@ const ROOT_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export const TABLE_ALLOW = 'OPTIONS,GET,HEAD,POST,PUT,PATCH,DELETE';
 export const ROOT_ALLOW = 'OPTIONS,GET,HEAD';
 
-/** `/` → root, `/<name>` → a table name, anything else → 404 `{}`. */
-export function resolvePath(pathname: string): { kind: 'root' } | { kind: 'table'; name: string } {
+/**
+ * `/` → root, `/<name>` → a table name, `/rpc/<fn>` → a function, anything else → 404 `{}`.
+ * Example: `resolvePath('/releases')` → `{ kind: 'table', name: 'releases' }`.
+ */
+export function resolvePath(pathname: string): { kind: 'root' } | { kind: 'table'; name: string } | { kind: 'rpc'; name: string } {
   if (pathname === '/' || pathname === '') return { kind: 'root' };
   const segments = pathname.split('/').slice(1);
-  if (segments.length !== 1 || segments[0] === '') throw notFoundEmpty();
-  let name: string;
-  try {
-    name = decodeURIComponent(segments[0]);
-  } catch {
-    throw notFoundEmpty();
+  const decoded: string[] = [];
+  for (const s of segments) {
+    try {
+      decoded.push(decodeURIComponent(s));
+    } catch {
+      throw notFoundEmpty();
+    }
   }
-  return { kind: 'table', name };
+  if (decoded.length === 2 && decoded[0] === 'rpc' && decoded[1] !== '') return { kind: 'rpc', name: decoded[1] };
+  if (decoded.length !== 1 || decoded[0] === '') throw notFoundEmpty();
+  return { kind: 'table', name: decoded[0] };
+}
+
+/**
+ * The catalog exposes no functions: `/rpc/<fn>` answers as PostgREST 12 does for a function it
+ * cannot find (PGRST202), or PGRST101 for a method RPC does not take.
+ */
+function rpcNotFound(method: string, schema: string, name: string, search: string): ApiError {
+  if (method !== 'GET' && method !== 'HEAD' && method !== 'POST' && method !== 'OPTIONS') {
+    return new ApiError(405, 'PGRST101', `Cannot use the ${method} method on RPC`);
+  }
+  const args = [...new Set(new URLSearchParams(search).keys())].filter((k) => !['select', 'order', 'limit', 'offset', 'columns', 'on_conflict'].includes(k)).sort();
+  const signature = args.length ? `(${args.join(', ')})` : ' without parameters';
+  return new ApiError(404, 'PGRST202', `Could not find the function ${schema}.${name}${signature} in the schema cache`, {
+    details: `Searched for the function ${schema}.${name}${args.length ? ` with parameters ${args.join(', ')}` : ' without parameters'} or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache.`,
+  });
 }
 
 function unsupported(method: string): ApiError {
@@ -120,6 +141,7 @@ export async function parseRequest(req: Request, opts: RequestOptions): Promise<
   }
   const principal = await authenticate(req.headers.get('authorization'), opts.jwtSecret);
   const target = resolvePath(url.pathname);
+  if (target.kind === 'rpc') throw rpcNotFound(method, opts.schema, target.name, url.search.slice(1));
   if (target.kind === 'root') {
     if (!ROOT_METHODS.has(method)) throw unsupported(method);
     if (method === 'OPTIONS') return { kind: 'options', allow: ROOT_ALLOW };

@@ -126,6 +126,17 @@ for (const { kind, make, skip } of STORE_KINDS) {
         expect([del.status, del.json.code]).toEqual([404, '42P01']);
       });
 
+      it('/rpc/<fn>: the catalog has no functions (PGRST202), and RPC takes no PATCH (PGRST101)', async () => {
+        const r = await send(app, 'GET', '/rpc/search?q=blue');
+        expect(r.status).toBe(404);
+        expect(r.json.code).toBe('PGRST202');
+        expect(r.json.message).toBe(`Could not find the function ${store.schema}.search(q) in the schema cache`);
+        const p = await send(app, 'POST', '/rpc/search', { body: {} });
+        expect(p.json.message).toBe(`Could not find the function ${store.schema}.search without parameters in the schema cache`);
+        const m = await send(app, 'PATCH', '/rpc/search', { body: {} });
+        expect([m.status, m.json]).toEqual([405, { code: 'PGRST101', details: null, hint: null, message: 'Cannot use the PATCH method on RPC' }]);
+      });
+
       it('the Server header is sent when a version is configured', async () => {
         const { createApp } = await import('../../src/server/app.js');
         const versioned = createApp({ store, serverVersion: '12.2.3' });
