@@ -363,6 +363,20 @@ function countMode(prefs: Preferences): CountMode {
   return prefs.count === 'exact' || prefs.count === 'planned' || prefs.count === 'estimated' ? prefs.count : null;
 }
 
+/**
+ * The paging checks PostgREST makes before it reads the body (reference §1 step 6): the Range and
+ * limit of a read (416), limit/offset on PUT (PGRST114), a limit without order on PATCH/DELETE (PGRST109).
+ */
+export function checkPaging(method: PlanInput['method'], q: Query, range: RangeHeader | null): void {
+  const rootPage = q.page.find((p) => p.path.length === 0);
+  const hasPage = rootPage !== undefined && (rootPage.limit !== undefined || rootPage.offset !== undefined);
+  if (method === 'GET' || method === 'HEAD') rootWindow(q, range);
+  else if (method === 'PUT' && hasPage) throw new ApiError(400, 'PGRST114', 'limit/offset querystring parameters are not allowed for PUT');
+  else if ((method === 'PATCH' || method === 'DELETE') && hasPage && !q.order.some((o) => o.path.length === 0 && o.terms.length > 0)) {
+    throw new ApiError(400, 'PGRST109', "A 'limit' was applied without an explicit 'order'", { hint: "Apply an 'order' using unique column(s)" });
+  }
+}
+
 /** Plans a GET/HEAD. */
 export function planRead(input: PlanInput): ReadPlan {
   const aliases = new Aliases();

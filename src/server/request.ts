@@ -7,6 +7,7 @@ import { tableByName, type TableDef } from '../schema/catalog.js';
 import { authenticate, authorize, type Principal } from './auth.js';
 import { ApiError, notFoundEmpty } from './errors.js';
 import { parsePayload, type Payload } from './payload.js';
+import { checkPaging } from './plan.js';
 
 /**
  * Request parsing (the first stage): path → resource, method check, query string, Prefer, Range,
@@ -158,6 +159,7 @@ export async function parseRequest(req: Request, opts: RequestOptions): Promise<
   const query = parseQuery(search);
   const prefs = parsePrefer(req.headers.get('prefer'));
   const range = method === 'GET' ? parseRange(req.headers.get('range')) : null;
+  checkPaging(method as TableMethod, query, range);
   const hasBody = method === 'POST' || method === 'PATCH' || method === 'PUT';
   const text = hasBody ? await readBody(req, opts.maxBodyBytes) : '';
 

@@ -375,6 +375,9 @@ for (const { kind, make, skip } of STORE_KINDS) {
         const all = await req('DELETE', '/releases', undefined, { Prefer: 'count=exact' });
         expect([all.status, all.headers.get('content-range')]).toEqual([204, '*/14']);
         expect((await req('DELETE', '/releases?limit=1')).json.code).toBe('PGRST109');
+        // Paging is checked before the body is read (reference §1): PGRST109/114 win over PGRST102.
+        expect((await req('PATCH', '/labels?limit=1', '}{')).json.code).toBe('PGRST109');
+        expect((await req('PUT', `/labels?id=eq.${U}&offset=1`, '}{')).json.code).toBe('PGRST114');
       });
     });
 
