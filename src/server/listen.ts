@@ -17,6 +17,10 @@ export interface StartOptions {
   schema?: string;
   jwtSecret?: string;
   maxBodyBytes?: number;
+  /** Longest request target (path + query) accepted; longer ones get 414. Default 8 KiB. */
+  maxUrlBytes?: number;
+  /** Largest request line + headers node:http reads; more gets 431. Default 16 KiB. */
+  maxHeaderBytes?: number;
   maxRows?: number;
   statementTimeoutMs?: number;
   /** Use this store instead of opening one (tests). The server does not close it. */
@@ -34,6 +38,8 @@ export interface RunningServer {
 
 const LOCK_FILE = 'catalog-serve.json';
 export const DEFAULT_MAX_BODY = 64 * 1024 * 1024;
+export const DEFAULT_MAX_URL = 8 * 1024;
+export const DEFAULT_MAX_HEADER = 16 * 1024;
 
 /** The `catalog serve` holding a data directory, if one is alive. */
 export function readServeLock(dataDir: string): { pid: number; url: string } | null {
@@ -75,13 +81,29 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
 
   let inFlight = 0;
   let drained: (() => void) | null = null;
-  const server = createServer({ keepAliveTimeout: 5_000 }, (req, res) => {
+  const maxUrlBytes = opts.maxUrlBytes ?? DEFAULT_MAX_URL;
+  const server = createServer({ keepAliveTimeout: 5_000, maxHeaderSize: opts.maxHeaderBytes ?? DEFAULT_MAX_HEADER }, (req, res) => {
     inFlight++;
     res.on('close', () => {
       inFlight--;
       if (inFlight === 0 && drained) drained();
     });
+    if (Buffer.byteLength(req.url ?? '') > maxUrlBytes) {
+      refuse(res, 414, 'PGRST414', 'URI Too Long', `The request target is longer than the maximum of ${maxUrlBytes} bytes.`);
+      req.resume();
+      return;
+    }
     void serveOne(app.handle, req, res, baseOf(req), maxBodyBytes, opts.log);
+  });
+  // Requests node:http cannot parse (oversized headers, NUL bytes, bad framing) get a JSON answer instead of a bare status line.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable || err.code === 'ECONNRESET') return void socket.destroy();
+    const [status, code, message, details] =
+      err.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'PGRST431', 'Request Header Fields Too Large', `The request line and headers are larger than the maximum of ${opts.maxHeaderBytes ?? DEFAULT_MAX_HEADER} bytes.`]
+        : [400, 'PGRST400', 'Bad Request', `The request is not valid HTTP/1.1 (${err.code ?? 'parse error'}).`];
+    const body = JSON.stringify({ code, details, hint: null, message });
+    socket.end(`HTTP/1.1 ${status} ${message}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -123,6 +145,12 @@ async function openStore(opts: StartOptions): Promise<Store> {
 
 function baseOf(req: IncomingMessage): string {
   return `http://${req.headers.host ?? 'localhost'}`;
+}
+
+/** Answers before the app sees the request (limits of the socket adapter), closing the connection. */
+function refuse(res: ServerResponse, status: number, code: string, message: string, details: string): void {
+  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', Connection: 'close' });
+  res.end(JSON.stringify({ code, details, hint: null, message }));
 }
 
 function tooLarge(max: number): string {
