@@ -13,6 +13,8 @@ export interface ServeOptions {
   maxBody?: string;
   workers?: string;
   dbSchema?: string;
+  maxRows?: string;
+  statementTimeout?: string;
 }
 
 /** `catalog serve`. */
@@ -25,6 +27,8 @@ export function defineServe(ctx: Context): Command {
     .option('--database-url <url>', 'use this PostgreSQL database instead of the embedded catalog (env CATALOG_DATABASE_URL)')
     .option('--jwt-secret <secret>', 'require JWTs signed with this secret (env CATALOG_JWT_SECRET)')
     .option('--max-body <bytes>', 'largest request body accepted, in bytes (default 64 MiB)')
+    .option('--max-rows <n>', 'most rows one response carries (PostgREST db-max-rows); list --all and export still page through every row')
+    .option('--statement-timeout <ms>', 'cancel a statement running longer than this (PostgreSQL only; answers 500 57014)')
     .option('--db-schema <name>', 'PostgreSQL schema holding the catalog tables (env CATALOG_DB_SCHEMA; default public)')
     .option('--workers <n>', 'processes serving one PostgreSQL together (needs --database-url)', '1')
     .action(async (opts: ServeOptions) => runServe(opts, ctx));
@@ -43,6 +47,10 @@ export async function runServe(opts: ServeOptions, ctx: Context): Promise<void> 
   if (port > 65535) throw new UsageError(`--port must be at most 65535, not ${port}`);
   const maxBodyBytes = count('--max-body', opts.maxBody);
   const databaseUrl = opts.databaseUrl ?? ctx.env.CATALOG_DATABASE_URL;
+  const maxRows = count('--max-rows', opts.maxRows);
+  if (maxRows === 0) throw new UsageError('--max-rows must be at least 1');
+  const statementTimeoutMs = count('--statement-timeout', opts.statementTimeout);
+  if (statementTimeoutMs && !databaseUrl) throw new UsageError('--statement-timeout needs --database-url: the embedded catalog cannot cancel a running statement');
   const dataDir = databaseUrl ? undefined : opts.data ?? ctx.paths.dataDir;
   const workers = count('--workers', opts.workers ?? '1') as number;
   if (workers < 1) throw new UsageError('--workers must be at least 1');
@@ -55,6 +63,8 @@ export async function runServe(opts: ServeOptions, ctx: Context): Promise<void> 
     schema: databaseUrl ? opts.dbSchema ?? (ctx.env.CATALOG_DB_SCHEMA || undefined) : undefined,
     jwtSecret: opts.jwtSecret ?? (ctx.env.CATALOG_JWT_SECRET || undefined),
     maxBodyBytes,
+    maxRows,
+    statementTimeoutMs,
     log: ctx.globals.verbose ? (line: string) => void ctx.io.stderr.write(`${line}\n`) : undefined,
   };
   if (workers > 1) {
