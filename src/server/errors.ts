@@ -112,6 +112,8 @@ export function fromStoreError(err: StoreError): ApiError {
   const headers: Record<string, string> = {};
   if (status === 503) headers['Retry-After'] = '1';
   if (err.code === '42501') headers['WWW-Authenticate'] = 'Bearer';
+  // The database is unreachable: PostgREST's PGRST000, the driver's text as details.
+  if (/^08/.test(err.code)) return new ApiError(503, 'PGRST000', 'Database connection error. Retrying the connection.', { details: err.message, headers });
   let hint = err.hint;
   if (err.code === '57014' && hint === null) {
     hint = 'The query ran longer than the statement timeout allows; narrow the filter or read fewer rows per request.';
