@@ -1,0 +1,90 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CatalogClient } from '../../src/client/client.js';
+import { startServer, type RunningServer } from '../../src/server/listen.js';
+import { PG_URL } from '../support/stores.js';
+import { eventually, startProxy, type Proxy } from './support.js';
+
+/**
+ * PostgreSQL going away and coming back, produced by a TCP proxy in front of it (the machine's
+ * PostgreSQL keeps running): the server answers 503 PGRST000 with Retry-After while it is gone,
+ * recovers on its own when it is back, and a client reading during the outage rides it out.
+ */
+describe.skipIf(!PG_URL)(`PostgreSQL outage behind a TCP proxy${PG_URL ? '' : ' (SKIPPED: set CATALOG_TEST_DATABASE_URL)'}`, () => {
+  const schema = `catalog_outage_${process.pid}`;
+  let proxy: Proxy;
+  let server: RunningServer;
+  const logged: string[] = [];
+
+  beforeAll(async () => {
+    const target = new URL(PG_URL!);
+    proxy = await startProxy(target.hostname, Number(target.port || 5432));
+    server = await startServer({ port: 0, databaseUrl: proxy.via(PG_URL!), schema, log: (l) => logged.push(l) });
+    const res = await fetch(`${server.url}/labels`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"name":"Before the outage"}' });
+    expect(res.status).toBe(201);
+  });
+  afterAll(async () => {
+    proxy?.restore();
+    await server?.store.query(`drop schema if exists ${schema} cascade`).catch(() => {});
+    await server?.close();
+    await proxy?.close();
+  });
+
+  it('answers 503 PGRST000 with Retry-After to reads and writes while the database is unreachable, then recovers by itself', async () => {
+    proxy.cut();
+    for (const [method, body] of [['GET', undefined], ['POST', '{"name":"During the outage"}'], ['PATCH', '{"name":"x"}']] as const) {
+      const res = await fetch(`${server.url}/labels?name=eq.Before%20the%20outage`, { method, body, headers: { 'Content-Type': 'application/json' } });
+      const err = (await res.json()) as { code: string; message: string; details: string | null; hint: string | null };
+      expect([method, res.status]).toEqual([method, 503]);
+      expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
+      expect(err).toMatchObject({ code: 'PGRST000', message: 'Database connection error. Retrying the connection.' });
+    }
+    expect(proxy.refused()).toBeGreaterThan(0);
+    // the process is still serving: requests that need no database are answered
+    expect((await fetch(`${server.url}/`)).status).toBe(200);
+
+    proxy.restore();
+    const back = await eventually(async () => (await fetch(`${server.url}/labels?select=name`)).status === 200);
+    expect(back).toBe(true);
+    const rows = (await (await fetch(`${server.url}/labels?select=name&order=name`)).json()) as Array<{ name: string }>;
+    expect(rows).toEqual([{ name: 'Before the outage' }]);
+    expect((await fetch(`${server.url}/labels`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"name":"After"}' })).status).toBe(201);
+  });
+
+  it('a client read started during the outage retries (honouring Retry-After) and succeeds once the database is back', async () => {
+    proxy.cut();
+    const seen: string[] = [];
+    const client = new CatalogClient({
+      baseUrl: server.url,
+      retries: 5,
+      onExchange: (line) => {
+        seen.push(line);
+        if (/→ 503/.test(line)) proxy.restore(); // the outage ends after the first 503 the client sees
+      },
+    });
+    try {
+      const res = await client.request({ method: 'GET', path: '/labels', query: 'select=name&order=name' });
+      expect(res.status).toBe(200);
+      expect(JSON.parse(res.body)).toEqual([{ name: 'After' }, { name: 'Before the outage' }]);
+      expect(seen[0]).toMatch(/→ 503/);
+      expect(seen.at(-1)).toMatch(/→ 200/);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('a plain insert during the outage is not retried: one 503 reaches the caller and nothing is written twice', async () => {
+    proxy.cut();
+    const seen: string[] = [];
+    const client = new CatalogClient({ baseUrl: server.url, retries: 5, onExchange: (l) => seen.push(l) });
+    try {
+      const err = await client.request({ method: 'POST', path: '/labels', body: '{"name":"Once"}' }).catch((e: unknown) => e);
+      expect(err).toMatchObject({ status: 503, code: 'PGRST000' });
+      expect(seen).toHaveLength(1);
+    } finally {
+      proxy.restore();
+      await client.close();
+    }
+    expect(await eventually(async () => (await fetch(`${server.url}/labels?name=eq.Once`)).status === 200)).toBe(true);
+    expect(await (await fetch(`${server.url}/labels?name=eq.Once`)).json()).toEqual([]);
+  });
+});

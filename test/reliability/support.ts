@@ -1,0 +1,86 @@
+import { createServer as createNetServer, connect, type Server, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A TCP proxy on a loopback port in front of another address (PostgreSQL), which a test can cut
+ * (every open connection reset, new ones closed at once) and restore: an outage of the database
+ * without touching the database.
+ */
+export interface Proxy {
+  port: number;
+  /** The URL with host and port replaced by the proxy's. */
+  via(url: string): string;
+  cut(): void;
+  restore(): void;
+  /** Connections refused while cut. */
+  refused(): number;
+  close(): Promise<void>;
+}
+
+export async function startProxy(targetHost: string, targetPort: number): Promise<Proxy> {
+  const open = new Set<Socket>();
+  let down = false;
+  let refused = 0;
+  const server: Server = createNetServer((client) => {
+    if (down) {
+      refused++;
+      client.destroy();
+      return;
+    }
+    const upstream = connect(targetPort, targetHost);
+    open.add(client);
+    open.add(upstream);
+    const drop = () => {
+      client.destroy();
+      upstream.destroy();
+      open.delete(client);
+      open.delete(upstream);
+    };
+    client.on('error', drop).on('close', drop);
+    upstream.on('error', drop).on('close', drop);
+    client.pipe(upstream);
+    upstream.pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    port,
+    via(url) {
+      const u = new URL(url);
+      u.hostname = '127.0.0.1';
+      u.port = String(port);
+      return u.href;
+    },
+    cut() {
+      down = true;
+      for (const s of open) s.resetAndDestroy();
+      open.clear();
+    },
+    restore() {
+      down = false;
+    },
+    refused: () => refused,
+    close() {
+      for (const s of open) s.destroy();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** A free TCP port on loopback (bound and released). */
+export async function freePort(): Promise<number> {
+  const server = createNetServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Polls `check` until it returns true, at most `tries` times, `everyMs` apart (no timing asserted: only an upper bound). */
+export async function eventually(check: () => Promise<boolean>, tries = 100, everyMs = 100): Promise<boolean> {
+  for (let i = 0; i < tries; i++) {
+    if (await check().catch(() => false)) return true;
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+  return false;
+}
