@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import type { PGlite as PGliteType, Transaction } from '@electric-sql/pglite';
 import { LATEST_VERSION } from '../schema/migrations.js';
 import { migrate } from './migrate.js';
-import { type Queryable, type QueryResult, type Store, toStoreError } from './store.js';
+import { isDatabaseError, type Queryable, type QueryResult, type Store, toStoreError } from './store.js';
 
 // Keep dates and timestamps exactly as PostgreSQL prints them (no JS Date round trip).
 const TEXT_TYPES = [1082, 1083, 1114, 1184, 1266];
@@ -50,7 +50,8 @@ export class PGliteStore implements Store {
     try {
       return await this.db.transaction((tx) => fn(wrap(tx)));
     } catch (err) {
-      throw err instanceof Error && err.name === 'StoreError' ? err : toStoreError(err);
+      // Database errors become StoreErrors; anything the callback threw on purpose passes through.
+      throw isDatabaseError(err) ? toStoreError(err) : err;
     }
   }
 

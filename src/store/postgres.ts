@@ -1,6 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
 import { migrate } from './migrate.js';
-import { type Queryable, type QueryResult, type Store, toStoreError } from './store.js';
+import { isDatabaseError, type Queryable, type QueryResult, type Store, toStoreError } from './store.js';
 
 function wrap(client: Pick<Pool | PoolClient, 'query'>): Queryable {
   return {
@@ -50,7 +50,7 @@ export class PostgresStore implements Store {
       } catch {
         broken = true;
       }
-      throw toStoreError(err);
+      throw isDatabaseError(err) ? toStoreError(err) : err;
     } finally {
       client.release(broken);
     }
@@ -89,7 +89,13 @@ export async function openPostgres(opts: OpenPostgresOptions): Promise<PostgresS
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on('error', () => {});
   const store = new PostgresStore(pool, schema);
-  if (schema !== 'public') await store.query(`create schema if not exists ${schema}`);
+  if (schema !== 'public') {
+    // `create schema if not exists` still races with itself; serialise servers starting together.
+    await store.transaction(async (tx) => {
+      await tx.query(`select pg_advisory_xact_lock(hashtext('catalog_create_schema'))`);
+      await tx.query(`create schema if not exists ${schema}`);
+    });
+  }
   if (opts.migrate !== false) await migrate(store);
   return store;
 }

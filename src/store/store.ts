@@ -47,6 +47,16 @@ interface DbErrorLike {
 
 const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH']);
 
+/** True for errors a driver raised (SQLSTATE or connection failures), as opposed to errors of our own code. */
+export function isDatabaseError(err: unknown): boolean {
+  if (err instanceof StoreError) return true;
+  const e = (err ?? {}) as DbErrorLike;
+  const code = typeof e.code === 'string' ? e.code : '';
+  if (/^[0-9A-Z]{5}$/.test(code) || CONNECTION_CODES.has(code)) return true;
+  const name = (err as { name?: unknown })?.name;
+  return name === 'DatabaseError' || /Connection terminated|connection.*(closed|ended)|Client has encountered a connection error/i.test(String(e.message ?? ''));
+}
+
 /** Turns whatever a driver threw into a StoreError (connection failures become SQLSTATE 08006). */
 export function toStoreError(err: unknown): StoreError {
   if (err instanceof StoreError) return err;

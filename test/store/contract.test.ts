@@ -77,6 +77,19 @@ for (const { kind, make, skip } of STORE_KINDS) {
       expect(after).toBe(before);
     });
 
+    it('passes an error of our own code thrown inside a transaction through unchanged, after rolling back', async () => {
+      class Refused extends Error {}
+      const err = await store
+        .transaction(async (tx) => {
+          await tx.query(`insert into genres (name) values ('never kept')`);
+          throw new Refused('checked after the write');
+        })
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(Refused);
+      const { rows } = await store.query<{ n: number }>(`select count(*)::int as n from genres where name = 'never kept'`);
+      expect(rows[0].n).toBe(0);
+    });
+
     it('commits a successful transaction and returns its value', async () => {
       const id = await store.transaction(async (tx) => {
         const r = await tx.query<{ id: string }>(`insert into countries (name) values ('Ísland') returning id`);
