@@ -6,25 +6,9 @@ import { parseChangelogAtom, renderChangelog, xmlText } from '../../src/cli/comm
 import { style } from '../../src/io/style.js';
 import { CHANGELOG } from '../../src/schema/changelog.js';
 import { changelogAtom } from '../../src/server/changelog.js';
-import { startServer } from '../../src/server/listen.js';
-import type { Store } from '../../src/store/store.js';
-import { makePGliteStore } from '../support/stores.js';
-import { runCli } from './support.js';
+import { runCli, useTestService } from './support.js';
 
-let store: Store;
-let server: { url: string; close(): Promise<void> };
-let url: string;
-
-beforeAll(async () => {
-  store = await makePGliteStore();
-  server = await startServer({ store, port: 0, host: '127.0.0.1' });
-  url = server.url;
-});
-
-afterAll(async () => {
-  await server.close();
-  await store.close();
-});
+const service = useTestService();
 
 /** A plain HTTP server that answers every request the same way (a service without the feed, a proxy page, a newer service). */
 async function fixedServer(status: number, type: string, body: string): Promise<{ url: string; close(): Promise<void> }> {
@@ -42,7 +26,7 @@ describe('the changelog feed', () => {
   });
 
   it('is a feed a real feed parser reads (the served one)', async () => {
-    const res = await fetch(`${url}/`, { headers: { accept: 'application/atom+xml' } });
+    const res = await fetch(`${service.url}/`, { headers: { accept: 'application/atom+xml' } });
     expect(res.headers.get('content-type')).toMatch(/^application\/atom\+xml/);
     const feed = await new Parser().parseString(await res.text());
     expect(feed.title).toBe('Music Catalog Service interface changelog');
@@ -71,7 +55,7 @@ describe('the changelog feed', () => {
 
 describe('catalog changelog', () => {
   it('shows the service’s feed: versions, dates, each change marked BREAKING or not', async () => {
-    const r = await runCli(['--url', url, 'changelog', '-o', 'table']);
+    const r = await runCli(['--url', service.url, 'changelog', '-o', 'table']);
     expect(r.code).toBe(0);
     expect(r.err).toBe('');
     expect(r.out).toContain('Interface 12.2.3  2025-01-25  4 breaking');
@@ -84,15 +68,15 @@ describe('catalog changelog', () => {
   });
 
   it('adds relative dates on a terminal only', async () => {
-    const r = await runCli(['--url', url, 'changelog'], { stdoutTTY: true, now: Date.parse('2025-03-01T00:00:00Z') });
+    const r = await runCli(['--url', service.url, 'changelog'], { stdoutTTY: true, now: Date.parse('2025-03-01T00:00:00Z') });
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/2025-01-25 \(\d+ \w+ ago\)/);
   });
 
   it('gives the versions as data with -o json and rows with -o csv', async () => {
-    const j = await runCli(['--url', url, 'changelog', '-o', 'json']);
+    const j = await runCli(['--url', service.url, 'changelog', '-o', 'json']);
     expect(JSON.parse(j.out)).toEqual(CHANGELOG);
-    const c = await runCli(['--url', url, 'changelog', '-o', 'csv']);
+    const c = await runCli(['--url', service.url, 'changelog', '-o', 'csv']);
     const lines = c.out.trim().split('\n');
     expect(lines[0]).toBe('version,date,breaking,change,applies_to');
     expect(lines).toHaveLength(1 + CHANGELOG[0].changes.length);
@@ -148,7 +132,7 @@ describe('catalog changelog', () => {
   });
 
   it('prints the request with --dry-run and fails with exit 1 when the service is down', async () => {
-    const d = await runCli(['--url', url, '--dry-run', 'changelog']);
+    const d = await runCli(['--url', service.url, '--dry-run', 'changelog']);
     expect(d.code).toBe(0);
     expect(d.out).toMatch(/^curl .*application\/atom\+xml/);
     const down = await runCli(['--url', 'http://127.0.0.1:9', 'changelog']);

@@ -8,30 +8,15 @@ import { renderSummary } from '../../src/cli/prompts/summary.js';
 import { builtinSchema } from '../../src/cli/schema/model.js';
 import { bufferOutput } from '../../src/io/streams.js';
 import { style } from '../../src/io/style.js';
-import { startServer } from '../../src/server/listen.js';
-import type { Store } from '../../src/store/store.js';
-import { makePGliteStore, tempDir } from '../support/stores.js';
-import { runCli } from './support.js';
+import { tempDir } from '../support/stores.js';
+import { runCli, useTestService } from './support.js';
 
 const KEY = { enter: '\r', down: '\x1b[B', up: '\x1b[A', space: ' ', backspace: '\x7f', ctrlC: '\x03' };
 
-let store: Store;
-let server: { url: string; close(): Promise<void> };
-let url: string;
-
-beforeAll(async () => {
-  store = await makePGliteStore();
-  server = await startServer({ store, port: 0, host: '127.0.0.1' });
-  url = server.url;
-});
-
-afterAll(async () => {
-  await server.close();
-  await store.close();
-});
+const service = useTestService();
 
 const api = async (path: string, init?: RequestInit) => {
-  const res = await fetch(`${url}${path}`, { ...init, headers: { 'content-type': 'application/json', prefer: 'return=representation', ...(init?.headers ?? {}) } });
+  const res = await fetch(`${service.url}${path}`, { ...init, headers: { 'content-type': 'application/json', prefer: 'return=representation', ...(init?.headers ?? {}) } });
   expect(res.status).toBeLessThan(300);
   return (await res.json()) as any;
 };
@@ -58,7 +43,7 @@ function terminal() {
     ctx,
     stdout,
     screen,
-    run: (args: string[]) => run(['node', 'catalog', '--url', url, ...args], ctx),
+    run: (args: string[]) => run(['node', 'catalog', '--url', service.url, ...args], ctx),
     /** Waits until the screen (from where the last wait stopped) contains `text`. */
     async expect(text: string): Promise<void> {
       const deadline = Date.now() + 10_000;
