@@ -6,6 +6,7 @@ import { defineDescribe } from './describe.js';
 import { defineGet } from './get.js';
 import { defineList } from './list.js';
 import { defineRemove } from './remove.js';
+import { examples, titleField } from './shared.js';
 import { defineUpdate } from './update.js';
 
 /** Commands another engineer's module adds per collection (import, export). */
@@ -17,5 +18,10 @@ export function defineCollection(ctx: Context, table: TableDef, extensions: Coll
   for (const define of [defineList, defineGet, defineAdd, defineUpdate, defineRemove, defineDescribe, ...extensions]) {
     cmd.addCommand(define(ctx, table));
   }
-  return cmd;
+  const title = titleField(table);
+  return examples(cmd, [
+    `catalog ${table.name} list --where '${title}~*love*' --order ${title} --limit 20`,
+    `catalog ${table.name} add ${title}='Example'`,
+    `catalog ${table.name} export ${table.name}.csv`,
+  ]);
 }

@@ -7,7 +7,7 @@ import type { Transport } from '../../import/transport.js';
 import type { Context } from '../context.js';
 import { PartialFailure, UsageError } from '../errors.js';
 import { parseMaps } from '../../import/mapping.js';
-import { collect, examples } from './shared.js';
+import { collect, examples, titleField } from './shared.js';
 
 /** The flags of `catalog <collection> import`, as commander parses them. */
 export interface ImportFlags {
@@ -64,9 +64,8 @@ export function defineImport(ctx: Context, table: TableDef): Command {
     });
   return examples(cmd, [
     `catalog ${table.name} import ${table.name}.csv`,
-    `catalog ${table.name} import export.csv --map "Title=${table.columns.find((c) => c.type === 'text')?.name ?? 'name'}" --ignore-unknown --dry-run`,
-    `catalog ${table.name} import big.ndjson --batch-size 500 --concurrency 4 --summary summary.json`,
-    `catalog ${table.name} import ${table.name}.csv --resume     # after Ctrl-C`,
+    `catalog ${table.name} import vendor.csv --map "Title=${titleField(table)}" --ignore-unknown --dry-run`,
+    `catalog ${table.name} import ${table.name}.csv --resume     # continue after Ctrl-C or a crash`,
   ]);
 }
 

@@ -35,8 +35,7 @@ export function defineServe(ctx: Context): Command {
   return examples(cmd, [
     'catalog serve',
     'catalog serve --port 8080 --data ./catalog-data',
-    'catalog serve --host 0.0.0.0 --database-url postgres://catalog@db/catalog --jwt-secret "$SECRET"',
-    'catalog serve --workers 2 --database-url postgres://postgres@127.0.0.1:5432/test',
+    'catalog serve --host 0.0.0.0 --workers 2 --database-url postgres://catalog@db/catalog --jwt-secret "$SECRET"',
   ]);
 }
 
