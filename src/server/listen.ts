@@ -182,6 +182,12 @@ async function serveOne(
     const headers = new Headers();
     for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i], req.rawHeaders[i + 1]);
     const method = req.method ?? 'GET';
+    // The WHATWG Request refuses these methods outright; PostgREST answers them with 405.
+    if (/^(TRACE|CONNECT|TRACK)$/i.test(method)) {
+      res.writeHead(405, { 'Content-Type': 'application/json; charset=utf-8' });
+      res.end(JSON.stringify({ code: 'PGRST117', details: null, hint: null, message: `Unsupported HTTP method: ${method}` }));
+      return;
+    }
     const hasBody = method !== 'GET' && method !== 'HEAD';
     const request = new Request(new URL(req.url ?? '/', base), {
       method,
