@@ -344,6 +344,17 @@ function conflictSql(plan: WritePlan): string {
   return ` ON CONFLICT (${target}) DO UPDATE SET ${sets.join(', ')}`;
 }
 
+/**
+ * An upsert takes its row locks in conflict-key order, so concurrent upserts of overlapping rows
+ * sent in different orders queue behind each other instead of deadlocking (40P01).
+ */
+function lockOrdered(plan: WritePlan, source: string): string {
+  if (!plan.onConflict) return source;
+  const positions = plan.onConflict.columns.map((c) => plan.columns.findIndex((col) => col.name === c.name) + 1);
+  if (positions.length === 0 || positions.includes(0)) return source;
+  return `SELECT * FROM (${source}) AS _s ORDER BY ${positions.join(', ')}`;
+}
+
 /** The data-modifying statement of a write (without RETURNING). */
 function mutationSql(plan: WritePlan, schema: string, p: Params): string {
   const target = tableRef(schema, plan.table);
@@ -353,7 +364,7 @@ function mutationSql(plan: WritePlan, schema: string, p: Params): string {
   switch (plan.kind) {
     case 'insert': {
       const rows = plan.payload?.json ?? '[]';
-      return `INSERT INTO ${target} AS ${t}${colList} ${insertSource(plan, target, p, rows)}${conflictSql(plan)}`;
+      return `INSERT INTO ${target} AS ${t}${colList} ${lockOrdered(plan, insertSource(plan, target, p, rows))}${conflictSql(plan)}`;
     }
     case 'put': {
       const first = plan.payload?.first ? JSON.stringify([plan.payload.first]) : '[]';
