@@ -1,6 +1,9 @@
 import type { Pool, PoolClient } from 'pg';
 import { migrate } from './migrate.js';
-import { isDatabaseError, type Queryable, type QueryResult, type Store, toStoreError } from './store.js';
+import { isDatabaseError, type Queryable, type QueryResult, type Store, StoreError, toStoreError } from './store.js';
+
+/** SQLSTATEs after which a whole transaction may simply run again: deadlock detected, serialization failure. */
+const RETRYABLE = new Set(['40P01', '40001']);
 
 function wrap(client: Pick<Pool | PoolClient, 'query'>): Queryable {
   return {
@@ -31,7 +34,23 @@ export class PostgresStore implements Store {
     return this.q.query<R>(sql, params);
   }
 
+  /**
+   * Runs `fn` in a transaction. A deadlock (40P01) or serialization failure (40001) rolls the whole
+   * transaction back, so it is run again (up to 4 more times, with a short jittered pause): two
+   * requests locking overlapping rows in different orders both succeed instead of one answering 500.
+   */
   async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.once(fn);
+      } catch (err) {
+        if (!(err instanceof StoreError) || !RETRYABLE.has(err.code) || attempt >= 4) throw err;
+        await new Promise((r) => setTimeout(r, Math.round((attempt + 1) * 20 * Math.random())));
+      }
+    }
+  }
+
+  private async once<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
     let client: PoolClient;
     try {
       client = await this.pool.connect();

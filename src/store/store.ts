@@ -66,6 +66,10 @@ export function toStoreError(err: unknown): StoreError {
   if (/^[0-9A-Z]{5}$/.test(code)) {
     return new StoreError(code, message, typeof e.detail === 'string' ? e.detail : null, typeof e.hint === 'string' ? e.hint : null);
   }
+  // pg's pool gave up waiting for a free connection: the database is there but every connection is busy.
+  if (/timeout exceeded when trying to connect/i.test(message)) {
+    return new StoreError('53300', 'Timed out acquiring a connection from the pool: every connection is busy.', null, 'Retry the request; a server under this load may need a larger pool.');
+  }
   if (CONNECTION_CODES.has(code) || /Connection terminated|connection.*(closed|ended)|Client has encountered a connection error/i.test(message)) {
     return new StoreError('08006', message);
   }
