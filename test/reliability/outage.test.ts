@@ -1,5 +1,8 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CatalogClient } from '../../src/client/client.js';
+import { createApp } from '../../src/server/app.js';
+import { PostgresStore } from '../../src/store/postgres.js';
 import { startServer, type RunningServer } from '../../src/server/listen.js';
 import { PG_URL } from '../support/stores.js';
 import { eventually, startProxy, type Proxy } from './support.js';
@@ -86,5 +89,23 @@ describe.skipIf(!PG_URL)(`PostgreSQL outage behind a TCP proxy${PG_URL ? '' : ' 
     }
     expect(await eventually(async () => (await fetch(`${server.url}/labels?name=eq.Once`)).status === 200)).toBe(true);
     expect(await (await fetch(`${server.url}/labels?name=eq.Once`)).json()).toEqual([]);
+  });
+});
+
+describe.skipIf(!PG_URL)(`a connection pool with no free connection${PG_URL ? '' : ' (SKIPPED: set CATALOG_TEST_DATABASE_URL)'}`, () => {
+  it('answers 503 53300 with Retry-After (not a 500) when no connection frees up in time, and serves once one does', async () => {
+    const pool = new pg.Pool({ connectionString: PG_URL, max: 1, connectionTimeoutMillis: 300 });
+    const app = createApp({ store: new PostgresStore(pool, 'public'), log: () => {} });
+    const held = await pool.connect(); // the pool's only connection, busy elsewhere
+    try {
+      const res = await app.handle(new Request('http://localhost/labels?limit=0'));
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toBe('1');
+      expect(((await res.json()) as { code: string }).code).toBe('53300');
+    } finally {
+      held.release();
+    }
+    expect((await app.handle(new Request('http://localhost/labels?limit=0'))).status).toBe(200);
+    await pool.end();
   });
 });
