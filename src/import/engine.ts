@@ -443,6 +443,8 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
     // in-flight bookkeeping: batches start in record order, so the committed position is the
     // smallest start still in flight (or the open batch, or the next record to read)
     const inflight = new Map<Batch, Promise<void>>();
+    // batches that failed are not committed: the checkpoint must stay at or before their start
+    const failed: Batch[] = [];
     let open: Batch | null = null;
     let nextIndex = startAt;
     let nextLine = 1;
@@ -453,7 +455,7 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
 
     function committedNow(): { index: number; line: number } {
       let min = open ? { index: open.start, line: open.line } : { index: nextIndex, line: nextLine };
-      for (const b of inflight.keys()) if (b.start < min.index) min = { index: b.start, line: b.line };
+      for (const b of [...inflight.keys(), ...failed]) if (b.start < min.index) min = { index: b.start, line: b.line };
       return min;
     }
 
@@ -503,6 +505,7 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
         },
         (err) => {
           inflight.delete(b);
+          failed.push(b);
           fatal ??= err;
         },
       );
