@@ -108,13 +108,19 @@ export async function openPostgres(opts: OpenPostgresOptions): Promise<PostgresS
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on('error', () => {});
   const store = new PostgresStore(pool, schema);
-  if (schema !== 'public') {
-    // `create schema if not exists` still races with itself; serialise servers starting together.
-    await store.transaction(async (tx) => {
-      await tx.query(`select pg_advisory_xact_lock(hashtext('catalog_create_schema'))`);
-      await tx.query(`create schema if not exists ${schema}`);
-    });
+  try {
+    if (schema !== 'public') {
+      // `create schema if not exists` still races with itself; serialise servers starting together.
+      await store.transaction(async (tx) => {
+        await tx.query(`select pg_advisory_xact_lock(hashtext('catalog_create_schema'))`);
+        await tx.query(`create schema if not exists ${schema}`);
+      });
+    }
+    if (opts.migrate !== false) await migrate(store);
+  } catch (err) {
+    // A server that cannot start must not leave a pool (and its timers) behind.
+    await pool.end().catch(() => {});
+    throw err;
   }
-  if (opts.migrate !== false) await migrate(store);
   return store;
 }

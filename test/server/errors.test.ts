@@ -87,7 +87,8 @@ describe('a database that cannot be reached (real refused connection, no mock)',
     expect(r.status).toBe(503);
     expect(r.headers.get('retry-after')).toBe('1');
     const body = await r.json();
-    expect(body.code).toBe('08006');
+    expect(body.code).toBe('PGRST000');
+    expect(body.message).toBe('Database connection error. Retrying the connection.');
     expect(Object.keys(body).sort()).toEqual(['code', 'details', 'hint', 'message']);
     await pool.end();
   });
