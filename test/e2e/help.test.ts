@@ -8,6 +8,7 @@ import { COLLECTIONS } from '../../src/schema/catalog.js';
 import { authenticate } from '../../src/server/auth.js';
 import { testContext } from '../cli/support.js';
 import { tempDir } from '../support/stores.js';
+import { startServe } from './support.js';
 
 const ROOT = process.cwd();
 const BIN = join(ROOT, 'bin', 'catalog.js');
@@ -49,20 +50,8 @@ function cli(args: string[], env: Record<string, string> = {}, input?: string) {
 
 async function serve(extra: string[]): Promise<{ url: string; stop(): Promise<void> }> {
   const home = tempDir('serve-home-');
-  const proc: ChildProcess = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data', join(home, 'data'), ...extra], {
-    env: { ...process.env, XDG_CACHE_HOME: join(home, 'cache') },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let err = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    proc.stderr!.on('data', (d: Buffer) => {
-      err += d.toString();
-      const m = /Serving the catalog at (http:\/\/\S+)/.exec(err);
-      if (m) resolve(m[1]);
-    });
-    proc.on('exit', (code) => reject(new Error(`catalog serve exited with ${code}: ${err}`)));
-  });
-  return { url, stop: () => new Promise((r) => (proc.exitCode !== null ? r() : (proc.once('exit', () => r()), proc.kill('SIGTERM')))) };
+  const s = await startServe(['--data', join(home, 'data'), ...extra], { XDG_CACHE_HOME: join(home, 'cache') });
+  return { url: s.url, stop: async () => void (await s.stop()) };
 }
 
 describe('help that teaches', () => {

@@ -3,6 +3,7 @@ import { chmodSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/stores.js';
+import { startServe } from './support.js';
 
 const ROOT = process.cwd();
 const BIN = join(ROOT, 'bin', 'catalog.js');
@@ -15,29 +16,8 @@ if (!BUILT) console.warn('\n[catalog] dist/ is missing: run `npx tsc -p .` first
 /** `catalog serve --port 0` on a new data directory; resolves with its URL (printed on stderr). */
 async function serve(extra: string[] = []): Promise<{ url: string; proc: ChildProcess; stop(): Promise<void> }> {
   const home = tempDir('serve-home-');
-  const proc = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data', join(home, 'data'), ...extra], {
-    env: { ...process.env, XDG_CACHE_HOME: join(home, 'cache'), XDG_CONFIG_HOME: join(home, 'config') },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let err = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    proc.stderr!.on('data', (d: Buffer) => {
-      err += d.toString();
-      const m = /Serving the catalog at (http:\/\/\S+)/.exec(err);
-      if (m) resolve(m[1]);
-    });
-    proc.on('exit', (code) => reject(new Error(`catalog serve exited with ${code}: ${err}`)));
-  });
-  return {
-    url,
-    proc,
-    stop: () =>
-      new Promise<void>((r) => {
-        if (proc.exitCode !== null) return r();
-        proc.once('exit', () => r());
-        proc.kill('SIGTERM');
-      }),
-  };
+  const s = await startServe(['--data', join(home, 'data'), ...extra], { XDG_CACHE_HOME: join(home, 'cache'), XDG_CONFIG_HOME: join(home, 'config') });
+  return { url: s.url, proc: s.proc, stop: async () => void (await s.stop()) };
 }
 
 /** A private tmux server (its own socket), so the tests never touch anyone's sessions. */
