@@ -12,7 +12,9 @@ import { freePort } from './support.js';
  * The catalog ends with exactly the file's rows: none missing, none doubled, every value as written.
  */
 
-const ROWS = 3000;
+// Large enough that, between two checkpoints (written every 250 ms), the import cannot run from the
+// first kill past the second threshold and on to the end, however fast the machine is.
+const ROWS = 20_000;
 const uuid = (n: number) => `7e570000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 
 interface Track {
