@@ -40,6 +40,22 @@ export async function waitForHttp(url, proc, timeoutMs = 120_000) {
 }
 
 /**
+ * Starts `node ...args` (which listens on `port`) and waits until it answers HTTP.
+ * Returns { url, pid, proc, stop() }; throws, naming `label` and the reason, when it cannot start.
+ */
+async function startListening(label, args, port, env) {
+  const proc = startProcess(process.execPath, args, { cwd: ROOT, env });
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitForHttp(`${url}/`, proc);
+  } catch (err) {
+    await proc.stop();
+    throw new Error(`${label} ${err.message}`);
+  }
+  return { url, pid: proc.pid, proc, stop: () => proc.stop() };
+}
+
+/**
  * Starts `catalog serve` on a free port: `{ databaseUrl }` or `{ dataDir }`, optional `workers`.
  * Returns { url, pid, proc, stop() }; throws (with the reason) when it cannot start.
  */
@@ -50,15 +66,7 @@ export async function startCatalog({ databaseUrl, dataDir, workers, env } = {}) 
   if (databaseUrl) args.push('--database-url', databaseUrl);
   else args.push('--data', dataDir);
   if (workers !== undefined) args.push('--workers', String(workers));
-  const proc = startProcess(process.execPath, args, { cwd: ROOT, env });
-  const url = `http://127.0.0.1:${port}`;
-  try {
-    await waitForHttp(`${url}/`, proc);
-  } catch (err) {
-    await proc.stop();
-    throw new Error(`catalog serve ${err.message}`);
-  }
-  return { url, pid: proc.pid, proc, stop: () => proc.stop() };
+  return startListening('catalog serve', args, port, env);
 }
 
 /** Starts the minimal node:http + SQL handler (bench/peers/minimal-handler.js). */
@@ -68,30 +76,14 @@ export async function startMinimal({ databaseUrl, dataDir, tx = false }) {
   if (tx) args.push('--tx');
   if (databaseUrl) args.push('--url', databaseUrl);
   else args.push('--dir', dataDir);
-  const proc = startProcess(process.execPath, args, { cwd: ROOT });
-  const url = `http://127.0.0.1:${port}`;
-  try {
-    await waitForHttp(`${url}/`, proc);
-  } catch (err) {
-    await proc.stop();
-    throw new Error(`minimal handler ${err.message}`);
-  }
-  return { url, pid: proc.pid, proc, stop: () => proc.stop() };
+  return startListening('minimal handler', args, port);
 }
 
 /** Starts bench/peers/cluster-driver.js (the lead's cluster module) with `workers` workers. */
 export async function startClusterDriver({ databaseUrl, workers }) {
   const port = await freePort();
   const args = [join(ROOT, 'bench', 'peers', 'cluster-driver.js'), '--port', String(port), '--database-url', databaseUrl, '--workers', String(workers)];
-  const proc = startProcess(process.execPath, args, { cwd: ROOT });
-  const url = `http://127.0.0.1:${port}`;
-  try {
-    await waitForHttp(`${url}/`, proc);
-  } catch (err) {
-    await proc.stop();
-    throw new Error(`cluster driver ${err.message}`);
-  }
-  return { url, pid: proc.pid, proc, stop: () => proc.stop() };
+  return startListening('cluster driver', args, port);
 }
 
 /** Whether the CLI's help mentions a flag for a subcommand (e.g. serve --workers). */
