@@ -1,28 +1,16 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseCsv } from 'csv-parse/sync';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer } from '../../src/server/listen.js';
+import { describe, expect, it } from 'vitest';
 import { TABLES } from '../../src/schema/catalog.js';
-import type { Store } from '../../src/store/store.js';
-import { makePGliteStore } from '../support/stores.js';
-import { runCli, type TestContextOptions } from '../cli/support.js';
+import { runCli, type TestContextOptions, useTestService } from '../cli/support.js';
 import { countOf, file, rowsOf, tmp } from './helpers.js';
 
 const SEED = join(import.meta.dirname, '..', '..', 'fixtures', 'seed');
 const id = (n: number) => `1ab00000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 
 describe('import, export and seed commands against a real service', () => {
-  let store: Store;
-  let server: { url: string; close(): Promise<void> };
-  beforeAll(async () => {
-    store = await makePGliteStore();
-    server = await startServer({ store, port: 0, host: '127.0.0.1' });
-  });
-  afterAll(async () => {
-    await server.close();
-    await store.close();
-  });
+  const server = useTestService();
   const cli = (args: string[], o: TestContextOptions = {}) => runCli(['--url', server.url, ...args], o);
 
   it('seed loads the bundled catalog in foreign-key order, and a second seed changes nothing', async () => {
@@ -31,13 +19,13 @@ describe('import, export and seed commands against a real service', () => {
     expect(first.code).toBe(0);
     for (const t of TABLES) {
       const rows = parseCsv(readFileSync(join(SEED, `${t.name}.csv`)), { columns: true }) as unknown[];
-      expect(await countOf(store, t.name)).toBe(rows.length);
+      expect(await countOf(server.store, t.name)).toBe(rows.length);
     }
-    const before = await rowsOf(store, 'tracks');
+    const before = await rowsOf(server.store, 'tracks');
     const again = await cli(['seed', SEED]);
     expect(again.code).toBe(0);
     expect(again.err).toMatch(/tracks\s+200 rows: 0 inserted, 0 updated, 200 unchanged/);
-    expect(await rowsOf(store, 'tracks')).toEqual(before);
+    expect(await rowsOf(server.store, 'tracks')).toEqual(before);
   });
 
   it('import prints a summary, writes --summary JSON, and exits 3 naming rejected lines', async () => {
@@ -65,7 +53,7 @@ describe('import, export and seed commands against a real service', () => {
     expect(r.err).toMatch(/line 2: 23503 .*foreign key/);
     const rejects = readFileSync(`${input}.rejects.ndjson`, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     expect(rejects).toEqual([expect.objectContaining({ _line: 2, _code: '23503', release_title: 'Orphan' })]);
-    const rows = await rowsOf(store, 'releases', 'id,release_title,is_compilation,description');
+    const rows = await rowsOf(server.store, 'releases', 'id,release_title,is_compilation,description');
     expect(rows.filter((x) => (x.id as string).startsWith('e0000000-0000-4000-8000-00000000aa'))).toEqual([
       { id: 'e0000000-0000-4000-8000-00000000aa01', release_title: 'Fine', is_compilation: false, description: '' },
       { id: 'e0000000-0000-4000-8000-00000000aa03', release_title: 'Also fine', is_compilation: true, description: '' },
@@ -84,19 +72,19 @@ describe('import, export and seed commands against a real service', () => {
 
   it('--dry-run (global or after the file) reports without writing', async () => {
     const input = file(tmp(), 'labels.csv', `id,name\n${id(20)},New\n${id(1)},Good One\n`);
-    const before = await countOf(store, 'labels');
+    const before = await countOf(server.store, 'labels');
     for (const args of [['--dry-run', 'labels', 'import', input], ['labels', 'import', input, '--dry-run']]) {
       const r = await cli(args);
       expect(r.err).toMatch(/dry run, nothing written\): would insert 1, update 0; 1 unchanged/);
       expect(r.code).toBe(0);
     }
-    expect(await countOf(store, 'labels')).toBe(before);
+    expect(await countOf(server.store, 'labels')).toBe(before);
   });
 
   it('imports from stdin with --format', async () => {
     const r = await cli(['labels', 'import', '-', '--format', 'ndjson'], { stdin: `{"id":"${id(30)}","name":"From stdin"}\n` });
     expect(r.code).toBe(0);
-    expect((await rowsOf(store, 'labels', 'id,name')).find((x) => x.id === id(30))?.name).toBe('From stdin');
+    expect((await rowsOf(server.store, 'labels', 'id,name')).find((x) => x.id === id(30))?.name).toBe('From stdin');
   });
 
   it('export writes the filtered rows to a file that imports back identically', async () => {
@@ -106,7 +94,7 @@ describe('import, export and seed commands against a real service', () => {
     expect(r.code).toBe(0);
     expect(r.err).toMatch(/exported \d+ releases to .*releases\.csv as csv/);
     const exported = parseCsv(readFileSync(out), { columns: true }) as Array<Record<string, string>>;
-    const expected = (await rowsOf(store, 'releases')).filter((x) => x.release_date !== null && (x.release_date as string) >= '2010-01-01');
+    const expected = (await rowsOf(server.store, 'releases')).filter((x) => x.release_date !== null && (x.release_date as string) >= '2010-01-01');
     expect(exported.map((x) => x.id).sort()).toEqual(expected.map((x) => x.id).sort());
 
     const nd = await cli(['releases', 'export', '--format', 'ndjson', '--select', 'id,release_title,upc_code', '--order', 'release_title', '--limit', '5']);

@@ -1,25 +1,13 @@
 import { request } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer, startServer } from '../../src/server/listen.js';
-import type { Store } from '../../src/store/store.js';
-import { makePGliteStore } from '../support/stores.js';
+import { describe, expect, it } from 'vitest';
+import { startServer } from '../../src/server/listen.js';
+import { useTestService } from '../cli/support.js';
 
-let store: Store;
-let server: RunningServer;
-
-beforeAll(async () => {
-  store = await makePGliteStore();
-  server = await startServer({ store, port: 0, host: '127.0.0.1' });
-});
-
-afterAll(async () => {
-  await server.close();
-  await store.close();
-});
+const service = useTestService();
 
 function raw(method: string, path: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const url = new URL(path, server.url);
+    const url = new URL(path, service.url);
     const req = request({ host: url.hostname, port: url.port, path: url.pathname, method }, (res) => {
       let body = '';
       res.on('data', (c) => (body += c));
@@ -40,6 +28,6 @@ describe('node:http adapter', () => {
   });
 
   it('refuses to listen on a non-loopback address without a JWT secret', async () => {
-    await expect(startServer({ store, port: 0, host: '0.0.0.0' })).rejects.toThrow(/refusing to listen on 0\.0\.0\.0 without authentication/);
+    await expect(startServer({ store: service.store, port: 0, host: '0.0.0.0' })).rejects.toThrow(/refusing to listen on 0\.0\.0\.0 without authentication/);
   });
 });
