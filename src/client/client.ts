@@ -1,4 +1,4 @@
-import type { Dispatcher } from 'undici';
+import type { Agent as HttpAgent, ClientRequest as NodeRequest, IncomingMessage, RequestOptions } from 'node:http';
 import { ConnectionError, ServiceError } from './errors.js';
 import { backoffMs, RETRY_STATUSES, retryAfterMs } from './retry.js';
 
@@ -40,14 +40,38 @@ export interface ClientResponse {
 
 const CONNECTION_CODES = /^(ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EPIPE|UND_ERR_.*)$/;
 
+/** Connections per service, as many as an import's concurrency needs. */
+const MAX_SOCKETS = 8;
+/** Longest wait for a TCP (and TLS) connection. */
+const CONNECT_TIMEOUT_MS = 10_000;
+/** Longest silence while waiting for the response headers or the next piece of the body. */
+const IDLE_TIMEOUT_MS = 300_000;
+
+/** What the client needs of node:http and node:https. */
+interface Transport {
+  request: (typeof import('node:http'))['request'];
+  Agent: new (opts: { keepAlive: boolean; maxSockets: number }) => HttpAgent;
+}
+
+/** A socket-level failure with a code the retry logic understands. */
+function timeoutError(code: string, message: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(message), { code });
+}
+
 /**
- * HTTP client for a PostgREST-style service: one keep-alive connection pool per client (undici,
- * loaded on the first request), bearer token and extra headers, and retries with backoff,
- * jitter and Retry-After for idempotent requests only. Non-2xx answers throw ServiceError;
- * unreachable services throw ConnectionError.
+ * HTTP client for a PostgREST-style service: one keep-alive connection pool per client (node:http,
+ * or node:https for https URLs, loaded on the first request), bearer token and extra headers, and
+ * retries with backoff, jitter and Retry-After for idempotent requests only. Non-2xx answers throw
+ * ServiceError; unreachable services, refused or reset connections and timeouts (10 s to connect,
+ * 300 s of silence) throw ConnectionError.
+ *
+ * node:http rather than undici: a command makes one or a few requests, and undici costs ~170 ms
+ * to import and delays the exit of every command by as much again; node:http is already in node.
  */
 export class CatalogClient {
-  private dispatcher: Dispatcher | null = null;
+  private agent: HttpAgent | null = null;
+  private transport: Promise<Transport> | null = null;
+  private readonly inFlight = new Set<Promise<unknown>>();
   private readonly base: URL;
 
   constructor(private readonly opts: ClientOptions) {
@@ -96,26 +120,32 @@ export class CatalogClient {
     }
   }
 
+  /** The node:http or node:https module for the base URL, and its keep-alive pool. */
+  private async pool(): Promise<{ request: Transport['request']; agent: HttpAgent }> {
+    this.transport ??= this.base.protocol === 'https:' ? import('node:https') : import('node:http');
+    const { request, Agent } = await this.transport;
+    this.agent ??= new Agent({ keepAlive: true, maxSockets: MAX_SOCKETS });
+    return { request, agent: this.agent };
+  }
+
   private async once(r: ClientRequest): Promise<ClientResponse> {
-    const { request, Agent } = await import('undici');
-    this.dispatcher ??= new Agent({ keepAliveTimeout: 10_000, connections: 8 });
     const url = this.url(r);
     const started = (this.opts.now ?? Date.now)();
     let status = 0;
     try {
-      const res = await request(url, {
-        method: r.method as Dispatcher.HttpMethod,
-        headers: this.headersFor(r),
-        body: r.body,
-        dispatcher: this.dispatcher,
-      });
-      status = res.statusCode;
-      const body = await res.body.text();
-      const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(res.headers)) {
-        if (v !== undefined) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+      const { request, agent } = await this.pool();
+      const headers = this.headersFor(r);
+      if (r.body !== undefined) headers['content-length'] = String(typeof r.body === 'string' ? Buffer.byteLength(r.body) : r.body.byteLength);
+      const exchange = send(request, url, { method: r.method, headers, agent }, r.body);
+      this.inFlight.add(exchange);
+      let res: ClientResponse;
+      try {
+        res = await exchange;
+      } finally {
+        this.inFlight.delete(exchange);
       }
-      return { status, headers, body };
+      status = res.status;
+      return res;
     } catch (err) {
       const e = err as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
       const code = e.code ?? e.cause?.code ?? '';
@@ -127,10 +157,55 @@ export class CatalogClient {
     }
   }
 
-  /** Closes pooled connections. */
+  /** Closes pooled connections, after the requests still under way have finished. */
   async close(): Promise<void> {
-    const d = this.dispatcher;
-    this.dispatcher = null;
-    if (d) await d.close();
+    await Promise.allSettled([...this.inFlight]);
+    const agent = this.agent;
+    this.agent = null;
+    agent?.destroy();
   }
+}
+
+/**
+ * One exchange: sends the request, reads the whole body as UTF-8 text (a byte-order mark dropped,
+ * as fetch's text() does) and joins repeated response headers with `, `.
+ */
+function send(
+  request: Transport['request'],
+  url: string,
+  options: RequestOptions,
+  body: string | Uint8Array | undefined,
+): Promise<ClientResponse> {
+  return new Promise<ClientResponse>((resolve, reject) => {
+    let req: NodeRequest;
+    let connectTimer: NodeJS.Timeout | undefined;
+    const fail = (err: Error) => {
+      clearTimeout(connectTimer);
+      req.destroy();
+      reject(err);
+    };
+    req = request(url, options, (res: IncomingMessage) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('error', fail);
+      res.on('close', () => {
+        if (!res.complete) fail(timeoutError('ECONNRESET', 'the connection closed before the whole response arrived'));
+      });
+      res.on('end', () => {
+        clearTimeout(connectTimer);
+        const headers: Record<string, string> = {};
+        for (const [k, v] of Object.entries(res.headersDistinct)) if (v) headers[k] = v.join(', ');
+        resolve({ status: res.statusCode ?? 0, headers, body: new TextDecoder().decode(Buffer.concat(chunks)) });
+      });
+    });
+    req.on('error', fail);
+    req.setTimeout(IDLE_TIMEOUT_MS, () => fail(timeoutError('ETIMEDOUT', `no answer for ${IDLE_TIMEOUT_MS / 1000} s`)));
+    req.on('socket', (socket) => {
+      // A pooled socket is already connected; a new one gets CONNECT_TIMEOUT_MS to connect.
+      if (!socket.connecting) return;
+      connectTimer = setTimeout(() => fail(timeoutError('ETIMEDOUT', `could not connect within ${CONNECT_TIMEOUT_MS / 1000} s`)), CONNECT_TIMEOUT_MS);
+      socket.once(typeof (socket as { encrypted?: boolean }).encrypted === 'boolean' ? 'secureConnect' : 'connect', () => clearTimeout(connectTimer));
+    });
+    req.end(body);
+  });
 }

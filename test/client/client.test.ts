@@ -97,6 +97,37 @@ describe('CatalogClient', () => {
     expect(err.message).toMatch(/ECONNREFUSED/);
   });
 
+  it('joins repeated response headers with ", " and drops a UTF-8 byte-order mark from the body', async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(200, [['Vary', 'Accept'], ['Vary', 'Prefer'], ['Content-Type', 'application/json']]);
+      res.end(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('[{"name":"Æ"}]')]));
+    });
+    const client = new CatalogClient({ baseUrl: url });
+    const res = await client.request({ method: 'GET', path: '/labels' });
+    expect(res.headers.vary).toBe('Accept, Prefer');
+    expect(res.body).toBe('[{"name":"Æ"}]');
+    await client.close();
+  });
+
+  it('treats a response cut off mid-body as a connection failure, and retries it for a GET', async () => {
+    let calls = 0;
+    const url = await serve((_req, res) => {
+      calls++;
+      if (calls === 1) {
+        res.writeHead(200, { 'Content-Length': '100' });
+        res.write('[{"na');
+        setTimeout(() => res.socket?.destroy(), 10);
+      } else res.writeHead(200).end('[]');
+    });
+    const client = new CatalogClient({ baseUrl: url, ...noSleep });
+    expect((await client.request({ method: 'GET', path: '/labels' })).body).toBe('[]');
+    expect(calls).toBe(2);
+    const once = new CatalogClient({ baseUrl: url, retries: 0, ...noSleep });
+    calls = 0;
+    await expect(once.request({ method: 'GET', path: '/labels' })).rejects.toBeInstanceOf(ConnectionError);
+    await Promise.all([client.close(), once.close()]);
+  });
+
   it('reports each exchange for -v', async () => {
     const url = await serve((_req, res) => res.writeHead(200).end('[]'));
     const lines: string[] = [];
