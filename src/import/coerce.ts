@@ -52,6 +52,13 @@ export function instantKey(s: string): string | null {
   return `${ms}.${frac.padEnd(6, '0')}`;
 }
 
+/** Whether a text is an ISO 8601 timestamp with a zone (what instantKey accepts), without computing the instant. */
+function validInstant(s: string): boolean {
+  const m = TIMESTAMP.exec(s);
+  if (!m) return s !== s.trim() && instantKey(s) !== null;
+  return validDate(+m[1], +m[2], +m[3]) && +m[4] <= 24 && +m[5] <= 59 && +(m[6] ?? 0) <= 60;
+}
+
 /**
  * Coerces one source value into a column by the column's type. `fromText` means the value is a
  * CSV cell (text to parse, `''` = column default, `nullToken` = explicit null); otherwise it is a
@@ -88,7 +95,7 @@ export function coerce(col: ColumnDef, raw: unknown, fromText: boolean, nullToke
       return ok((raw as string).trim());
     }
     case 'timestamp with time zone': {
-      if (typeof raw !== 'string' || instantKey(raw) === null) {
+      if (typeof raw !== 'string' || !validInstant(raw)) {
         return bad('22007', `invalid input syntax for type timestamp with time zone: ${JSON.stringify(raw)} (use ISO 8601 with a zone, e.g. 2024-01-31T12:00:00Z)`);
       }
       return ok(raw.trim());

@@ -24,8 +24,12 @@ export class DuplicateFinder {
     this.mask = nbits - 1;
   }
 
-  /** Records one occurrence of `key` at record `index` (scan pass). */
-  note(key: string, index: number): void {
+  /**
+   * Records one occurrence of `key` (scan pass); true when the filter has (probably) seen it
+   * before. The caller then records the candidate with `candidates.set(key, index)` (or -1 when
+   * that occurrence is invalid, see DedupeJudge).
+   */
+  note(key: string): boolean {
     let h1 = 0x811c9dc5;
     let h2 = 0x01000193 ^ key.length;
     for (let i = 0; i < key.length; i++) {
@@ -45,7 +49,7 @@ export class DuplicateFinder {
         this.bits[word] |= flag;
       }
     }
-    if (seen) this.candidates.set(key, index);
+    return seen;
   }
 }
 
@@ -53,7 +57,8 @@ export class DuplicateFinder {
 export type DedupeVerdict = 'send' | 'skip' | 'reject';
 
 /**
- * Decides, in file order, which row of each key is sent. `counts` (exact occurrences of the
+ * Decides, in file order, which row of each key is sent. A candidate's recorded index is the last
+ * valid occurrence after its first one, or -1 when every later occurrence was invalid. `counts` (exact occurrences of the
  * candidates) is needed for the `error` policy only.
  */
 export class DedupeJudge {
@@ -71,6 +76,12 @@ export class DedupeJudge {
     if (last === undefined) return 'send';
     switch (this.policy) {
       case 'last':
+        // -1: no valid occurrence after the first one, so the first valid one in file order wins
+        if (last === -1) {
+          if (this.sent.has(key)) return 'skip';
+          this.sent.add(key);
+          return 'send';
+        }
         return index === last ? 'send' : 'skip';
       case 'first':
         if (this.sent.has(key)) return 'skip';

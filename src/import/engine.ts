@@ -18,7 +18,7 @@ import { DedupeJudge, DuplicateFinder } from './dedupe.js';
 import { FieldResolver } from './mapping.js';
 import { detectFormat, openReader } from './readers/index.js';
 import { type Reject, RejectsWriter } from './rejects.js';
-import { buildRow, keyOf } from './rows.js';
+import { buildRow, csvKey, keyCellIndexes, keyOf } from './rows.js';
 import { spoolToFile } from './spool.js';
 import { type HttpResponse, type ServiceFault, type Transport, faultOf } from './transport.js';
 import { ImportError, type InputFormat, type SourceRecord } from './types.js';
@@ -124,7 +124,7 @@ export interface ImportSummary {
 
 interface PendingRow {
   record: SourceRecord;
-  row: Record<string, unknown>;
+  /** The row as the body will carry it; parsed back only to compare with a stored row. */
   json: string;
   bytes: number;
   key: string | null;
@@ -261,6 +261,7 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
     const keyColumns = opts.onConflict && opts.onConflict.length ? opts.onConflict : table.primaryKey;
     const finder = new DuplicateFinder(totalBytes);
     let records = 0;
+    let keyCells: Array<{ index: number; col: ColumnDef }> | null | undefined;
     {
       const reader = openReader(path, format);
       let headersDone = false;
@@ -275,10 +276,22 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
           opts.onProgress?.({ phase: 'scan', bytes: reader.bytesRead(), totalBytes, records, totalRecords: null, written: 0, rejected: 0 });
           if (opts.signal?.aborted) break;
         }
+        if (rec.cells && rec.headers) {
+          // CSV: coerce only the key cells; the whole row is validated only when its key is
+          // (probably) a repeat, so a dedupe never picks an invalid occurrence
+          if (rec.error) continue;
+          keyCells ??= keyCellIndexes(rec.headers, resolver, keyColumns);
+          if (!keyCells) continue;
+          const key = csvKey(rec.cells, keyCells, fromText, nullToken);
+          if (key === null || !finder.note(key)) continue;
+          if (buildRow(rec, resolver, fromText, nullToken).ok) finder.candidates.set(key, rec.index);
+          else if (!finder.candidates.has(key)) finder.candidates.set(key, -1);
+          continue;
+        }
         const built = buildRow(rec, resolver, fromText, nullToken);
         if (!built.ok) continue; // rejected in the load pass; invalid rows never win a dedupe
         const key = keyOf(built.row, keyColumns);
-        if (key !== null) finder.note(key, rec.index);
+        if (key !== null && finder.note(key)) finder.candidates.set(key, rec.index);
       }
       if (!headersDone && reader.headers) {
         for (const h of reader.headers) resolver.resolve(h);
@@ -421,8 +434,9 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
             out.unchanged++;
             return false;
           }
+          const row = JSON.parse(r.json) as Record<string, unknown>;
           for (const col of compareColumns) {
-            const mine = col.name in r.row ? r.row[col.name] : knownDefault(col);
+            const mine = col.name in row ? row[col.name] : knownDefault(col);
             if (mine === undefined || !sameValue(col, mine, stored[col.name])) {
               r.kind = 'update';
               return true;
@@ -566,7 +580,7 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
         open.end = rec.index + 1;
         while (inflight.size >= concurrency) await Promise.race(inflight.values());
       }
-      open.rows.push({ record: rec, row: built.row, json, bytes, key, kind: 'insert' });
+      open.rows.push({ record: rec, json, bytes, key, kind: 'insert' });
       open.bytes += bytes;
       if (open.rows.length >= limits.rows) {
         const b = open;

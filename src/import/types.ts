@@ -10,6 +10,13 @@ export interface SourceRecord {
   line: number;
   /** Source key → value: raw cell text for CSV, parsed values for JSON/NDJSON/YAML. */
   values: Record<string, unknown>;
+  /**
+   * CSV only: the cells in header order (`values` is built from them on demand, so the import's
+   * hot path reads cells by position and no per-row object is made).
+   */
+  cells?: string[];
+  /** CSV only: the header row `cells` line up with. */
+  headers?: string[];
   /** Set when the record itself could not be read (malformed JSON element, not an object). */
   error?: string;
 }

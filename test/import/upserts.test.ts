@@ -34,6 +34,14 @@ for (const kind of STORE_KINDS) {
       expect(server.log.every((l) => l.res.status < 400)).toBe(true);
     });
 
+    it('--dedupe last: a later occurrence with a bad value is rejected and the last valid one lands', async () => {
+      const csv = `id,stage_name,is_signed\n${id(1)},One v1,true\n${id(1)},One v2,true\n${id(1)},One v3,maybe\n${id(2)},Two v1,true\n${id(2)},Two v2,nope\n`;
+      const s = await importFile({ table: table('artists'), input: file(tmp(), 'a.csv', csv), batchRows: 2 }, serverFor(store));
+      expect(s).toMatchObject({ inserted: 2, rejected: 2, deduped: 1 });
+      expect(s.rejectedRows.map((r) => r.line)).toEqual([4, 6]);
+      expect([await nameOf(1), await nameOf(2)]).toEqual(['One v2', 'Two v1']);
+    });
+
     it('--dedupe first: the first row of a key wins', async () => {
       const s = await importFile({ table: table('artists'), input: file(tmp(), 'a.csv', duplicatesCsv()), batchRows: 8, dedupe: 'first' }, serverFor(store));
       expect(s).toMatchObject({ inserted: 30, rejected: 0, deduped: 4 });

@@ -174,11 +174,13 @@ export async function asCliError(err: unknown): Promise<unknown> {
 
 /** Runs an import: the engine with progress on stderr, the summary, the exit status. */
 export async function runImport(opts: RunImportOptions, ctx: Context): Promise<ImportSummary> {
-  const [{ importFile }, { createProgress }, { tableByName }] = await Promise.all([
+  const [{ importFile }, { createProgress }, { tableByName }, { boundHeapGrowth }] = await Promise.all([
     import('../../import/engine.js'),
     import('../../import/progress.js'),
     import('../../schema/catalog.js'),
+    import('../../import/memory.js'),
   ]);
+  boundHeapGrowth();
   const table = tableByName(opts.collection);
   if (!table) throw new UsageError(`this tool cannot import into '${opts.collection}'`);
   // the global --dry-run means "send nothing"; an import's dry run still reads which keys exist

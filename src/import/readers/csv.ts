@@ -1,12 +1,24 @@
-import { parse } from 'csv-parse';
 import type { RecordReader, SourceRecord } from '../types.js';
 import { ImportError } from '../types.js';
-import { openCounted } from './input.js';
+import { CsvScanner, CsvSyntaxError } from './csv-scan.js';
+import { openCounted, textChunks } from './input.js';
 
-function countNewlines(s: string): number {
-  let n = 0;
-  for (let i = s.indexOf('\n'); i >= 0; i = s.indexOf('\n', i + 1)) n++;
-  return n;
+/** A CSV record: cells by position, `values` (header → cell) only when something asks. */
+class CsvRow implements SourceRecord {
+  error?: string;
+  constructor(
+    readonly index: number,
+    readonly line: number,
+    readonly cells: string[],
+    readonly headers: string[],
+  ) {}
+
+  get values(): Record<string, unknown> {
+    const values: Record<string, unknown> = {};
+    const n = Math.min(this.cells.length, this.headers.length);
+    for (let i = 0; i < n; i++) values[this.headers[i]] = this.cells[i];
+    return values;
+  }
 }
 
 /**
@@ -16,7 +28,7 @@ function countNewlines(s: string): number {
  * @example for await (const r of csvReader('a.csv').records()) r.values // { id: '…', name: 'Smith, Jones' }
  */
 export function csvReader(path: string, delimiter = ','): RecordReader {
-  const input = openCounted(path);
+  const input = openCounted(path, 64 * 1024);
   let headers: string[] | null = null;
   return {
     get headers() {
@@ -24,39 +36,37 @@ export function csvReader(path: string, delimiter = ','): RecordReader {
     },
     bytesRead: input.bytesRead,
     async *records(): AsyncGenerator<SourceRecord> {
-      const parser = input.stream.pipe(
-        parse({ bom: true, delimiter, info: true, relax_column_count: true, skip_empty_lines: true }),
-      );
+      const scanner = new CsvScanner(delimiter);
       let index = 0;
+      let done = false;
+      const chunks = textChunks(input.stream)[Symbol.asyncIterator]();
       try {
-        for await (const item of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
-          const cells = item.record;
-          // csv-parse reports the line a record ends on; a quoted newline inside it moves the start up
-          let inner = 0;
-          for (const c of cells) if (c.includes('\n')) inner += countNewlines(c);
-          const line = item.info.lines - inner;
-          if (!headers) {
-            headers = cells.map((h) => h);
-            const seen = new Set<string>();
-            for (const h of headers) {
-              if (seen.has(h)) throw new ImportError(`${path}: the header "${h}" appears twice (line ${line})`, 2);
-              seen.add(h);
+        while (!done) {
+          const next = await chunks.next();
+          done = Boolean(next.done);
+          const batch = done ? scanner.end() : scanner.push(next.value as string);
+          for (const { cells, line } of batch) {
+            if (!headers) {
+              headers = cells;
+              const seen = new Set<string>();
+              for (const h of headers) {
+                if (seen.has(h)) throw new ImportError(`${path}: the header "${h}" appears twice (line ${line})`, 2);
+                seen.add(h);
+              }
+              continue;
             }
-            continue;
+            const rec: SourceRecord = new CsvRow(index++, line, cells, headers);
+            if (cells.length !== headers.length && !(cells.length === 1 && cells[0] === '')) {
+              rec.error = `expected ${headers.length} fields as in the header, found ${cells.length}`;
+            }
+            yield rec;
           }
-          const values: Record<string, unknown> = {};
-          const n = Math.min(cells.length, headers.length);
-          for (let i = 0; i < n; i++) values[headers[i]] = cells[i];
-          const rec: SourceRecord = { index: index++, line, values };
-          if (cells.length !== headers.length && !(cells.length === 1 && cells[0] === '')) {
-            rec.error = `expected ${headers.length} fields as in the header, found ${cells.length}`;
-          }
-          yield rec;
         }
       } catch (err) {
-        if (err instanceof ImportError) throw err;
-        const e = err as Error & { code?: string; lines?: number };
-        throw new ImportError(`${path}: CSV is malformed${e.lines ? ` near line ${e.lines}` : ''}: ${e.message}`);
+        if (err instanceof CsvSyntaxError) throw new ImportError(`${path}: CSV is malformed near line ${err.line}: ${err.message}`);
+        throw err;
+      } finally {
+        if (!done) await chunks.return?.(undefined);
       }
     },
   };
