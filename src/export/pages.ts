@@ -26,7 +26,7 @@ export interface PageOptions {
   onPage?: (rowsSoFar: number) => void;
 }
 
-const DEFAULT_PAGE = 1000;
+const DEFAULT_PAGE = 2000;
 
 function selectsField(items: SelectItem[] | undefined, name: string): boolean {
   if (!items) return true;
@@ -60,9 +60,8 @@ export async function* exportPages(opts: PageOptions): AsyncGenerator<Record<str
     : [...query.order, { path: [], terms: tiebreak }];
 
   let read = 0;
-  let last: unknown = null;
-  while (limit === undefined || read < limit) {
-    if (opts.signal?.aborted) return;
+  const request = (last: unknown): Promise<Record<string, unknown>[]> | null => {
+    if (limit !== undefined && read >= limit) return null;
     const want = limit === undefined ? pageSize : Math.min(pageSize, limit - read);
     const where: WhereClause[] =
       keyset && last !== null
@@ -75,18 +74,35 @@ export async function* exportPages(opts: PageOptions): AsyncGenerator<Record<str
       order,
       page: [...page, keyset ? { path: [], limit: want } : { path: [], limit: want, offset: offset0 + read }],
     };
-    const res = await opts.transport.send({ method: 'GET', path: `/${table.name}`, query: compileQuery(q), headers: { Accept: 'application/json' } });
-    if (res.status !== 200 && res.status !== 206) {
-      const f = faultOf(res);
-      throw new ExportError(`reading ${table.name} failed: ${f.message}${f.details ? ` (${f.details})` : ''}`, res.status, f.code);
+    return opts.transport.send({ method: 'GET', path: `/${table.name}`, query: compileQuery(q), headers: { Accept: 'application/json' } }).then((res) => {
+      if (res.status !== 200 && res.status !== 206) {
+        const f = faultOf(res);
+        throw new ExportError(`reading ${table.name} failed: ${f.message}${f.details ? ` (${f.details})` : ''}`, res.status, f.code);
+      }
+      return JSON.parse(res.body) as Record<string, unknown>[];
+    });
+  };
+  // one page ahead: the next request is on its way while this page is written out
+  let pending = request(null);
+  while (pending) {
+    if (opts.signal?.aborted) {
+      pending.catch(() => {});
+      return;
     }
-    const rows = JSON.parse(res.body) as Record<string, unknown>[];
+    const rows = await pending;
     if (rows.length === 0) return;
     read += rows.length;
-    if (keyset) last = rows[rows.length - 1][pk!];
-    if (addKey) for (const r of rows) delete r[pk!];
-    yield rows;
-    opts.onPage?.(read);
     // a short page may only mean the server caps rows per response (db-max-rows): stop on an empty one
+    pending = request(keyset ? rows[rows.length - 1][pk!] : null);
+    if (addKey) for (const r of rows) delete r[pk!];
+    let resumed = false;
+    try {
+      yield rows;
+      resumed = true;
+    } finally {
+      // the consumer stopped early (or failed): the page in flight is not wanted
+      if (!resumed) pending?.catch(() => {});
+    }
+    opts.onPage?.(read);
   }
 }

@@ -1,4 +1,3 @@
-import { stringify as csvLine } from 'csv-stringify/sync';
 import { stringify as yamlText } from 'yaml';
 import type { ColumnDef, TableDef } from '../schema/catalog.js';
 import { DEFAULT_NULL_TOKEN } from '../import/coerce.js';
@@ -41,6 +40,25 @@ function cell(col: ColumnDef | undefined, v: unknown, nullToken: string | undefi
   return String(v);
 }
 
+const NEEDS_QUOTES = /[",\r\n]/;
+
+/** One CSV cell: quoted (quotes doubled) when it holds a comma, a quote or a line end. */
+function csvCell(s: string): string {
+  return NEEDS_QUOTES.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
+}
+
+/** CSV lines for records of cell texts, each ending in `\n`. */
+function csvLines(records: string[][]): string {
+  let out = '';
+  for (const r of records) {
+    let line = '';
+    for (let i = 0; i < r.length; i++) line += i ? `,${csvCell(r[i])}` : csvCell(r[i]);
+    // a lone empty cell would read back as a blank line, which CSV readers skip
+    out += r.length === 1 && r[0] === '' ? '""\n' : `${line}\n`;
+  }
+  return out;
+}
+
 /**
  * A writer for csv, json (one array), ndjson or yaml (one sequence), each re-importable by
  * `catalog <collection> import` into the same rows.
@@ -55,14 +73,14 @@ export function exportWriter(format: InputFormat, out: TextSink, opts: WriterOpt
       const cols = columns.map((c) => byName.get(c));
       let headed = false;
       const head = async () => {
-        if (!headed) await out.write(csvLine([columns]));
+        if (!headed) await out.write(csvLines([columns]));
         headed = true;
       };
       return {
         async write(rows) {
           await head();
           const records = rows.map((r) => columns.map((name, i) => cell(cols[i], r[name], opts.nullToken)));
-          if (records.length) await out.write(csvLine(records));
+          if (records.length) await out.write(csvLines(records));
         },
         end: head,
       };

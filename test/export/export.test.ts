@@ -34,6 +34,33 @@ describe('export', () => {
     expect(server.log[1].req.query).toMatch(/id=gt\.a0000000-0000-4000-8000-000000000040/);
   });
 
+  it('a sink that fails mid-way stops the export with its error; the failing page fetched ahead (reset simulated) is dropped quietly', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (e: unknown) => void unhandled.push(e);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      let writes = 0;
+      const failing = {
+        write: async () => {
+          if (++writes === 2) throw new Error('disk full');
+        },
+      };
+      const server = serverFor(store);
+      let sent = 0;
+      // the page fetched ahead fails too (a connection reset, simulated): nobody awaits it any more
+      const transport = {
+        send: (req: Parameters<typeof server.send>[0]) => (++sent === 2 ? new Promise<never>((_, reject) => setTimeout(() => reject(new Error('connection reset')), 20)) : server.send(req)),
+      };
+      await expect(exportTable({ transport, table: table('artists'), format: 'csv', out: failing, pageSize: 50 })).rejects.toThrow('disk full');
+      await new Promise((r) => setTimeout(r, 100));
+      // the header, then the first page fails: the second page was already requested, no more
+      expect(sent).toBe(2);
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+
   it('applies filters, a select without the key, an order (offset paging) and a limit', async () => {
     const out = sink();
     const q = parseQuery('select=stage_name,city&city=eq.Berlin&order=stage_name.desc&limit=30');

@@ -32,7 +32,7 @@ export function defineExport(ctx: Context, table: TableDef): Command {
   )
     .addOption(new Option('--format <format>', 'csv, json, ndjson or yaml (default: from the file name, else csv)').choices([...EXPORT_FORMATS]))
     .option('--null <token>', 'CSV text for null (default: empty where that reads back as null, else \\N)')
-    .option('--page-size <n>', 'rows per request (default 1000)')
+    .option('--page-size <n>', 'rows per request (default 2000)')
     .action(async (file: string | undefined, opts: ExportFlags) => {
       await runExport({ ...opts, file, collection: table.name }, ctx);
     });
@@ -57,13 +57,15 @@ async function exportFormat(opts: RunExportOptions, ctx: Context): Promise<Input
 
 /** Streams the rows of a collection into a file or stdout; returns the number written. */
 export async function runExport(opts: RunExportOptions, ctx: Context): Promise<number> {
-  const [{ exportTable }, { fileSink }, { createProgress }, { tableByName }, { contextTransport }] = await Promise.all([
+  const [{ exportTable }, { fileSink }, { createProgress }, { tableByName }, { contextTransport }, { boundHeapGrowth }] = await Promise.all([
     import('../../export/export.js'),
     import('../../export/sink.js'),
     import('../../import/progress.js'),
     import('../../schema/catalog.js'),
     import('./import.js'),
+    import('../../import/memory.js'),
   ]);
+  boundHeapGrowth();
   const table = tableByName(opts.collection);
   if (!table) throw new UsageError(`this tool cannot export '${opts.collection}'`);
   const info = await ctx.table(opts.collection);
