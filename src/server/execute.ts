@@ -7,7 +7,8 @@ import type { Statement } from './sql.js';
 /**
  * The transaction step, the only one that touches the database: the session time zone (when
  * asked), the request's ONE statement, the planner estimate for `count=planned|estimated`, and the
- * checks that must roll a write back (singular, max-affected, limited mutations, PUT key).
+ * checks that must roll a write back (singular, max-affected, limited mutations, PUT key). A read
+ * without a time zone skips the transaction (see `execute`).
  */
 
 export interface ReadResult {
@@ -52,14 +53,36 @@ function singularError(n: number): ApiError {
   return new ApiError(406, 'PGRST116', 'JSON object requested, multiple (or no) rows returned', { details: `The result contains ${n} rows` });
 }
 
-/** Runs a planned request in one transaction; an ApiError thrown inside rolls it back. */
+/** The read's figures from its one row (and the planner estimate for `count=planned|estimated`). */
+async function readResult(db: Queryable, planned: Planned, row: Record<string, unknown>, extra: Statement | null, timezoneApplied: boolean): Promise<ReadResult> {
+  let total = row.total === null || row.total === undefined ? null : num(row.total);
+  const plan = planned.plan;
+  if (extra && plan.kind === 'read' && (plan.count === 'planned' || plan.count === 'estimated')) {
+    const estimate = plannedRows((await db.query<Record<string, unknown>>(extra.sql, extra.params)).rows);
+    if (plan.count === 'planned') total = estimate;
+    else if (!(planned.maxRows !== undefined && total !== null && total <= planned.maxRows)) total = Math.max(total ?? 0, estimate);
+  }
+  return { kind: 'read', total, n: num(row.n), body: (row.body as string | null) ?? null, timezoneApplied };
+}
+
+/**
+ * Runs a planned request. A read that sets nothing transaction-local (no `Prefer: timezone`) is
+ * sent as its statement alone: one statement is atomic and sees one snapshot by itself, and
+ * BEGIN/COMMIT would cost two more round trips to the database than the statement (the count
+ * estimate's EXPLAIN reads no rows, so it needs no shared snapshot either). Everything else runs
+ * in one transaction; an ApiError thrown inside rolls it back.
+ */
 export async function execute(store: Store, planned: Planned, statement: Statement, extra: Statement | null): Promise<ExecResult> {
+  const { prefs } = planned;
+  if (planned.plan.kind === 'read' && prefs.timezone === undefined) {
+    const row = (await store.query<Record<string, unknown>>(statement.sql, statement.params)).rows[0] ?? {};
+    return readResult(store, planned, row, extra, false);
+  }
   let abort: ApiError | null = null;
   const fail = (e: ApiError): never => {
     abort = e;
     throw e;
   };
-  const { prefs } = planned;
   try {
     return await store.transaction(async (tx) => {
       const timezoneApplied = await applyTimezone(tx, prefs);
@@ -69,15 +92,7 @@ export async function execute(store: Store, planned: Planned, statement: Stateme
         }));
       }
       const row = (await tx.query<Record<string, unknown>>(statement.sql, statement.params)).rows[0] ?? {};
-      if (planned.plan.kind === 'read') {
-        let total = row.total === null || row.total === undefined ? null : num(row.total);
-        if (extra && (planned.plan.count === 'planned' || planned.plan.count === 'estimated')) {
-          const estimate = plannedRows((await tx.query<Record<string, unknown>>(extra.sql, extra.params)).rows);
-          if (planned.plan.count === 'planned') total = estimate;
-          else if (!(planned.maxRows !== undefined && total !== null && total <= planned.maxRows)) total = Math.max(total ?? 0, estimate);
-        }
-        return { kind: 'read' as const, total, n: num(row.n), body: (row.body as string | null) ?? null, timezoneApplied };
-      }
+      if (planned.plan.kind === 'read') return readResult(tx, planned, row, extra, timezoneApplied);
       const plan = planned.plan;
       const n = num(row.n);
       if (plan.kind === 'put' && n === 0) fail(new ApiError(400, 'PGRST115', 'Payload values do not match URL in primary key column(s)'));
