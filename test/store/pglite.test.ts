@@ -1,7 +1,7 @@
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openPGlite } from '../../src/store/pglite.js';
+import { migratedTemplate, openPGlite, unpackDataDir } from '../../src/store/pglite.js';
 import { tempDir } from '../support/stores.js';
 
 describe('PGlite store over a data directory', () => {
@@ -25,5 +25,38 @@ describe('PGlite store over a data directory', () => {
     writeFileSync(join(dir, 'notes.txt'), 'mine');
     await expect(openPGlite({ dataDir: dir })).rejects.toThrow(/not empty and holds no catalog/);
     expect(readdirSync(dir)).toEqual(['notes.txt']);
+  });
+
+  it('starts a new catalog over when an earlier start was interrupted while unpacking', async () => {
+    const dir = tempDir('pglite-cut-');
+    mkdirSync(join(dir, '.catalog-new', 'base'), { recursive: true });
+    writeFileSync(join(dir, '.catalog-new', 'base', 'half-written'), 'x');
+    const store = await openPGlite({ dataDir: dir });
+    const { rows } = await store.query<{ n: number }>('select count(*)::int as n from labels');
+    expect(rows[0].n).toBe(0);
+    await store.close();
+    expect(readdirSync(dir)).not.toContain('.catalog-new');
+    expect(existsSync(join(dir, 'base', 'half-written'))).toBe(false);
+  });
+
+  it('finishes moving a fully unpacked catalog into place when an earlier start stopped half-way', async () => {
+    const unpacked = tempDir('pglite-unpacked-');
+    unpackDataDir(new Uint8Array(await (await migratedTemplate()).arrayBuffer()), unpacked);
+    const dir = tempDir('pglite-half-');
+    mkdirSync(join(dir, '.catalog-new'));
+    const names = readdirSync(unpacked);
+    expect(names).toContain('PG_VERSION');
+    // Two entries already moved in, the rest (PG_VERSION among them) still staged.
+    for (const [i, name] of names.entries()) {
+      renameSync(join(unpacked, name), i < 2 && name !== 'PG_VERSION' ? join(dir, name) : join(dir, '.catalog-new', name));
+    }
+    const store = await openPGlite({ dataDir: dir });
+    await store.query(`insert into labels (name) values ('Kept')`);
+    const { rows } = await store.query<{ name: string }>('select name from labels');
+    expect(rows).toEqual([{ name: 'Kept' }]);
+    await store.close();
+    // Everything moved in (postmaster.pid, which the template was dumped with, is gone after a clean close).
+    expect(readdirSync(dir).sort()).toEqual(names.filter((n) => n !== 'postmaster.pid').sort());
+    expect(readFileSync(join(dir, 'PG_VERSION'), 'utf8').trim()).toMatch(/^\d+$/);
   });
 });
