@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
@@ -12,8 +13,6 @@ import type { RunningServer, StartOptions } from '../server/listen.js';
 import { type EffectiveConfig, readConfigFile, resolveConfig } from './config.js';
 import { UsageError } from './errors.js';
 import { type Paths, resolvePaths } from './paths.js';
-import { loadSchema } from './schema/load.js';
-import { versionWarning } from './version-check.js';
 import type { SchemaModel, TableInfo } from './schema/model.js';
 
 /** The global flags, as commander parses them on the root program. */
@@ -53,6 +52,12 @@ export interface ContextDeps {
   waitForSignal?: () => Promise<string>;
   server?: ServerControl;
   version?: string;
+  /**
+   * Whether short commands may switch this process's WebAssembly compiler to baseline-only before
+   * opening the embedded catalog (see baselineWasmOnly). A V8 flag is process-wide, so only the
+   * real command-line process says yes; contexts inside other programs (tests) leave V8 alone.
+   */
+  ownsProcess?: boolean;
 }
 
 const DEFAULT_SERVE_URL = 'http://127.0.0.1:3000';
@@ -72,6 +77,11 @@ export class Context {
   readonly version: string;
   /** Set by main from the root program's options before a command runs. */
   globals: GlobalOptions = {};
+  /**
+   * Set by main for commands that move many rows (import, export, seed): the embedded catalog
+   * then runs with V8's optimizing WebAssembly compiler, which pays off over seconds of work.
+   */
+  bulk = false;
   private readonly deps: ContextDeps;
   private configP: Promise<EffectiveConfig> | null = null;
   private endpointP: Promise<Endpoint> | null = null;
@@ -161,6 +171,9 @@ export class Context {
 
     if (!existsSync(join(dataDir, 'PG_VERSION'))) await this.note(`Creating a new catalog in ${dataDir}`);
     const spinner = startSpinner(this.io.stderr, `Opening the catalog in ${dataDir}`);
+    if (this.deps.ownsProcess && !this.bulk) baselineWasmOnly();
+    // Compiling PostgreSQL's WebAssembly now overlaps loading the server's modules.
+    void import('../store/pglite.js').then((m) => m.prepareEngine());
     let server: { url: string; close(): Promise<void> };
     try {
       server = await control.startServer({ dataDir, port: 0, host: '127.0.0.1' });
@@ -179,6 +192,8 @@ export class Context {
   schema(): Promise<SchemaModel> {
     this.schemaP ??= (async () => {
       const config = await this.config();
+      // Loaded here, not at start-up: `--help` and commands without a schema never pay for them.
+      const [{ loadSchema }, { versionWarning }] = await Promise.all([import('./schema/load.js'), import('./version-check.js')]);
       const model = await loadSchema({
         url: config.url?.value ?? null,
         cacheDir: this.paths.cacheDir,
@@ -241,6 +256,18 @@ export class Context {
   }
 }
 
+/**
+ * Makes V8 compile WebAssembly with its baseline compiler (Liftoff) only. PGlite's PostgreSQL is a
+ * large WASM module: with tiering on, V8 also compiles hot functions with TurboFan on background
+ * threads, and node waits for those at the next turn of the event loop — ~0.4 s that a command
+ * running a query or two never earns back (its queries run ~1.5x slower without TurboFan, i.e.
+ * milliseconds). Process-wide and only for modules compiled afterwards, so `catalog serve` and
+ * bulk commands, which never call this, keep tiering.
+ */
+function baselineWasmOnly(): void {
+  setFlagsFromString('--liftoff-only');
+}
+
 /** The context of a real run: process streams, environment, home, signals. */
 export function systemContext(): Context {
   const env = process.env;
@@ -261,6 +288,7 @@ export function systemContext(): Context {
         process.once('SIGTERM', on('SIGTERM'));
       }),
     version: readVersion(),
+    ownsProcess: true,
   });
 }
 

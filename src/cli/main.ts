@@ -1,18 +1,16 @@
 import { Command, CommanderError } from 'commander';
-import { COLLECTIONS, REMOVED_COLLECTIONS, TABLES } from '../schema/catalog.js';
-import { type CollectionExtension, defineCollection } from './commands/collection.js';
+import { COLLECTIONS, REMOVED_COLLECTIONS, type TableDef, TABLES } from '../schema/catalog.js';
 import { defineChangelog } from './commands/changelog.js';
 import { defineCompletion } from './commands/completion.js';
 import { defineConfig } from './commands/config.js';
-import { defineExport } from './commands/export.js';
-import { defineImport } from './commands/import.js';
 import { defineSchema } from './commands/schema.js';
 import { defineSeed } from './commands/seed.js';
 import { defineServe } from './commands/serve.js';
+import { collectionDescription } from './commands/shared.js';
 import { defineToken } from './commands/token.js';
 import type { Context } from './context.js';
 import { describeError, EXIT, exitCodeFor, UsageError } from './errors.js';
-import { addGlobalOptions } from './globals.js';
+import { addGlobalOptions, GLOBAL_OPTIONS } from './globals.js';
 import { guide } from './guide.js';
 
 export { systemContext } from './context.js';
@@ -42,8 +40,67 @@ Examples:
   catalog --url https://catalog.example.com --token "$TOKEN" labels add name='Blue Note'
 `;
 
-/** The whole command tree: one command per collection (generated), plus schema, config, serve and seed. */
-export function buildProgram(ctx: Context): Command {
+/** Thrown by a collection's placeholder when commander picked a command the argv scan did not foresee. */
+class NeedsWholeTree extends Error {}
+
+/** The commands that walk or print the whole tree: they always get every collection built. */
+const WHOLE_TREE = new Set(['completion', 'help']);
+
+/** The commands besides the collections (their modules are light, so they are always built). */
+const OTHER_COMMANDS = ['schema', 'config', 'serve', 'seed', 'changelog', 'token', 'completion'];
+
+/** Commands that move many rows: see Context.bulk. */
+const BULK_COMMANDS = new Set(['import', 'export', 'seed']);
+
+/** Global options that take a value in the next word (`--url URL`), as opposed to flags. */
+const VALUE_OPTIONS = new Set(GLOBAL_OPTIONS.filter((o) => o.flags.includes('<')).flatMap((o) => o.flags.split(/[ ,]+/).filter((w) => w.startsWith('-'))));
+
+/**
+ * Which collections a command line needs built: the one it names, none when it names another
+ * command (or none at all: `catalog --help`), or every one when it is unclear, when it asks for
+ * `help` or `completion`, or when it is not a known command.
+ * @example collectionsNeeded(['--url', 'http://h', 'labels', 'list']) // ['labels']
+ */
+export function collectionsNeeded(args: string[]): 'all' | string[] {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === '--') return 'all';
+    if (a.startsWith('-') && a.length > 1) {
+      if (VALUE_OPTIONS.has(a)) i++;
+      continue;
+    }
+    if (TABLES.some((t) => t.name === a)) return [a];
+    if (WHOLE_TREE.has(a) || !OTHER_COMMANDS.includes(a)) return 'all';
+    return [];
+  }
+  return [];
+}
+
+/**
+ * A collection not used by this command line: what the root help shows of it (name and
+ * description), and nothing else. Should commander pick it after all, the tree is rebuilt whole.
+ */
+function collectionPlaceholder(table: TableDef): Command {
+  return new Command(table.name).description(collectionDescription(table));
+}
+
+/** `catalog <collection>` with every verb (the modules are loaded only for the collection used). */
+async function collectionCommand(ctx: Context, table: TableDef): Promise<Command> {
+  const [{ defineCollection }, { defineImport }, { defineExport }] = await Promise.all([
+    import('./commands/collection.js'),
+    import('./commands/import.js'),
+    import('./commands/export.js'),
+  ]);
+  return defineCollection(ctx, table, [defineImport, defineExport]);
+}
+
+/**
+ * The command tree: one command per collection (generated), plus schema, config, serve, seed,
+ * changelog, token and completion. Given the command line, only the collection it uses is built
+ * in full (the others are placeholders that show the same in the root help); without, all are.
+ */
+export async function buildProgram(ctx: Context, args?: string[]): Promise<Command> {
+  const needed = args ? collectionsNeeded(args) : 'all';
   const program = addGlobalOptions(new Command('catalog'))
     .description('Administer the music catalog: artists, releases, tracks, labels, genres, subgenres, countries, languages')
     .version(ctx.version, '-V, --version')
@@ -56,12 +113,20 @@ export function buildProgram(ctx: Context): Command {
       writeErr: (s) => void ctx.io.stderr.write(s),
       outputError: (s, write) => write(s.replace(/^error:/, ctx.style().red('error:'))),
     });
-  program.hook('preAction', () => ctx.setGlobals(program.opts()));
+  program.hook('preAction', (_root, action) => {
+    ctx.setGlobals(program.opts());
+    ctx.bulk = BULK_COMMANDS.has(action.name());
+  });
 
-  const extensions: CollectionExtension[] = [defineImport, defineExport];
-
-  const byName = [...TABLES].sort((a, b) => a.name.localeCompare(b.name));
-  for (const table of byName) program.addCommand(defineCollection(ctx, table, extensions).helpGroup('Collections:'));
+  // Plain comparison: names are lower-case ASCII, and localeCompare's first call costs ~10 ms of ICU set-up.
+  const byName = [...TABLES].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const placeholders: Command[] = [];
+  for (const table of byName) {
+    const full = needed === 'all' || needed.includes(table.name);
+    const cmd = full ? await collectionCommand(ctx, table) : collectionPlaceholder(table);
+    if (!full) placeholders.push(cmd);
+    program.addCommand(cmd.helpGroup('Collections:'));
+  }
   const others = [
     defineSchema(ctx),
     defineConfig(ctx),
@@ -80,6 +145,12 @@ export function buildProgram(ctx: Context): Command {
     }
   };
   inherit(program);
+  // After inheriting (which would reset them): a placeholder takes any words and hands over to the whole tree.
+  for (const p of placeholders) {
+    p.helpOption(false).allowUnknownOption().allowExcessArguments().action(() => {
+      throw new NeedsWholeTree();
+    });
+  }
   for (const name of REMOVED_COLLECTIONS) {
     const removed = new Command(name).copyInheritedSettings(program).allowUnknownOption().allowExcessArguments().helpOption(false);
     program.addCommand(
@@ -101,8 +172,12 @@ export async function run(argv: string[], ctx: Context): Promise<number> {
       await ctx.io.stdout.write(guide(ctx.style('stdout'), ctx.paths.dataDir, url));
       return EXIT.ok;
     }
-    const program = buildProgram(ctx);
-    await program.parseAsync(args, { from: 'user' });
+    try {
+      await (await buildProgram(ctx, args)).parseAsync(args, { from: 'user' });
+    } catch (err) {
+      if (!(err instanceof NeedsWholeTree)) throw err;
+      await (await buildProgram(ctx)).parseAsync(args, { from: 'user' });
+    }
     return EXIT.ok;
   } catch (err) {
     // Commander has already printed its own errors (and help/version output).

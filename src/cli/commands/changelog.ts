@@ -6,7 +6,6 @@ import type { Style } from '../../io/style.js';
 import { INTERFACE_VERSION } from '../../schema/catalog.js';
 import { CHANGELOG, type InterfaceVersion } from '../../schema/changelog.js';
 import type { Context } from '../context.js';
-import { outputFormat, writeRows } from '../output.js';
 import { examples } from './shared.js';
 
 export interface ChangelogOptions {
@@ -124,6 +123,8 @@ export function parseChangelogAtom(xml: string): InterfaceVersion[] {
 
 /** The versions for people (text on stdout), or as data in the chosen -o format. */
 async function printChangelog(ctx: Context, versions: InterfaceVersion[], source: ChangelogSource): Promise<void> {
+  // Loaded when the command runs: defining it (for `catalog --help`) must stay cheap.
+  const { outputFormat, writeRows } = await import('../output.js');
   const format = await outputFormat(ctx);
   const s = ctx.style();
   if (source.kind === 'builtin') {

@@ -6,7 +6,7 @@ import { defineDescribe } from './describe.js';
 import { defineGet } from './get.js';
 import { defineList } from './list.js';
 import { defineRemove } from './remove.js';
-import { examples, titleField } from './shared.js';
+import { collectionDescription, examples, titleField } from './shared.js';
 import { defineUpdate } from './update.js';
 
 /** Commands another engineer's module adds per collection (import, export). */
@@ -14,7 +14,7 @@ export type CollectionExtension = (ctx: Context, table: TableDef) => Command;
 
 /** `catalog <collection>` with its verbs, generated from the table description. */
 export function defineCollection(ctx: Context, table: TableDef, extensions: CollectionExtension[] = []): Command {
-  const cmd = new Command(table.name).description(`${table.name[0].toUpperCase()}${table.name.slice(1)}: list, get, add, update, remove, describe, import, export`);
+  const cmd = new Command(table.name).description(collectionDescription(table));
   for (const define of [defineList, defineGet, defineAdd, defineUpdate, defineRemove, defineDescribe, ...extensions]) {
     cmd.addCommand(define(ctx, table));
   }

@@ -1,7 +1,6 @@
 import { Command } from 'commander';
 import { redactHeader } from '../../client/curl.js';
 import type { Context } from '../context.js';
-import { outputFormat, writeRows } from '../output.js';
 import { examples } from './shared.js';
 
 /** `catalog config`. */
@@ -22,6 +21,8 @@ export function redact(token: string): string {
 
 /** Prints setting, value and source for each setting. */
 export async function runConfig(ctx: Context): Promise<void> {
+  // Loaded when the command runs: defining it (for `catalog --help`) must stay cheap.
+  const { outputFormat, writeRows } = await import('../output.js');
   const c = await ctx.config();
   const lock = c.url ? null : (await ctx.serverControl()).readServeLock(ctx.paths.dataDir);
   const rows: Array<{ setting: string; value: string; source: string }> = [

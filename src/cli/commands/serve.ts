@@ -1,7 +1,6 @@
 import { Command } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { count } from '../flags/query.js';
 import { examples } from './shared.js';
 
 export interface ServeOptions {
@@ -41,6 +40,8 @@ export function defineServe(ctx: Context): Command {
 
 /** Starts the service, prints its URL on stderr, and closes it cleanly on SIGINT/SIGTERM. */
 export async function runServe(opts: ServeOptions, ctx: Context): Promise<void> {
+  // Loaded when the command runs: defining it (for `catalog --help`) must stay cheap.
+  const { count } = await import('../flags/query.js');
   if (opts.data && opts.databaseUrl) throw new UsageError('give --data or --database-url, not both');
   const port = count('--port', opts.port ?? '3000') as number;
   if (port > 65535) throw new UsageError(`--port must be at most 65535, not ${port}`);

@@ -20,6 +20,11 @@ export function examples(cmd: Command, lines: string[]): Command {
   return cmd.addHelpText('after', `\nExamples:\n${lines.map((l) => `  ${l}`).join('\n')}\n`);
 }
 
+/** What `catalog --help` says of a collection. */
+export function collectionDescription(table: { name: string }): string {
+  return `${table.name[0].toUpperCase()}${table.name.slice(1)}: list, get, add, update, remove, describe, import, export`;
+}
+
 /** The `/collection` path of a table. */
 export const pathOf = (table: { name: string }) => `/${table.name}`;
 
