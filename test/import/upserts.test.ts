@@ -72,8 +72,23 @@ for (const kind of STORE_KINDS) {
       expect(after.find((r) => r.id === id(3))?.is_signed).toBe(false); // empty cell → column default
       const post = server.log.find((l) => l.req.method === 'POST')!;
       expect(JSON.parse(post.req.body!)).toHaveLength(2);
-      expect(post.req.headers?.Prefer).toBe('resolution=merge-duplicates, missing=default, return=minimal');
+      // the empty is_signed cell was filled with its constant default (false): every row is complete,
+      // so the batch needs no missing=default
+      expect(JSON.parse(post.req.body!)[1]).toEqual({ id: id(3), stage_name: 'Three', is_signed: false });
+      expect(post.req.headers?.Prefer).toBe('resolution=merge-duplicates, return=minimal');
       expect(post.req.query).toBe('columns=id,stage_name,is_signed&on_conflict=id');
+    });
+
+    it('a left-out cell of a column with a volatile default (now()) is left to the server with missing=default', async () => {
+      const server = serverFor(store);
+      const csv = `id,stage_name,created\n${id(1)},One,2024-01-02T03:04:05Z\n${id(2)},Two,\n`;
+      const s = await importFile({ table: table('artists'), input: file(tmp(), 'c.csv', csv), batchRows: 1 }, server);
+      expect(s).toMatchObject({ inserted: 2, rejected: 0 });
+      const posts = server.log.filter((l) => l.req.method === 'POST');
+      expect(posts.map((l) => l.req.headers?.Prefer)).toEqual(['resolution=merge-duplicates, return=minimal', 'resolution=merge-duplicates, missing=default, return=minimal']);
+      const rows = await rowsOf(store, 'artists');
+      expect(new Date(rows.find((r) => r.id === id(1))!.created as string).toISOString()).toBe('2024-01-02T03:04:05.000Z');
+      expect(Date.now() - new Date(rows.find((r) => r.id === id(2))!.created as string).getTime()).toBeLessThan(600_000);
     });
 
     it('--ignore-duplicates keeps existing rows as they are', async () => {
@@ -100,7 +115,9 @@ for (const kind of STORE_KINDS) {
       const s = await importFile({ table: table('labels'), input: file(tmp(), 'l.csv', 'Name\nA\nB\nA\n') }, server);
       expect(s).toMatchObject({ inserted: 3, conflictKey: null });
       expect(server.log.map((l) => l.req.method)).toEqual(['POST']);
-      expect(server.log[0].req.headers?.Prefer).toBe('missing=default, return=minimal');
+      // no id column: it is not in columns=, so every id comes from its default without missing=default
+      expect(server.log[0].req.headers?.Prefer).toBe('return=minimal');
+      expect(server.log[0].req.query).toBe('columns=name');
     });
   });
 }
