@@ -1,6 +1,7 @@
 import type { Store } from '../store/store.js';
 import { AuthError } from './auth.js';
-import { ApiError, errorResponse } from './errors.js';
+import { ApiError, errorReply } from './errors.js';
+import { fromRequest, type Incoming, type Reply, toResponse } from './exchange.js';
 import { execute } from './execute.js';
 import { planRequest, type Planned } from './plan.js';
 import { parseRequest } from './request.js';
@@ -21,7 +22,10 @@ export interface AppOptions {
 }
 
 export interface App {
+  /** The service as fetch sees it (tests, the in-process transport). */
   handle(req: Request): Promise<Response>;
+  /** The same answer for an adapter that builds no Request/Response (listen.ts). */
+  reply(req: Incoming): Promise<Reply>;
 }
 
 const DEFAULT_MAX_BODY = 64 * 1024 * 1024;
@@ -36,14 +40,14 @@ function buildStatement(planned: Planned, schema: string): { main: Statement; ex
   return { main: buildWrite(plan, schema, planned.returnMode === 'representation' ? representation.format : 'none'), extra: null };
 }
 
-/** The service as a function from Request to Response: parse, plan, build, run, respond. */
+/** The service as a function from request to answer: parse, plan, build, run, respond. */
 export function createApp(opts: AppOptions): App {
   const { store } = opts;
   const schema = store.schema;
   const log = opts.log ?? ((line: string) => console.error(line));
   const requestOptions = { schema, maxBodyBytes: opts.maxBodyBytes ?? DEFAULT_MAX_BODY, jwtSecret: opts.jwtSecret };
 
-  async function answer(req: Request): Promise<Response> {
+  async function answer(req: Incoming): Promise<Reply> {
     const request = await parseRequest(req, requestOptions);
     if (request.kind !== 'table') return specialResponse(request);
     const planned = planRequest(request, { schema, maxRows: opts.maxRows });
@@ -52,15 +56,20 @@ export function createApp(opts: AppOptions): App {
     return shapeResponse(planned, result);
   }
 
+  async function reply(req: Incoming): Promise<Reply> {
+    let res: Reply;
+    try {
+      res = await answer(req);
+    } catch (err) {
+      res = errorReply(err instanceof AuthError ? new ApiError(err.status, err.code, err.message, { headers: err.headers }) : err, log);
+    }
+    return decorate(req, res, opts.serverVersion);
+  }
+
   return {
+    reply,
     async handle(req: Request): Promise<Response> {
-      let res: Response;
-      try {
-        res = await answer(req);
-      } catch (err) {
-        res = errorResponse(err instanceof AuthError ? new ApiError(err.status, err.code, err.message, { headers: err.headers }) : err, log);
-      }
-      return decorate(req, res, opts.serverVersion);
+      return toResponse(await reply(fromRequest(req)));
     },
   };
 }

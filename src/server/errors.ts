@@ -1,4 +1,5 @@
 import { StoreError } from '../store/store.js';
+import { type Reply, toResponse } from './exchange.js';
 
 /** The JSON body every error answer carries (PostgREST's shape, reference §9.1). */
 export interface ErrorBody {
@@ -43,6 +44,14 @@ export class ApiError extends Error {
 /** 404 with body `{}`: PostgREST's answer for a path that names no resource. */
 export function notFoundEmpty(): ApiError {
   return new ApiError(404, '', 'not found', { rawBody: '{}' });
+}
+
+/** 413 in the shape the socket adapter uses too. */
+export function payloadTooLarge(max: number): ApiError {
+  return new ApiError(413, 'PGRST413', 'Payload Too Large', {
+    details: `The request body is larger than the maximum of ${max} bytes.`,
+    hint: 'Send fewer rows per request (catalog import splits batches automatically).',
+  });
 }
 
 /**
@@ -124,10 +133,10 @@ export function fromStoreError(err: StoreError): ApiError {
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /**
- * The Response for any thrown value. Errors of unknown kind become a generic 500 and are logged,
+ * The answer for any thrown value. Errors of unknown kind become a generic 500 and are logged,
  * never echoed (no stack traces in bodies).
  */
-export function errorResponse(err: unknown, log: (line: string) => void = () => {}): Response {
+export function errorReply(err: unknown, log: (line: string) => void = () => {}): Reply {
   let api: ApiError;
   if (err instanceof ApiError) api = err;
   else if (err instanceof StoreError) api = fromStoreError(err);
@@ -140,9 +149,15 @@ export function errorResponse(err: unknown, log: (line: string) => void = () => 
   if (api.status >= 500 && !(err instanceof StoreError)) {
     log(`${api.status} ${api.code}: ${api.message}`);
   }
-  const headers = new Headers(api.headers);
-  headers.set('Content-Type', JSON_TYPE);
-  return new Response(api.rawBody ?? JSON.stringify(api.body()), { status: api.status, headers });
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(api.headers ?? {})) headers[k.toLowerCase()] = v;
+  headers['content-type'] = JSON_TYPE;
+  return { status: api.status, headers, body: api.rawBody ?? JSON.stringify(api.body()) };
+}
+
+/** `errorReply` as a fetch Response. */
+export function errorResponse(err: unknown, log?: (line: string) => void): Response {
+  return toResponse(errorReply(err, log));
 }
 
 interface GrammarErrorLike {

@@ -2,8 +2,10 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import type { Store } from '../store/store.js';
+import type { App } from './app.js';
+import { payloadTooLarge } from './errors.js';
+import type { Incoming } from './exchange.js';
 
 /** What `catalog serve` and the embedded default need to start a service. */
 export interface StartOptions {
@@ -93,7 +95,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
       req.resume();
       return;
     }
-    void serveOne(app.handle, req, res, baseOf(req), maxBodyBytes, opts.log);
+    void serveOne(app, req, res, baseOf(req), maxBodyBytes, opts.log);
   });
   // Requests node:http cannot parse (oversized headers, NUL bytes, bad framing) get a JSON answer instead of a bare status line.
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
@@ -162,9 +164,62 @@ function tooLarge(max: number): string {
   });
 }
 
-/** Adapts one node:http exchange to the app's Request → Response function. */
+/** A node:http request as the app's Incoming: headers looked up in `rawHeaders`, the body read from the stream. */
+function incoming(req: IncomingMessage, url: URL): Incoming & { overflowed: boolean } {
+  let headers: Map<string, string> | null = null;
+  const self = {
+    method: req.method ?? 'GET',
+    url,
+    overflowed: false,
+    header(name: string): string | null {
+      if (!headers) {
+        headers = new Map();
+        const raw = req.rawHeaders;
+        for (let i = 0; i < raw.length; i += 2) {
+          const key = raw[i].toLowerCase();
+          const prev = headers.get(key);
+          headers.set(key, prev === undefined ? raw[i + 1] : `${prev}, ${raw[i + 1]}`);
+        }
+      }
+      return headers.get(name) ?? null;
+    },
+    text(max: number): Promise<string> {
+      const declared = Number(req.headers['content-length']);
+      if (Number.isFinite(declared) && declared > max) return Promise.reject(payloadTooLarge(max));
+      return new Promise<string>((resolve, reject) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        let settled = false;
+        const settle = (err: Error | null) => {
+          if (settled) return;
+          settled = true;
+          req.off('data', onData);
+          if (err) reject(err);
+          else resolve(new TextDecoder('utf-8').decode(Buffer.concat(chunks, size)));
+        };
+        const onData = (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > max) {
+            // Stop keeping the body (the rest is read and dropped) and close the connection after the 413.
+            self.overflowed = true;
+            chunks.length = 0;
+            req.resume();
+            settle(payloadTooLarge(max));
+          } else chunks.push(chunk);
+        };
+        req.on('data', onData);
+        req.once('end', () => settle(null));
+        req.once('error', (err) => settle(err));
+        req.once('close', () => settle(req.complete ? null : new Error('the client closed the connection before the request body ended')));
+      });
+    },
+  };
+  return self;
+}
+
+/** Serves one node:http exchange with the app's `reply`: no fetch Request, Response or body stream in between. */
 async function serveOne(
-  handle: (r: Request) => Promise<Response>,
+  app: App,
   req: IncomingMessage,
   res: ServerResponse,
   base: string,
@@ -179,35 +234,19 @@ async function serveOne(
       req.resume();
       return;
     }
-    const headers = new Headers();
-    for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i], req.rawHeaders[i + 1]);
     const method = req.method ?? 'GET';
-    // The WHATWG Request refuses these methods outright; PostgREST answers them with 405.
+    // Methods fetch refuses outright (the in-process adapter cannot even build them); PostgREST answers them with 405.
     if (/^(TRACE|CONNECT|TRACK)$/i.test(method)) {
       res.writeHead(405, { 'Content-Type': 'application/json; charset=utf-8' });
       res.end(JSON.stringify({ code: 'PGRST117', details: null, hint: null, message: `Unsupported HTTP method: ${method}` }));
       return;
     }
-    const hasBody = method !== 'GET' && method !== 'HEAD';
-    const request = new Request(new URL(req.url ?? '/', base), {
-      method,
-      headers,
-      body: hasBody ? (Readable.toWeb(req) as ReadableStream<Uint8Array>) : undefined,
-      // @ts-expect-error Node's fetch needs duplex for streamed request bodies.
-      duplex: 'half',
-    });
-    const response = await handle(request);
-    const out: Record<string, string | string[]> = {};
-    response.headers.forEach((value, key) => {
-      out[key] = value;
-    });
-    res.writeHead(response.status, out);
-    if (method === 'HEAD' || !response.body) {
-      res.end();
-      return;
-    }
-    const body = Buffer.from(await response.arrayBuffer());
-    res.end(body);
+    const request = incoming(req, new URL(req.url ?? '/', base));
+    const answer = await app.reply(request);
+    if (request.overflowed) answer.headers.connection = 'close';
+    res.writeHead(answer.status, answer.headers);
+    if (method === 'HEAD' || answer.body === null) res.end();
+    else res.end(answer.body);
   } catch (err) {
     log?.(`internal error: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
     if (!res.headersSent) {

@@ -6,6 +6,7 @@ import type { MediaType, Preferences, Query, RangeHeader } from '../grammar/type
 import { tableByName, type TableDef } from '../schema/catalog.js';
 import { authenticate, authorize, type Principal } from './auth.js';
 import { ApiError, notFoundEmpty } from './errors.js';
+import type { Incoming } from './exchange.js';
 import { parsePayload, type Payload } from './payload.js';
 import { checkPaging } from './plan.js';
 
@@ -90,63 +91,34 @@ function unsupported(method: string): ApiError {
   return new ApiError(405, 'PGRST117', `Unsupported HTTP method: ${method}`);
 }
 
-/** 413 in the shape the socket adapter uses too. */
-export function payloadTooLarge(max: number): ApiError {
-  return new ApiError(413, 'PGRST413', 'Payload Too Large', {
-    details: `The request body is larger than the maximum of ${max} bytes.`,
-    hint: 'Send fewer rows per request (catalog import splits batches automatically).',
-  });
-}
-
-/** Reads the body as text, refusing more than `max` bytes without buffering them. */
-async function readBody(req: Request, max: number): Promise<string> {
-  const declared = Number(req.headers.get('content-length'));
-  if (Number.isFinite(declared) && declared > max) throw payloadTooLarge(max);
-  if (!req.body) return '';
-  const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > max) {
-      await reader.cancel().catch(() => {});
-      throw payloadTooLarge(max);
-    }
-    chunks.push(value);
-  }
-  return new TextDecoder('utf-8').decode(Buffer.concat(chunks));
-}
-
 /** The 404 PostgREST 12 gives for a table that does not exist (PG's 42P01 text). */
 function unknownTable(schema: string, name: string): ApiError {
   return new ApiError(404, '42P01', `relation "${schema}.${name}" does not exist`);
 }
 
 /** `Accept-Profile` (reads) / `Content-Profile` (writes) must name the one schema we expose: else 406 PGRST106. */
-function checkProfile(req: Request, method: string, schema: string): void {
+function checkProfile(req: Incoming, method: string, schema: string): void {
   const read = method === 'GET' || method === 'HEAD' || method === 'OPTIONS';
-  const profile = req.headers.get(read ? 'accept-profile' : 'content-profile');
+  const profile = req.header(read ? 'accept-profile' : 'content-profile');
   if (profile !== null && profile !== schema) {
     throw new ApiError(406, 'PGRST106', `The schema must be one of the following: ${schema}`);
   }
 }
 
-/** Parses a Request into what the later stages need. Throws ApiError (or GrammarError). */
-export async function parseRequest(req: Request, opts: RequestOptions): Promise<ApiRequest> {
+/** Parses a request into what the later stages need. Throws ApiError (or GrammarError). */
+export async function parseRequest(req: Incoming, opts: RequestOptions): Promise<ApiRequest> {
   const method = req.method;
-  const url = new URL(req.url);
-  if (method === 'OPTIONS' && req.headers.get('origin') !== null && req.headers.get('access-control-request-method') !== null) {
-    return { kind: 'preflight', requestHeaders: req.headers.get('access-control-request-headers') };
+  const url = req.url;
+  if (method === 'OPTIONS' && req.header('origin') !== null && req.header('access-control-request-method') !== null) {
+    return { kind: 'preflight', requestHeaders: req.header('access-control-request-headers') };
   }
-  const principal = await authenticate(req.headers.get('authorization'), opts.jwtSecret);
+  const principal = await authenticate(req.header('authorization'), opts.jwtSecret);
   const target = resolvePath(url.pathname);
   if (target.kind === 'rpc') throw rpcNotFound(method, opts.schema, target.name, url.search.slice(1));
   if (target.kind === 'root') {
     if (!ROOT_METHODS.has(method)) throw unsupported(method);
     if (method === 'OPTIONS') return { kind: 'options', allow: ROOT_ALLOW };
-    return { kind: 'root', method: method as 'GET' | 'HEAD', accept: parseAccept(req.headers.get('accept')), baseUrl: url.origin };
+    return { kind: 'root', method: method as 'GET' | 'HEAD', accept: parseAccept(req.header('accept')), baseUrl: url.origin };
   }
   if (!TABLE_METHODS.has(method)) throw unsupported(method);
   checkProfile(req, method, opts.schema);
@@ -157,11 +129,11 @@ export async function parseRequest(req: Request, opts: RequestOptions): Promise<
   }
   const search = url.search.startsWith('?') ? url.search.slice(1) : url.search;
   const query = parseQuery(search);
-  const prefs = parsePrefer(req.headers.get('prefer'));
-  const range = method === 'GET' ? parseRange(req.headers.get('range')) : null;
+  const prefs = parsePrefer(req.header('prefer'));
+  const range = method === 'GET' ? parseRange(req.header('range')) : null;
   checkPaging(method as TableMethod, query, range);
   const hasBody = method === 'POST' || method === 'PATCH' || method === 'PUT';
-  const text = hasBody ? await readBody(req, opts.maxBodyBytes) : '';
+  const text = hasBody ? await req.text(opts.maxBodyBytes) : '';
 
   if (!table) {
     // PostgREST 12: an embed on an unknown table is PGRST200; POST/PATCH with keys is a bare 404 {}.
@@ -178,7 +150,7 @@ export async function parseRequest(req: Request, opts: RequestOptions): Promise<
   authorize(principal, method, table.name, opts.schema);
 
   const payload = hasBody
-    ? parsePayload(text, req.headers.get('content-type'), { columns: query.columns, missingDefault: prefs.missing === 'default' })
+    ? parsePayload(text, req.header('content-type'), { columns: query.columns, missingDefault: prefs.missing === 'default' })
     : null;
   return {
     kind: 'table',
@@ -188,7 +160,7 @@ export async function parseRequest(req: Request, opts: RequestOptions): Promise<
     query,
     prefs,
     range,
-    accept: parseAccept(req.headers.get('accept')),
+    accept: parseAccept(req.header('accept')),
     payload,
     principal,
   };

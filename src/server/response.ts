@@ -3,6 +3,7 @@ import { formatContentRange } from '../grammar/range.js';
 import type { MediaType, Preferences } from '../grammar/types.js';
 import { changelogAtom } from './changelog.js';
 import { ApiError } from './errors.js';
+import type { Incoming, Reply } from './exchange.js';
 import type { ExecResult, ReadResult, WriteResult } from './execute.js';
 import { openApiDocument } from './openapi.js';
 import type { Planned, WritePlan } from './plan.js';
@@ -69,7 +70,7 @@ function bodyText(planned: Planned, n: number, body: string | null): string {
 }
 
 /** Shapes a GET/HEAD answer: 200, 206 or 416 by the §6.3 rule. */
-function readResponse(planned: Planned, r: ReadResult): Response {
+function readResponse(planned: Planned, r: ReadResult): Reply {
   const plan = planned.plan;
   const offset = plan.root.offset ?? 0;
   const counted = plan.kind === 'read' && plan.count !== null;
@@ -81,16 +82,15 @@ function readResponse(planned: Planned, r: ReadResult): Response {
     });
   }
   if (planned.representation.singular && r.n !== 1) throw singularError(r.n);
-  const headers = new Headers({
-    'Content-Type': planned.representation.contentType,
-    'Content-Range': formatContentRange(offset, r.n, total),
-    'Content-Location': contentLocation(planned.request.table.name, planned.request.search),
-  });
+  const headers: Record<string, string> = {
+    'content-location': contentLocation(planned.request.table.name, planned.request.search),
+    'content-range': formatContentRange(offset, r.n, total),
+    'content-type': planned.representation.contentType,
+  };
   const pa = applied(planned, r.timezoneApplied);
-  if (pa) headers.set('Preference-Applied', pa);
+  if (pa) headers['preference-applied'] = pa;
   const status = total !== null && r.n < total ? 206 : 200;
-  if (planned.request.method === 'HEAD') return new Response(null, { status, headers });
-  return new Response(bodyText(planned, r.n, r.body), { status, headers });
+  return { status, headers, body: planned.request.method === 'HEAD' ? null : bodyText(planned, r.n, r.body) };
 }
 
 function location(plan: WritePlan, keys: unknown[][] | null): string | null {
@@ -104,15 +104,15 @@ function location(plan: WritePlan, keys: unknown[][] | null): string | null {
 }
 
 /** Shapes a POST/PATCH/PUT/DELETE answer (reference §7). */
-function writeResponse(planned: Planned, r: WriteResult): Response {
+function writeResponse(planned: Planned, r: WriteResult): Reply {
   const plan = planned.plan as WritePlan;
   const method = planned.request.method;
   const counted = planned.prefs.count !== undefined && planned.prefs.count !== 'none';
-  const headers = new Headers();
-  if (method === 'PATCH') headers.set('Content-Range', formatContentRange(0, r.n, counted ? r.n : null));
-  else if (method !== 'PUT') headers.set('Content-Range', counted ? `*/${r.n}` : '*/*');
+  const headers: Record<string, string> = {};
+  if (method === 'PATCH') headers['content-range'] = formatContentRange(0, r.n, counted ? r.n : null);
+  else if (method !== 'PUT') headers['content-range'] = counted ? `*/${r.n}` : '*/*';
   const pa = applied(planned, r.timezoneApplied);
-  if (pa) headers.set('Preference-Applied', pa);
+  if (pa) headers['preference-applied'] = pa;
 
   let status: number;
   if (method === 'POST') status = plan.onConflict?.action === 'merge' && !r.inserted ? 200 : 201;
@@ -121,15 +121,15 @@ function writeResponse(planned: Planned, r: WriteResult): Response {
 
   if (planned.returnMode === 'headers-only' && method === 'POST') {
     const loc = location(plan, r.keys);
-    if (loc) headers.set('Location', loc);
+    if (loc) headers.location = loc;
   }
-  if (planned.returnMode !== 'representation') return new Response(null, { status, headers });
-  headers.set('Content-Type', planned.representation.contentType);
-  return new Response(bodyText(planned, r.n, r.body), { status, headers });
+  if (planned.returnMode !== 'representation') return { status, headers, body: null };
+  headers['content-type'] = planned.representation.contentType;
+  return { status, headers, body: bodyText(planned, r.n, r.body) };
 }
 
 /** The answer for a planned and executed table request. */
-export function shapeResponse(planned: Planned, result: ExecResult): Response {
+export function shapeResponse(planned: Planned, result: ExecResult): Reply {
   return result.kind === 'read' ? readResponse(planned, result) : writeResponse(planned, result);
 }
 
@@ -150,7 +150,7 @@ function rootKind(accept: MediaType[]): 'openapi' | 'yaml' | 'atom' {
 }
 
 /** `GET /`: the OpenAPI document (JSON, or YAML as our extension) or the changelog feed. */
-async function rootResponse(req: Extract<SpecialRequest, { kind: 'root' }>): Promise<Response> {
+async function rootResponse(req: Extract<SpecialRequest, { kind: 'root' }>): Promise<Reply> {
   const kind = rootKind(req.accept);
   let body: string;
   let type: string;
@@ -166,29 +166,30 @@ async function rootResponse(req: Extract<SpecialRequest, { kind: 'root' }>): Pro
     body = JSON.stringify(openApiDocument({ host }));
     type = 'application/openapi+json; charset=utf-8';
   }
-  return new Response(req.method === 'HEAD' ? null : body, { status: 200, headers: { 'Content-Type': type } });
+  return { status: 200, headers: { 'content-type': type }, body: req.method === 'HEAD' ? null : body };
 }
 
 const ALLOW_METHODS = 'GET, POST, PATCH, PUT, DELETE, OPTIONS, HEAD';
 
 /** Answers the root, OPTIONS and CORS preflights. */
-export async function specialResponse(req: SpecialRequest): Promise<Response> {
+export async function specialResponse(req: SpecialRequest): Promise<Reply> {
   switch (req.kind) {
     case 'root':
       return rootResponse(req);
     case 'options':
-      return new Response(null, { status: 200, headers: { Allow: req.allow, 'Access-Control-Allow-Origin': '*' } });
+      return { status: 200, headers: { 'access-control-allow-origin': '*', allow: req.allow }, body: null };
     case 'preflight': {
       const requested = req.requestHeaders?.trim();
-      return new Response(null, {
+      return {
         status: 200,
         headers: {
-          'Access-Control-Allow-Origin': '*',
-          'Access-Control-Allow-Methods': ALLOW_METHODS,
-          'Access-Control-Allow-Headers': ['Authorization', ...(requested ? [requested] : []), 'Accept', 'Accept-Language', 'Content-Language'].join(', '),
-          'Access-Control-Max-Age': '86400',
+          'access-control-allow-headers': ['Authorization', ...(requested ? [requested] : []), 'Accept', 'Accept-Language', 'Content-Language'].join(', '),
+          'access-control-allow-methods': ALLOW_METHODS,
+          'access-control-allow-origin': '*',
+          'access-control-max-age': '86400',
         },
-      });
+        body: null,
+      };
     }
   }
 }
@@ -196,11 +197,11 @@ export async function specialResponse(req: SpecialRequest): Promise<Response> {
 const EXPOSE = 'Content-Encoding, Content-Location, Content-Range, Content-Type, Date, Location, Server, Transfer-Encoding, Range-Unit';
 
 /** Adds the CORS headers a request with an Origin gets, and the Server header when configured. */
-export function decorate(req: Request, res: Response, serverVersion?: string): Response {
-  if (req.headers.get('origin') !== null && !res.headers.has('Access-Control-Allow-Methods')) {
-    res.headers.set('Access-Control-Allow-Origin', '*');
-    res.headers.set('Access-Control-Expose-Headers', EXPOSE);
+export function decorate(req: Incoming, res: Reply, serverVersion?: string): Reply {
+  if (req.header('origin') !== null && res.headers['access-control-allow-methods'] === undefined) {
+    res.headers['access-control-allow-origin'] = '*';
+    res.headers['access-control-expose-headers'] = EXPOSE;
   }
-  if (serverVersion) res.headers.set('Server', `postgrest/${serverVersion}`);
+  if (serverVersion) res.headers.server = `postgrest/${serverVersion}`;
   return res;
 }

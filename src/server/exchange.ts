@@ -1,0 +1,72 @@
+import { payloadTooLarge } from './errors.js';
+
+/**
+ * The two ends of an exchange as the stages see them, whatever carried it: what a request offers
+ * (`Incoming`) and what an answer is (`Reply`). `fromRequest`/`toResponse` adapt fetch's Request and
+ * Response (tests, the in-process transport); listen.ts adapts node:http itself, so a request served
+ * over a socket builds no Request, Headers, Response or body stream (together they cost more CPU
+ * than parsing, planning and building the SQL of a 50-row page).
+ */
+
+/** A request as parsing reads it. */
+export interface Incoming {
+  readonly method: string;
+  /** The target resolved against the server's origin (dot segments removed, as fetch does). */
+  readonly url: URL;
+  /** A header's value, duplicates joined with ", " (as fetch's Headers do); null when absent. `name` is lower-case. */
+  header(name: string): string | null;
+  /** The body as UTF-8 text; more than `max` bytes → ApiError 413 without buffering them. */
+  text(max: number): Promise<string>;
+}
+
+/** An answer before it is written. */
+export interface Reply {
+  status: number;
+  /** Lower-case names (as a fetch Response lists them). */
+  headers: Record<string, string>;
+  /** Null: no body at all (HEAD, 204, OPTIONS). */
+  body: string | null;
+}
+
+/** `reply(200, { 'content-type': ... }, body)`. */
+export function reply(status: number, headers: Record<string, string>, body: string | null = null): Reply {
+  return { status, headers, body };
+}
+
+/** Reads a web body stream as text, refusing more than `max` bytes without buffering them. */
+async function readStream(body: ReadableStream<Uint8Array> | null, max: number): Promise<string> {
+  if (!body) return '';
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel().catch(() => {});
+      throw payloadTooLarge(max);
+    }
+    chunks.push(value);
+  }
+  return new TextDecoder('utf-8').decode(Buffer.concat(chunks));
+}
+
+/** A fetch Request as an Incoming. */
+export function fromRequest(req: Request): Incoming {
+  return {
+    method: req.method,
+    url: new URL(req.url),
+    header: (name) => req.headers.get(name),
+    async text(max) {
+      const declared = Number(req.headers.get('content-length'));
+      if (Number.isFinite(declared) && declared > max) throw payloadTooLarge(max);
+      return readStream(req.body, max);
+    },
+  };
+}
+
+/** A Reply as a fetch Response. */
+export function toResponse(r: Reply): Response {
+  return new Response(r.body, { status: r.status, headers: r.headers });
+}
