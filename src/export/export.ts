@@ -2,8 +2,9 @@ import type { Query, SelectItem } from '../grammar/types.js';
 import type { TableDef } from '../schema/catalog.js';
 import type { Transport } from '../import/transport.js';
 import type { InputFormat } from '../import/types.js';
-import { exportPages } from './pages.js';
-import { exportWriter, type TextSink } from './writers.js';
+import { csvPageFormat, csvPassThrough } from './csv-pages.js';
+import { exportPages, pagesOf } from './pages.js';
+import { csvLines, exportWriter, type TextSink } from './writers.js';
 
 export interface ExportOptions {
   transport: Transport;
@@ -36,13 +37,21 @@ export function selectedColumns(items: SelectItem[] | undefined, table: TableDef
  */
 export async function exportTable(opts: ExportOptions): Promise<number> {
   const query: Query = opts.query ?? { where: [], order: [], page: [] };
-  const writer = exportWriter(opts.format, opts.out, {
-    table: opts.table,
-    columns: selectedColumns(query.select, opts.table),
-    nullToken: opts.nullToken,
-  });
+  const columns = selectedColumns(query.select, opts.table);
+  const paging = { transport: opts.transport, table: opts.table, query, pageSize: opts.pageSize, signal: opts.signal, onPage: opts.onPage };
+  if (opts.format === 'csv' && csvPassThrough(opts.table, query)) {
+    // the service's own CSV pages, written through: rows never become objects here
+    await opts.out.write(csvLines([columns]));
+    let n = 0;
+    for await (const page of pagesOf(paging, csvPageFormat(opts.table, columns, opts.nullToken))) {
+      if (page.text) await opts.out.write(page.text);
+      n += page.count;
+    }
+    return n;
+  }
+  const writer = exportWriter(opts.format, opts.out, { table: opts.table, columns, nullToken: opts.nullToken });
   let n = 0;
-  for await (const rows of exportPages({ transport: opts.transport, table: opts.table, query, pageSize: opts.pageSize, signal: opts.signal, onPage: opts.onPage })) {
+  for await (const rows of exportPages(paging)) {
     await writer.write(rows);
     n += rows.length;
   }

@@ -33,13 +33,49 @@ function selectsField(items: SelectItem[] | undefined, name: string): boolean {
   return items.some((i) => i.type === 'star' || (i.type === 'field' && i.field.name === name && i.field.jsonPath.length === 0 && !i.alias && !i.cast));
 }
 
+/** How one kind of page body is asked for and read. */
+export interface PageFormat<T> {
+  accept: string;
+  /**
+   * Reads a page body: what the caller gets, its row count, and the key of its last row (keyset
+   * paging; ignored when paging by offset). `stripKey` names a key column added only for paging.
+   */
+  parse(body: string, pk: string | null, stripKey: string | null): { page: T; count: number; lastKey: unknown };
+}
+
+/** JSON pages as row objects. */
+export const jsonPages: PageFormat<Record<string, unknown>[]> = {
+  accept: 'application/json',
+  parse(body, pk, stripKey) {
+    const rows = JSON.parse(body) as Record<string, unknown>[];
+    const lastKey = pk && rows.length ? rows[rows.length - 1][pk] : null;
+    if (stripKey) for (const r of rows) delete r[stripKey];
+    return { page: rows, count: rows.length, lastKey };
+  },
+};
+
 /**
  * Every matching row, page by page, in constant memory. Without an explicit order it pages by
  * keyset on the primary key (`id=gt.<last>&order=id&limit=N`: stable while others write, and each
  * page costs the same however deep); with an order it pages by offset, the key appended as a
- * tie-breaker so pages neither skip nor repeat rows.
+ * tie-breaker so pages neither skip nor repeat rows. The next page is requested while the caller
+ * handles this one.
  */
-export async function* exportPages(opts: PageOptions): AsyncGenerator<Record<string, unknown>[]> {
+export function exportPages(opts: PageOptions): AsyncGenerator<Record<string, unknown>[]> {
+  return pagesOf(opts, jsonPages);
+}
+
+/** Whether paging this query needs the key added to its select (and so to every row). */
+export function pagingAddsKey(table: TableDef, query: Query): boolean {
+  const root = query.page.find((p) => p.path.length === 0);
+  const userOrder = query.order.some((o) => o.path.length === 0);
+  const pk = table.primaryKey.length === 1 ? table.primaryKey[0] : null;
+  const keyset = Boolean(pk) && !userOrder && (root?.offset ?? 0) === 0;
+  return keyset && !selectsField(query.select, pk!);
+}
+
+/** The page loop of exportPages for any page format. */
+export async function* pagesOf<T>(opts: PageOptions, format: PageFormat<T>): AsyncGenerator<T> {
   const { table, query } = opts;
   const pageSize = Math.max(1, opts.pageSize ?? DEFAULT_PAGE);
   const root = query.page.find((p) => p.path.length === 0);
@@ -50,7 +86,7 @@ export async function* exportPages(opts: PageOptions): AsyncGenerator<Record<str
   const pk = table.primaryKey.length === 1 ? table.primaryKey[0] : null;
   const keyset = Boolean(pk) && !userOrder && offset0 === 0;
   // keyset needs the key in every row; strip it again if the user did not select it
-  const addKey = keyset && !selectsField(query.select, pk!);
+  const addKey = pagingAddsKey(table, query);
   const select: SelectItem[] | undefined = addKey
     ? [...(query.select ?? []), { type: 'field', field: { name: pk!, jsonPath: [] } }]
     : query.select;
@@ -60,7 +96,8 @@ export async function* exportPages(opts: PageOptions): AsyncGenerator<Record<str
     : [...query.order, { path: [], terms: tiebreak }];
 
   let read = 0;
-  const request = (last: unknown): Promise<Record<string, unknown>[]> | null => {
+  type Parsed = { page: T; count: number; lastKey: unknown };
+  const request = (last: unknown): Promise<Parsed> | null => {
     if (limit !== undefined && read >= limit) return null;
     const want = limit === undefined ? pageSize : Math.min(pageSize, limit - read);
     const where: WhereClause[] =
@@ -74,12 +111,12 @@ export async function* exportPages(opts: PageOptions): AsyncGenerator<Record<str
       order,
       page: [...page, keyset ? { path: [], limit: want } : { path: [], limit: want, offset: offset0 + read }],
     };
-    return opts.transport.send({ method: 'GET', path: `/${table.name}`, query: compileQuery(q), headers: { Accept: 'application/json' } }).then((res) => {
+    return opts.transport.send({ method: 'GET', path: `/${table.name}`, query: compileQuery(q), headers: { Accept: format.accept } }).then((res) => {
       if (res.status !== 200 && res.status !== 206) {
         const f = faultOf(res);
         throw new ExportError(`reading ${table.name} failed: ${f.message}${f.details ? ` (${f.details})` : ''}`, res.status, f.code);
       }
-      return JSON.parse(res.body) as Record<string, unknown>[];
+      return format.parse(res.body, keyset ? pk : null, addKey ? pk : null);
     });
   };
   // one page ahead: the next request is on its way while this page is written out
@@ -89,12 +126,11 @@ export async function* exportPages(opts: PageOptions): AsyncGenerator<Record<str
       pending.catch(() => {});
       return;
     }
-    const rows = await pending;
-    if (rows.length === 0) return;
-    read += rows.length;
+    const { page: rows, count, lastKey } = await pending;
+    if (count === 0) return;
+    read += count;
     // a short page may only mean the server caps rows per response (db-max-rows): stop on an empty one
-    pending = request(keyset ? rows[rows.length - 1][pk!] : null);
-    if (addKey) for (const r of rows) delete r[pk!];
+    pending = request(keyset ? lastKey : null);
     let resumed = false;
     try {
       yield rows;

@@ -43,12 +43,12 @@ function cell(col: ColumnDef | undefined, v: unknown, nullToken: string | undefi
 const NEEDS_QUOTES = /[",\r\n]/;
 
 /** One CSV cell: quoted (quotes doubled) when it holds a comma, a quote or a line end. */
-function csvCell(s: string): string {
+export function csvCell(s: string): string {
   return NEEDS_QUOTES.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
 }
 
 /** CSV lines for records of cell texts, each ending in `\n`. */
-function csvLines(records: string[][]): string {
+export function csvLines(records: string[][]): string {
   let out = '';
   for (const r of records) {
     let line = '';

@@ -280,8 +280,10 @@ function bodyExpr(format: BodyFormat): string {
     case 'object-stripped':
       return `json_strip_nulls(json_agg(_t)->0)::text`;
     case 'csv':
-      // PostgREST's CSV: each row's record literal without its parentheses, one per line.
-      return `coalesce(string_agg(substring(_t::text, 2, length(_t::text) - 2), chr(10)), '')`;
+      // PostgREST's CSV: each row's record literal without its parentheses, one per line. btrim
+      // is exact here (a field starting or ending with a parenthesis is quoted) and renders each
+      // row once, where substring(_t::text, 2, length(_t::text) - 2) rendered it twice.
+      return `coalesce(string_agg(btrim(_t::text, '()'), chr(10)), '')`;
     case 'none':
       return 'NULL::text';
   }
