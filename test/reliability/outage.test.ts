@@ -4,7 +4,7 @@ import { CatalogClient } from '../../src/client/client.js';
 import { createApp } from '../../src/server/app.js';
 import { PostgresStore } from '../../src/store/postgres.js';
 import { startServer, type RunningServer } from '../../src/server/listen.js';
-import { PG_URL } from '../support/stores.js';
+import { makePostgresStore, PG_URL } from '../support/stores.js';
 import { eventually, startProxy, type Proxy } from './support.js';
 
 /**
@@ -94,8 +94,10 @@ describe.skipIf(!PG_URL)(`PostgreSQL outage behind a TCP proxy${PG_URL ? '' : ' 
 
 describe.skipIf(!PG_URL)(`a connection pool with no free connection${PG_URL ? '' : ' (SKIPPED: set CATALOG_TEST_DATABASE_URL)'}`, () => {
   it('answers 503 53300 with Retry-After (not a 500) when no connection frees up in time, and serves once one does', async () => {
+    // a migrated schema of its own (public of the test database may hold no catalog)
+    const migrated = await makePostgresStore();
     const pool = new pg.Pool({ connectionString: PG_URL, max: 1, connectionTimeoutMillis: 300 });
-    const app = createApp({ store: new PostgresStore(pool, 'public'), log: () => {} });
+    const app = createApp({ store: new PostgresStore(pool, migrated.schema), log: () => {} });
     const held = await pool.connect(); // the pool's only connection, busy elsewhere
     try {
       const res = await app.handle(new Request('http://localhost/labels?limit=0'));
@@ -107,5 +109,6 @@ describe.skipIf(!PG_URL)(`a connection pool with no free connection${PG_URL ? ''
     }
     expect((await app.handle(new Request('http://localhost/labels?limit=0'))).status).toBe(200);
     await pool.end();
+    await migrated.drop();
   });
 });
