@@ -164,17 +164,6 @@ function tooLarge(max: number): string {
   });
 }
 
-/**
- * A body's UTF-8 bytes in one pass over the string: writing the string itself (or Buffer.from)
- * first measures its UTF-8 length, a second pass that costs as much as the encoding on a page of
- * non-ASCII text. Past 1 MiB the 3-bytes-a-character scratch buffer is not worth it.
- */
-function utf8(text: string): Buffer {
-  if (text.length > 1 << 20) return Buffer.from(text, 'utf8');
-  const buf = Buffer.allocUnsafe(text.length * 3);
-  return buf.subarray(0, buf.write(text, 'utf8'));
-}
-
 /** A node:http request as the app's Incoming: headers looked up in `rawHeaders`, the body read from the stream. */
 function incoming(req: IncomingMessage, url: URL): Incoming & { overflowed: boolean } {
   let headers: Map<string, string> | null = null;
@@ -257,7 +246,7 @@ async function serveOne(
     if (request.overflowed) answer.headers.connection = 'close';
     res.writeHead(answer.status, answer.headers);
     if (method === 'HEAD' || answer.body === null) res.end();
-    else res.end(utf8(answer.body));
+    else res.end(answer.body);
   } catch (err) {
     log?.(`internal error: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
     if (!res.headersSent) {
