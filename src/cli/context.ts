@@ -136,6 +136,23 @@ export class Context {
     return this.configP;
   }
 
+  /**
+   * Called before the command line is even parsed when it will most likely open the embedded
+   * catalog: starts compiling PGlite's WebAssembly on V8's background threads now, so that the
+   * compilation overlaps loading and running the command's own code. Only when nothing else can
+   * name a service (no CATALOG_URL, no profile, no config file) and no `catalog serve` holds the
+   * data directory; a wrong guess costs background CPU, never a different result.
+   */
+  warmUpEmbedded(bulk: boolean): void {
+    if (!this.deps.ownsProcess || this.env.CATALOG_URL || this.env.CATALOG_PROFILE || existsSync(this.paths.configFile)) return;
+    void (async () => {
+      const control = await this.serverControl();
+      if (control.readServeLock(this.paths.dataDir)) return;
+      if (!bulk) baselineWasmOnly();
+      await (await import('../store/pglite.js')).prepareEngine();
+    })().catch(() => {});
+  }
+
   /** The service to talk to: --url / CATALOG_URL / profile, else the embedded catalog. */
   endpoint(): Promise<Endpoint> {
     this.endpointP ??= this.openEndpoint();

@@ -1,12 +1,13 @@
 import { Command, CommanderError } from 'commander';
 import { COLLECTIONS, REMOVED_COLLECTIONS, type TableDef, TABLES } from '../schema/catalog.js';
 import { defineChangelog } from './commands/changelog.js';
+import { defineCollection, verbNamed } from './commands/collection.js';
 import { defineCompletion } from './commands/completion.js';
 import { defineConfig } from './commands/config.js';
 import { defineSchema } from './commands/schema.js';
 import { defineSeed } from './commands/seed.js';
 import { defineServe } from './commands/serve.js';
-import { collectionDescription } from './commands/shared.js';
+import { collectionDescription, NeedsWholeTree, placeholder, settlePlaceholders } from './commands/shared.js';
 import { defineToken } from './commands/token.js';
 import type { Context } from './context.js';
 import { describeError, EXIT, exitCodeFor, UsageError } from './errors.js';
@@ -40,9 +41,6 @@ Examples:
   catalog --url https://catalog.example.com --token "$TOKEN" labels add name='Blue Note'
 `;
 
-/** Thrown by a collection's placeholder when commander picked a command the argv scan did not foresee. */
-class NeedsWholeTree extends Error {}
-
 /** The commands that walk or print the whole tree: they always get every collection built. */
 const WHOLE_TREE = new Set(['completion', 'help']);
 
@@ -55,43 +53,69 @@ const BULK_COMMANDS = new Set(['import', 'export', 'seed']);
 /** Global options that take a value in the next word (`--url URL`), as opposed to flags. */
 const VALUE_OPTIONS = new Set(GLOBAL_OPTIONS.filter((o) => o.flags.includes('<')).flatMap((o) => o.flags.split(/[ ,]+/).filter((w) => w.startsWith('-'))));
 
+/** What a command line needs built: see commandFocus. */
+export type Focus = 'all' | { collection: string | null; verb: string | null };
+
 /**
- * Which collections a command line needs built: the one it names, none when it names another
- * command (or none at all: `catalog --help`), or every one when it is unclear, when it asks for
- * `help` or `completion`, or when it is not a known command.
- * @example collectionsNeeded(['--url', 'http://h', 'labels', 'list']) // ['labels']
+ * What of the tree a command line needs built in full: one collection (and of it one verb, when
+ * the line names one and asks for no help), no collection when it names another command (or none:
+ * `catalog --help`), or everything when it is unclear, asks for `help` or `completion`, or names
+ * no known command.
+ * @example commandFocus(['--url', 'http://h', 'labels', 'ls']) // { collection: 'labels', verb: 'list' }
  */
-export function collectionsNeeded(args: string[]): 'all' | string[] {
+export function commandFocus(args: string[]): Focus {
+  const { words, rest } = operands(args);
+  const [first, second] = words;
+  if (first === undefined) return rest ? 'all' : { collection: null, verb: null };
+  if (TABLES.some((t) => t.name === first)) {
+    const help = args.some((a) => a === '-h' || a === '--help');
+    return { collection: first, verb: help || rest ? null : verbNamed(second) ?? null };
+  }
+  if (WHOLE_TREE.has(first) || !OTHER_COMMANDS.includes(first)) return 'all';
+  return { collection: null, verb: null };
+}
+
+/**
+ * The words of a command line that are not options or option values (as far as the global
+ * options tell), and whether a `--` cut the scan short.
+ * @example operands(['-o', 'json', 'labels', 'list', '--limit', '5']) // { words: ['labels', 'list', '5'], rest: false }
+ */
+function operands(args: string[]): { words: string[]; rest: boolean } {
+  const words: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
-    if (a === '--') return 'all';
+    if (a === '--') return { words, rest: true };
     if (a.startsWith('-') && a.length > 1) {
       if (VALUE_OPTIONS.has(a)) i++;
       continue;
     }
-    if (TABLES.some((t) => t.name === a)) return [a];
-    if (WHOLE_TREE.has(a) || !OTHER_COMMANDS.includes(a)) return 'all';
-    return [];
+    words.push(a);
   }
-  return [];
+  return { words, rest: false };
+}
+
+/** Verbs and commands that send requests (so, without --url, open the embedded catalog). */
+const SENDING = new Set(['list', 'get', 'add', 'update', 'remove', 'import', 'export', 'seed', 'schema']);
+
+/**
+ * Whether the command line will most likely send requests, and whether it is a bulk command:
+ * a guess from the words alone (see Context.warmUpEmbedded), null when it will not or when unsure.
+ * @example sendsRequests(['labels', 'list']) // { bulk: false }
+ */
+export function sendsRequests(args: string[]): { bulk: boolean } | null {
+  if (args.some((a) => a === '-h' || a === '--help' || a === '--dry-run' || a === '--url' || a.startsWith('--url=') || a === '--profile' || a.startsWith('--profile='))) return null;
+  const { words } = operands(args);
+  const [first, second] = words;
+  const verb = TABLES.some((t) => t.name === first) ? verbNamed(second) : first === 'seed' || first === 'schema' ? first : undefined;
+  return verb !== undefined && SENDING.has(verb) ? { bulk: BULK_COMMANDS.has(verb) } : null;
 }
 
 /**
  * A collection not used by this command line: what the root help shows of it (name and
- * description), and nothing else. Should commander pick it after all, the tree is rebuilt whole.
+ * description), and nothing else.
  */
 function collectionPlaceholder(table: TableDef): Command {
-  return new Command(table.name).description(collectionDescription(table));
-}
-
-/** `catalog <collection>` with every verb (the modules are loaded only for the collection used). */
-async function collectionCommand(ctx: Context, table: TableDef): Promise<Command> {
-  const [{ defineCollection }, { defineImport }, { defineExport }] = await Promise.all([
-    import('./commands/collection.js'),
-    import('./commands/import.js'),
-    import('./commands/export.js'),
-  ]);
-  return defineCollection(ctx, table, [defineImport, defineExport]);
+  return placeholder(new Command(table.name).description(collectionDescription(table)));
 }
 
 /**
@@ -100,7 +124,7 @@ async function collectionCommand(ctx: Context, table: TableDef): Promise<Command
  * in full (the others are placeholders that show the same in the root help); without, all are.
  */
 export async function buildProgram(ctx: Context, args?: string[]): Promise<Command> {
-  const needed = args ? collectionsNeeded(args) : 'all';
+  const focus: Focus = args ? commandFocus(args) : 'all';
   const program = addGlobalOptions(new Command('catalog'))
     .description('Administer the music catalog: artists, releases, tracks, labels, genres, subgenres, countries, languages')
     .version(ctx.version, '-V, --version')
@@ -120,11 +144,11 @@ export async function buildProgram(ctx: Context, args?: string[]): Promise<Comma
 
   // Plain comparison: names are lower-case ASCII, and localeCompare's first call costs ~10 ms of ICU set-up.
   const byName = [...TABLES].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const placeholders: Command[] = [];
   for (const table of byName) {
-    const full = needed === 'all' || needed.includes(table.name);
-    const cmd = full ? await collectionCommand(ctx, table) : collectionPlaceholder(table);
-    if (!full) placeholders.push(cmd);
+    const cmd =
+      focus === 'all' ? await defineCollection(ctx, table)
+      : focus.collection === table.name ? await defineCollection(ctx, table, focus.verb ?? undefined)
+      : collectionPlaceholder(table);
     program.addCommand(cmd.helpGroup('Collections:'));
   }
   const others = [
@@ -145,12 +169,7 @@ export async function buildProgram(ctx: Context, args?: string[]): Promise<Comma
     }
   };
   inherit(program);
-  // After inheriting (which would reset them): a placeholder takes any words and hands over to the whole tree.
-  for (const p of placeholders) {
-    p.helpOption(false).allowUnknownOption().allowExcessArguments().action(() => {
-      throw new NeedsWholeTree();
-    });
-  }
+  settlePlaceholders(program);
   for (const name of REMOVED_COLLECTIONS) {
     const removed = new Command(name).copyInheritedSettings(program).allowUnknownOption().allowExcessArguments().helpOption(false);
     program.addCommand(
@@ -172,6 +191,8 @@ export async function run(argv: string[], ctx: Context): Promise<number> {
       await ctx.io.stdout.write(guide(ctx.style('stdout'), ctx.paths.dataDir, url));
       return EXIT.ok;
     }
+    const sends = sendsRequests(args);
+    if (sends) ctx.warmUpEmbedded(sends.bulk);
     try {
       await (await buildProgram(ctx, args)).parseAsync(args, { from: 'user' });
     } catch (err) {

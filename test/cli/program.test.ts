@@ -1,47 +1,65 @@
 import { describe, expect, it } from 'vitest';
-import { buildProgram, collectionsNeeded } from '../../src/cli/main.js';
+import { VERBS } from '../../src/cli/commands/collection.js';
+import { buildProgram, commandFocus } from '../../src/cli/main.js';
 import { TABLES } from '../../src/schema/catalog.js';
 import { runCli, testContext } from './support.js';
 
 describe('building only the collection a command line uses', () => {
-  it('reads which collection a command line names, past the global options', () => {
-    expect(collectionsNeeded(['labels', 'list'])).toEqual(['labels']);
-    expect(collectionsNeeded(['--url', 'http://h', '-H', 'apikey:k', '-o', 'json', 'tracks', 'get', 'x'])).toEqual(['tracks']);
-    expect(collectionsNeeded(['--url=http://h', '-v', 'artists'])).toEqual(['artists']);
-    expect(collectionsNeeded(['--profile', 'labels', 'genres', 'list'])).toEqual(['genres']);
+  it('reads which collection and verb a command line names, past the global options', () => {
+    expect(commandFocus(['labels', 'list'])).toEqual({ collection: 'labels', verb: 'list' });
+    expect(commandFocus(['--url', 'http://h', '-H', 'apikey:k', '-o', 'json', 'tracks', 'get', 'x'])).toEqual({ collection: 'tracks', verb: 'get' });
+    expect(commandFocus(['labels', 'rm', 'x', '--yes'])).toEqual({ collection: 'labels', verb: 'remove' });
+    expect(commandFocus(['--profile', 'labels', 'genres', 'ls'])).toEqual({ collection: 'genres', verb: 'list' });
+    // The collection's own help (asked for anywhere, or by naming no verb or an unknown one) needs every verb.
+    expect(commandFocus(['--url=http://h', '-v', 'artists'])).toEqual({ collection: 'artists', verb: null });
+    expect(commandFocus(['labels', '--help', 'list'])).toEqual({ collection: 'labels', verb: null });
+    expect(commandFocus(['labels', 'lst'])).toEqual({ collection: 'labels', verb: null });
     // Another command, or none at all: no collection built in full.
-    expect(collectionsNeeded(['--help'])).toEqual([]);
-    expect(collectionsNeeded(['--url', 'http://h', 'serve', '--port', '0'])).toEqual([]);
+    expect(commandFocus(['--help'])).toEqual({ collection: null, verb: null });
+    expect(commandFocus(['--url', 'http://h', 'serve', '--port', '0'])).toEqual({ collection: null, verb: null });
     // help and completion walk the whole tree; anything unknown gets it too.
-    expect(collectionsNeeded(['help', 'labels'])).toBe('all');
-    expect(collectionsNeeded(['completion', 'bash'])).toBe('all');
-    expect(collectionsNeeded(['labelz'])).toBe('all');
-    expect(collectionsNeeded(['--', 'labels'])).toBe('all');
+    expect(commandFocus(['help', 'labels'])).toBe('all');
+    expect(commandFocus(['completion', 'bash'])).toBe('all');
+    expect(commandFocus(['labelz'])).toBe('all');
+    expect(commandFocus(['--', 'labels'])).toBe('all');
+  });
+
+  it('knows each verb by the name and aliases its command has', async () => {
+    const { ctx } = testContext();
+    const labels = (await buildProgram(ctx)).commands.find((c) => c.name() === 'labels')!;
+    expect(labels.commands.map((c) => [c.name(), c.aliases()])).toEqual(VERBS.map((v) => [v.name, [...v.aliases]]));
   });
 
   it('shows the same root help whichever collection is built in full', async () => {
     const { ctx } = testContext();
     const whole = (await buildProgram(ctx)).helpInformation();
     expect(whole).toMatch(/Collections:\n {2}artists +Artists: list, get, add/);
-    for (const args of [['--help'], ['labels', 'list'], ['serve'], ...TABLES.map((t) => [t.name])]) {
+    for (const args of [['--help'], ['labels', 'list'], ['labels', 'rm'], ['serve'], ...TABLES.map((t) => [t.name])]) {
       expect((await buildProgram(ctx, args)).helpInformation(), args.join(' ')).toBe(whole);
     }
   });
 
-  it('builds every verb of the collection named, and placeholders for the rest', async () => {
+  it('builds the verb named in full, and placeholders for the other verbs and collections', async () => {
     const { ctx } = testContext();
     const program = await buildProgram(ctx, ['releases', 'list']);
-    const verbs = (name: string) => program.commands.find((c) => c.name() === name)!.commands.map((c) => c.name());
-    expect(verbs('releases')).toEqual(['list', 'get', 'add', 'update', 'remove', 'describe', 'import', 'export']);
+    const verbs = (name: string) => program.commands.find((c) => c.name() === name)!.commands.map((c) => [c.name(), c.options.length > 0]);
+    expect(verbs('releases')).toEqual(VERBS.map((v) => [v.name, v.name === 'list']));
     expect(verbs('labels')).toEqual([]);
+    const whole = await buildProgram(ctx, ['releases', '--help']);
+    expect(whole.commands.find((c) => c.name() === 'releases')!.commands.every((c) => c.options.length > 0 || c.name() === 'describe')).toBe(true);
   });
 
   it('still runs the right command when the argv scan guessed wrong (a placeholder hands over to the whole tree)', async () => {
     // `-qo seed` is -q plus `-o seed`: the scan takes `seed` for the command and builds no collection.
-    expect(collectionsNeeded(['-qo', 'seed', 'labels', 'list'])).toEqual([]);
+    expect(commandFocus(['-qo', 'seed', 'labels', 'list'])).toEqual({ collection: null, verb: null });
     const r = await runCli(['-qo', 'seed', 'labels', 'list', '--dry-run']);
     expect(r.err).toContain("unknown output format 'seed'");
     expect(r.code).toBe(2);
+    // Here it takes `list` for the verb, but commander runs `get` (with -o list).
+    expect(commandFocus(['labels', '-qo', 'list', 'get', 'x'])).toEqual({ collection: 'labels', verb: 'list' });
+    const verb = await runCli(['labels', '-qo', 'list', 'get', 'x', '--dry-run']);
+    expect(verb.err).toContain("unknown output format 'list'");
+    expect(verb.code).toBe(2);
     const ok = await runCli(['-qo', 'json', 'labels', 'list', '--url', 'http://127.0.0.1:9', '--dry-run']);
     expect(ok.code).toBe(0);
     expect(ok.out).toMatch(/^curl -X GET http:\/\/127\.0\.0\.1:9\/labels/);

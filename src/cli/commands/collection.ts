@@ -1,23 +1,38 @@
 import { Command } from 'commander';
 import type { TableDef } from '../../schema/catalog.js';
 import type { Context } from '../context.js';
-import { defineAdd } from './add.js';
-import { defineDescribe } from './describe.js';
-import { defineGet } from './get.js';
-import { defineList } from './list.js';
-import { defineRemove } from './remove.js';
-import { collectionDescription, examples, titleField } from './shared.js';
-import { defineUpdate } from './update.js';
+import { collectionDescription, examples, placeholder, titleField } from './shared.js';
 
-/** Commands another engineer's module adds per collection (import, export). */
-export type CollectionExtension = (ctx: Context, table: TableDef) => Command;
+type DefineVerb = (ctx: Context, table: TableDef) => Command;
 
-/** `catalog <collection>` with its verbs, generated from the table description. */
-export function defineCollection(ctx: Context, table: TableDef, extensions: CollectionExtension[] = []): Command {
+/**
+ * The verbs of every collection, in the order help lists them, each with its aliases and its
+ * module (loaded only when the verb is built: a command line that names one verb loads one).
+ */
+export const VERBS: ReadonlyArray<{ name: string; aliases: readonly string[]; load: () => Promise<DefineVerb> }> = [
+  { name: 'list', aliases: ['ls'], load: async () => (await import('./list.js')).defineList },
+  { name: 'get', aliases: [], load: async () => (await import('./get.js')).defineGet },
+  { name: 'add', aliases: [], load: async () => (await import('./add.js')).defineAdd },
+  { name: 'update', aliases: [], load: async () => (await import('./update.js')).defineUpdate },
+  { name: 'remove', aliases: ['rm'], load: async () => (await import('./remove.js')).defineRemove },
+  { name: 'describe', aliases: [], load: async () => (await import('./describe.js')).defineDescribe },
+  { name: 'import', aliases: [], load: async () => (await import('./import.js')).defineImport },
+  { name: 'export', aliases: [], load: async () => (await import('./export.js')).defineExport },
+];
+
+/** The verb a word names (its name or an alias), or undefined. */
+export function verbNamed(word: string | undefined): string | undefined {
+  return VERBS.find((v) => v.name === word || v.aliases.includes(word ?? ''))?.name;
+}
+
+/**
+ * `catalog <collection>` with its verbs, generated from the table description. With `only`, that
+ * verb is built and the others are placeholders (fine while the collection's own help is not shown).
+ */
+export async function defineCollection(ctx: Context, table: TableDef, only?: string): Promise<Command> {
   const cmd = new Command(table.name).description(collectionDescription(table));
-  for (const define of [defineList, defineGet, defineAdd, defineUpdate, defineRemove, defineDescribe, ...extensions]) {
-    cmd.addCommand(define(ctx, table));
-  }
+  const verbs = await Promise.all(VERBS.map(async (v) => (only === undefined || v.name === only ? (await v.load())(ctx, table) : placeholder(new Command(v.name)))));
+  for (const verb of verbs) cmd.addCommand(verb);
   const title = titleField(table);
   return examples(cmd, [
     `catalog ${table.name} list --where '${title}~*love*' --order ${title} --limit 20`,

@@ -1,6 +1,35 @@
 import type { Command } from 'commander';
 import { tableByName, type TableDef } from '../../schema/catalog.js';
 
+/** Thrown by a placeholder command when commander picked it: the caller rebuilds the whole tree. */
+export class NeedsWholeTree extends Error {}
+
+const PLACEHOLDERS = new WeakSet<Command>();
+
+/**
+ * Marks a command as a placeholder: it stands in a tree built for one command line (so the root
+ * help still lists it) and, should commander pick it after all, asks for the whole tree.
+ * See settlePlaceholders for the settings it gets.
+ */
+export function placeholder(cmd: Command): Command {
+  PLACEHOLDERS.add(cmd);
+  return cmd;
+}
+
+/**
+ * Gives every placeholder under `root` its settings: any words, no help of its own, an action
+ * that throws NeedsWholeTree. Call after copying the inherited settings, which would reset them.
+ */
+export function settlePlaceholders(root: Command): void {
+  for (const sub of root.commands) {
+    if (PLACEHOLDERS.has(sub)) {
+      sub.helpOption(false).allowUnknownOption().allowExcessArguments().action(() => {
+        throw new NeedsWholeTree();
+      });
+    } else settlePlaceholders(sub);
+  }
+}
+
 /** Collects a repeatable option's values. */
 export const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
