@@ -117,7 +117,8 @@ describe('start-up', () => {
     expect(r.stdout).toMatch(/artists[\s\S]*countries[\s\S]*genres[\s\S]*labels[\s\S]*languages[\s\S]*releases[\s\S]*subgenres[\s\S]*tracks/);
     expect(r.stdout).toMatch(/Exit codes:/);
     const imported = r.stderr.split('\n').filter((l) => l.startsWith('IMPORT '));
-    expect(imported.some((l) => l.includes('/commander/'))).toBe(true);
+    // The trace works: commander is loaded (from node_modules, or inside dist/bundle/ when bundled).
+    expect(imported.some((l) => l.includes('/commander/') || l.includes('/dist/bundle/'))).toBe(true);
     for (const heavy of ['undici', '@electric-sql/pglite', '/pg/', 'yaml', '@inquirer', 'cli-table3', 'csv-parse', 'jose']) {
       expect(imported.filter((l) => l.includes(`/node_modules/${heavy}`.replace('//', '/')))).toEqual([]);
     }
