@@ -39,6 +39,9 @@ async function ensureLoaded(ctx, n) {
   await analyzeTracks(ctx.pgUrl);
 }
 
+/** csvsql (csvkit) is compared up to this many rows. */
+const CSVSQL_MAX_ROWS = 100_000;
+
 /** One size: every run of import, re-import and export. */
 export async function postgresSize(ctx, n) {
   const { R, o, pgUrl } = ctx;
@@ -62,10 +65,12 @@ export async function postgresSize(ctx, n) {
         });
 
         if (!csvsql) R.fail(`pg.import.csvsql.${n}`, 'csvsql not installed');
+        // agate reads the whole file into Python objects first: at 1M rows that is minutes and GBs
+        else if (n > CSVSQL_MAX_ROWS) R.fail(`pg.import.csvsql.${n}`, `not run above ${CSVSQL_MAX_ROWS.toLocaleString('en-US')} rows (csvsql loads the whole file into memory)`);
         else {
           await truncateTracks(pgUrl);
           await R.attempt(`pg.import.csvsql.${n}`, async () => {
-            const res = assertOk(await runTimed(csvsql, ['--db', pgUrl, '--insert', '--no-create', '--tables', 'tracks', '--no-inference', file]), 'csvsql');
+            const res = assertOk(await runTimed(csvsql, ['--db', pgUrl.replace(/^postgres:/, 'postgresql:'), '--insert', '--no-create', '--tables', 'tracks', '--no-inference', file]), 'csvsql');
             R.add(`pg.import.csvsql.${n}`, res.ms);
           });
         }
