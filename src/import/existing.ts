@@ -125,14 +125,25 @@ export class ExistingLookup {
   }
 }
 
-function canonicalJson(v: unknown): string {
-  if (v === null || typeof v !== 'object') return JSON.stringify(v);
-  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
-  const o = v as Record<string, unknown>;
-  return `{${Object.keys(o)
-    .sort()
-    .map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`)
-    .join(',')}}`;
+/** JSON values equal as jsonb compares them: object key order does not matter, array order does. */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  let n = 0;
+  for (const k in x) {
+    if (!Object.hasOwn(y, k) || !sameJson(x[k], y[k])) return false;
+    n++;
+  }
+  for (const _ in y) n--;
+  return n === 0;
 }
 
 /**
@@ -144,7 +155,7 @@ export function sameValue(col: ColumnDef, mine: unknown, theirs: unknown): boole
   if (mine === null || theirs === null || mine === undefined || theirs === undefined) return (mine ?? null) === (theirs ?? null);
   switch (col.type) {
     case 'jsonb':
-      return canonicalJson(mine) === canonicalJson(theirs);
+      return sameJson(mine, theirs);
     case 'timestamp with time zone':
       return mine === theirs || (instantKey(String(mine)) ?? 'a') === (instantKey(String(theirs)) ?? 'b');
     case 'uuid':

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { OMIT, coerce, instantKey } from '../../src/import/coerce.js';
 import { FieldResolver, parseMaps, resolveFields } from '../../src/import/mapping.js';
+import { sameValue } from '../../src/import/existing.js';
 import type { ColumnDef } from '../../src/schema/catalog.js';
 import { table } from './files.js';
 
@@ -70,5 +71,18 @@ describe('field mapping', () => {
     expect(() => resolveFields(['id'], releases, { map: { Title: 'release_title' } })).toThrow(/no field "Title"/);
     expect(() => new FieldResolver(releases, { map: { Title: 'nope' } })).toThrow(/has no field "nope"/);
     expect(() => parseMaps(['nothing'])).toThrow(/Source Header=field/);
+  });
+});
+
+describe('sameValue (what makes a stored row unchanged)', () => {
+  const jsonb = { name: 'x', type: 'jsonb', nullable: true } as unknown as ColumnDef;
+  it('compares jsonb as jsonb does: key order ignored, array order kept, nesting and types exact', () => {
+    expect(sameValue(jsonb, { a: 1, b: [1, { c: 'x', d: null }] }, { b: [1, { d: null, c: 'x' }], a: 1 })).toBe(true);
+    expect(sameValue(jsonb, [1, 2], [2, 1])).toBe(false);
+    expect(sameValue(jsonb, { a: 1 }, { a: 1, b: 2 })).toBe(false);
+    expect(sameValue(jsonb, { a: 1, b: 2 }, { a: 1 })).toBe(false);
+    expect(sameValue(jsonb, { a: '1' }, { a: 1 })).toBe(false);
+    expect(sameValue(jsonb, [], {})).toBe(false);
+    expect(sameValue(jsonb, { a: null }, {})).toBe(false);
   });
 });
