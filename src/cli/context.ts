@@ -149,7 +149,9 @@ export class Context {
       const control = await this.serverControl();
       if (control.readServeLock(this.paths.dataDir)) return;
       if (!bulk) baselineWasmOnly();
-      await (await import('../store/pglite.js')).prepareEngine();
+      const pglite = await import('../store/pglite.js');
+      if (!existsSync(join(this.paths.dataDir, 'PG_VERSION'))) void pglite.prepareTemplate().catch(() => {});
+      await pglite.prepareEngine();
     })().catch(() => {});
   }
 
