@@ -1,5 +1,6 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { migratedTemplate, openPGlite, unpackDataDir } from '../../src/store/pglite.js';
 import { tempDir } from '../support/stores.js';
@@ -58,5 +59,24 @@ describe('PGlite store over a data directory', () => {
     // Everything moved in (postmaster.pid, which the template was dumped with, is gone after a clean close).
     expect(readdirSync(dir).sort()).toEqual(names.filter((n) => n !== 'postmaster.pid').sort());
     expect(readFileSync(join(dir, 'PG_VERSION'), 'utf8').trim()).toMatch(/^\d+$/);
+  });
+
+  it('unpacks the template byte for byte as tar does (zero pages left as holes read back as zeros)', async () => {
+    const tgz = join(tempDir('pglite-tgz-'), 'template.tar.gz');
+    writeFileSync(tgz, new Uint8Array(await (await migratedTemplate()).arrayBuffer()));
+    const byTar = tempDir('pglite-by-tar-');
+    execFileSync('tar', ['-xzf', tgz, '-C', byTar]);
+    const ours = tempDir('pglite-ours-');
+    unpackDataDir(readFileSync(tgz), ours);
+    const files = (root: string): string[] =>
+      readdirSync(root, { recursive: true, withFileTypes: true })
+        .filter((e) => e.isFile())
+        .map((e) => relative(root, join(e.parentPath, e.name)))
+        .sort();
+    expect(files(ours)).toEqual(files(byTar));
+    expect(files(ours).length).toBeGreaterThan(500);
+    for (const f of files(byTar)) expect(readFileSync(join(ours, f)).equals(readFileSync(join(byTar, f))), f).toBe(true);
+    const wal = files(ours).find((f) => f.startsWith('pg_wal/0'))!;
+    expect(statSync(join(ours, wal)).size).toBe(16 * 1024 * 1024);
   });
 });
