@@ -78,7 +78,7 @@ export class Context {
   /** Set by main from the root program's options before a command runs. */
   globals: GlobalOptions = {};
   /**
-   * Set by main for commands that move many rows (import, export, seed): the embedded catalog
+   * Set by main for commands that move many rows (import, export, seed, list --all): the embedded catalog
    * then runs with V8's optimizing WebAssembly compiler, which pays off over seconds of work.
    */
   bulk = false;

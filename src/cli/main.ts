@@ -47,7 +47,7 @@ const WHOLE_TREE = new Set(['completion', 'help']);
 /** The commands besides the collections (their modules are light, so they are always built). */
 const OTHER_COMMANDS = ['schema', 'config', 'serve', 'seed', 'changelog', 'token', 'completion'];
 
-/** Commands that move many rows: see Context.bulk. */
+/** Commands that move many rows (and `list --all`): see Context.bulk. */
 const BULK_COMMANDS = new Set(['import', 'export', 'seed']);
 
 /** Global options that take a value in the next word (`--url URL`), as opposed to flags. */
@@ -107,7 +107,8 @@ export function sendsRequests(args: string[]): { bulk: boolean } | null {
   const { words } = operands(args);
   const [first, second] = words;
   const verb = TABLES.some((t) => t.name === first) ? verbNamed(second) : first === 'seed' || first === 'schema' ? first : undefined;
-  return verb !== undefined && SENDING.has(verb) ? { bulk: BULK_COMMANDS.has(verb) } : null;
+  const all = verb === 'list' && args.some((a) => a === '--all' || a === '-a');
+  return verb !== undefined && SENDING.has(verb) ? { bulk: BULK_COMMANDS.has(verb) || all } : null;
 }
 
 /**
@@ -139,7 +140,7 @@ export async function buildProgram(ctx: Context, args?: string[]): Promise<Comma
     });
   program.hook('preAction', (_root, action) => {
     ctx.setGlobals(program.opts());
-    ctx.bulk = BULK_COMMANDS.has(action.name());
+    ctx.bulk = BULK_COMMANDS.has(action.name()) || (action.name() === 'list' && Boolean(action.opts().all));
   });
 
   // Plain comparison: names are lower-case ASCII, and localeCompare's first call costs ~10 ms of ICU set-up.

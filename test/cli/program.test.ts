@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { VERBS } from '../../src/cli/commands/collection.js';
-import { buildProgram, commandFocus } from '../../src/cli/main.js';
+import { buildProgram, commandFocus, sendsRequests } from '../../src/cli/main.js';
 import { TABLES } from '../../src/schema/catalog.js';
 import { runCli, testContext } from './support.js';
 
@@ -63,5 +63,27 @@ describe('building only the collection a command line uses', () => {
     const ok = await runCli(['-qo', 'json', 'labels', 'list', '--url', 'http://127.0.0.1:9', '--dry-run']);
     expect(ok.code).toBe(0);
     expect(ok.out).toMatch(/^curl -X GET http:\/\/127\.0\.0\.1:9\/labels/);
+  });
+});
+
+describe('guessing whether a command line will open the embedded catalog (to warm it up early)', () => {
+  it('says yes for the verbs that send requests, and which of them move many rows', () => {
+    expect(sendsRequests(['labels', 'list'])).toEqual({ bulk: false });
+    expect(sendsRequests(['-o', 'json', 'labels', 'ls', '--where', 'name=x'])).toEqual({ bulk: false });
+    expect(sendsRequests(['labels', 'list', '--all'])).toEqual({ bulk: true });
+    expect(sendsRequests(['tracks', 'import', 'tracks.csv'])).toEqual({ bulk: true });
+    expect(sendsRequests(['seed'])).toEqual({ bulk: true });
+    expect(sendsRequests(['artists', 'rm', 'x', '--yes'])).toEqual({ bulk: false });
+  });
+
+  it('says no when a URL or profile names a service, when nothing is sent, or for help', () => {
+    expect(sendsRequests(['labels', 'list', '--url', 'http://h'])).toBeNull();
+    expect(sendsRequests(['--url=http://h', 'labels', 'list'])).toBeNull();
+    expect(sendsRequests(['--profile', 'staging', 'labels', 'list'])).toBeNull();
+    expect(sendsRequests(['labels', 'list', '--dry-run'])).toBeNull();
+    expect(sendsRequests(['labels', 'list', '--help'])).toBeNull();
+    expect(sendsRequests(['labels', 'describe'])).toBeNull();
+    expect(sendsRequests(['changelog'])).toBeNull();
+    expect(sendsRequests(['--help'])).toBeNull();
   });
 });
