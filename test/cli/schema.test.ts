@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { schemaCacheFile } from '../../src/cli/schema/load.js';
 import { openApiDocument } from '../../src/server/openapi.js';
 import { tempDir } from '../support/stores.js';
 import { runCli, useTestService } from './support.js';
@@ -20,6 +21,13 @@ describe("the service's root description", () => {
     expect(rootFetches(second.err, service.url)).toBe(0);
     const refreshed = await runCli(['--url', service.url, '-v', '--refresh-schema', 'labels', 'list'], { env });
     expect(rootFetches(refreshed.err, service.url)).toBe(1);
+  });
+
+  it('is cached in one file per URL (a trailing slash names the same service)', () => {
+    const files = ['http://127.0.0.1:3000', 'http://127.0.0.1:3001', 'http://localhost:3000', 'https://a.example/rest/v1'].map((u) => schemaCacheFile('/c', u));
+    expect(new Set(files).size).toBe(4);
+    expect(schemaCacheFile('/c', 'http://127.0.0.1:3000/')).toBe(files[0]);
+    expect(files[0]).toMatch(/^\/c\/schema\/[0-9a-f]{16}\.json$/);
   });
 
   it('is not fetched under --dry-run, which sends nothing', async () => {
