@@ -79,4 +79,16 @@ describe('PGlite store over a data directory', () => {
     const wal = files(ours).find((f) => f.startsWith('pg_wal/0'))!;
     expect(statSync(join(ours, wal)).size).toBe(16 * 1024 * 1024);
   });
+
+  it('fails (and starts no PostgreSQL) when the template cannot be unpacked', async () => {
+    // A one-entry ustar archive holding a symbolic link, which a catalog template never has.
+    const header = new Uint8Array(512);
+    header.set(new TextEncoder().encode('/base/link'), 0);
+    header.set(new TextEncoder().encode('0000000\0'), 124);
+    header[156] = '2'.charCodeAt(0);
+    const tar = new Blob([header, new Uint8Array(1024)]);
+    const dir = join(tempDir('pglite-bad-'), 'catalog');
+    await expect(openPGlite({ dataDir: dir, template: tar })).rejects.toThrow(/unexpected entry type '2' for \/base\/link/);
+    expect(existsSync(join(dir, 'PG_VERSION'))).toBe(false);
+  });
 });
