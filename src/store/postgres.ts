@@ -1,15 +1,28 @@
-import type { Pool, PoolClient } from 'pg';
+import type { Pool, PoolClient, QueryConfig, QueryResult as PgResult } from 'pg';
 import { migrate } from './migrate.js';
 import { isDatabaseError, type Queryable, type QueryResult, type Store, StoreError, toStoreError } from './store.js';
 
 /** SQLSTATEs after which a whole transaction may simply run again: deadlock detected, serialization failure. */
 const RETRYABLE = new Set(['40P01', '40001']);
 
-function wrap(client: Pick<Pool | PoolClient, 'query'>): Queryable {
+/**
+ * `client.query` with a callback, as pool.query calls it. The promise form of a client's query keeps
+ * its results reachable for longer: 10 loops of 50-row pages through `pool.connect()` +
+ * `await client.query()` promoted ≈3 MB to the old generation a scavenge (a full mark-compact every
+ * few hundred queries), the callback form ≈8 KB.
+ */
+function send(client: PoolClient, config: QueryConfig): Promise<PgResult> {
+  return new Promise((resolve, reject) => {
+    client.query(config, (err: Error, res: PgResult) => (err ? reject(err) : resolve(res)));
+  });
+}
+
+/** Statements on the pool (each on whichever connection is free) or on one checked-out connection. */
+function wrap(on: { pool: Pool } | { client: PoolClient }): Queryable {
   return {
     async query<R>(sql: string, params?: unknown[]): Promise<QueryResult<R>> {
       try {
-        const res = await client.query(sql, params as unknown[] | undefined);
+        const res = 'pool' in on ? await on.pool.query(sql, params) : await send(on.client, { text: sql, values: params });
         return { rows: res.rows as R[], rowCount: res.rowCount ?? res.rows.length };
       } catch (err) {
         throw toStoreError(err);
@@ -27,7 +40,7 @@ export class PostgresStore implements Store {
     readonly pool: Pool,
     readonly schema: string,
   ) {
-    this.q = wrap(pool);
+    this.q = wrap({ pool });
   }
 
   query<R = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<QueryResult<R>> {
@@ -59,13 +72,13 @@ export class PostgresStore implements Store {
     }
     let broken = false;
     try {
-      await client.query('begin');
-      const out = await fn(wrap(client));
-      await client.query('commit');
+      await send(client, { text: 'begin' });
+      const out = await fn(wrap({ client }));
+      await send(client, { text: 'commit' });
       return out;
     } catch (err) {
       try {
-        await client.query('rollback');
+        await send(client, { text: 'rollback' });
       } catch {
         broken = true;
       }
