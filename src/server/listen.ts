@@ -155,15 +155,6 @@ function refuse(res: ServerResponse, status: number, code: string, message: stri
   res.end(JSON.stringify({ code, details, hint: null, message }));
 }
 
-function tooLarge(max: number): string {
-  return JSON.stringify({
-    code: 'PGRST413',
-    details: `The request body is larger than the maximum of ${max} bytes.`,
-    hint: 'Send fewer rows per request (catalog import splits batches automatically).',
-    message: 'Payload Too Large',
-  });
-}
-
 /** A node:http request as the app's Incoming: headers looked up in `rawHeaders`, the body read from the stream. */
 function incoming(req: IncomingMessage, url: URL): Incoming & { overflowed: boolean } {
   let headers: Map<string, string> | null = null;
@@ -230,7 +221,7 @@ async function serveOne(
     const declared = Number(req.headers['content-length'] ?? 0);
     if (declared > maxBodyBytes) {
       res.writeHead(413, { 'Content-Type': 'application/json; charset=utf-8', Connection: 'close' });
-      res.end(tooLarge(maxBodyBytes));
+      res.end(JSON.stringify(payloadTooLarge(maxBodyBytes).body()));
       req.resume();
       return;
     }
