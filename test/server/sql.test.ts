@@ -7,14 +7,16 @@ import { seedFixture, send } from './support.js';
 interface Recorded {
   sql: string;
   params: unknown[];
+  /** Whether the statement ran inside `store.transaction`. */
+  inTransaction: boolean;
 }
 
 /** A real store that also records each statement sent through it (it forwards everything). */
 function recording(store: Store): Store & { log: Recorded[] } {
   const log: Recorded[] = [];
-  const wrap = (q: Queryable): Queryable => ({
+  const wrap = (q: Queryable, inTransaction: boolean): Queryable => ({
     query<R>(sql: string, params?: unknown[]): Promise<QueryResult<R>> {
-      log.push({ sql, params: params ?? [] });
+      log.push({ sql, params: params ?? [], inTransaction });
       return q.query<R>(sql, params);
     },
   });
@@ -22,8 +24,8 @@ function recording(store: Store): Store & { log: Recorded[] } {
     log,
     kind: store.kind,
     schema: store.schema,
-    query: (sql, params) => wrap(store).query(sql, params),
-    transaction: (fn) => store.transaction((tx) => fn(wrap(tx))),
+    query: (sql, params) => wrap(store, false).query(sql, params),
+    transaction: (fn) => store.transaction((tx) => fn(wrap(tx, true))),
     close: () => store.close(),
   };
 }
@@ -95,5 +97,17 @@ describe('statements sent to the database', () => {
       expect(bad.r.status, path).toBeGreaterThanOrEqual(400);
       expect(bad.log, path).toHaveLength(0);
     }
+  });
+
+  it('a read runs its statement alone (no BEGIN/COMMIT round trips); a time zone or any write runs in a transaction', async () => {
+    const read = await run('GET', '/labels?order=name&limit=2', { headers: { Prefer: 'count=exact' } });
+    expect(read.log.map((l) => l.inTransaction)).toEqual([false]);
+    const planned = await run('HEAD', '/labels', { headers: { Prefer: 'count=planned' } });
+    expect(planned.log.map((l) => l.inTransaction)).toEqual([false, false]);
+    const tz = await run('GET', '/labels', { headers: { Prefer: 'timezone=UTC' } });
+    expect(tz.log.map((l) => l.inTransaction)).toEqual([true, true]);
+    const write = await run('POST', '/labels', { body: { name: 'tx' } });
+    expect(write.r.status).toBe(201);
+    expect(write.log.map((l) => l.inTransaction)).toEqual([true]);
   });
 });
