@@ -35,7 +35,10 @@ export interface ClientResponse {
   status: number;
   /** Lower-cased names; repeated headers joined with `, `. */
   headers: Record<string, string>;
+  /** The body as UTF-8 text, decoded on first use. */
   body: string;
+  /** The body as received: an export writes CSV pages through without decoding them. */
+  bytes?: Uint8Array;
 }
 
 const CONNECTION_CODES = /^(ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EPIPE|UND_ERR_.*)$/;
@@ -167,8 +170,8 @@ export class CatalogClient {
 }
 
 /**
- * One exchange: sends the request, reads the whole body as UTF-8 text (a byte-order mark dropped,
- * as fetch's text() does) and joins repeated response headers with `, `.
+ * One exchange: sends the request, reads the whole body (as UTF-8 text when `body` is read, a
+ * byte-order mark dropped as fetch's text() does) and joins repeated response headers with `, `.
  */
 function send(
   request: Transport['request'],
@@ -195,7 +198,17 @@ function send(
         clearTimeout(connectTimer);
         const headers: Record<string, string> = {};
         for (const [k, v] of Object.entries(res.headersDistinct)) if (v) headers[k] = v.join(', ');
-        resolve({ status: res.statusCode ?? 0, headers, body: new TextDecoder().decode(Buffer.concat(chunks)) });
+        const bytes = Buffer.concat(chunks);
+        let text: string | undefined;
+        resolve({
+          status: res.statusCode ?? 0,
+          headers,
+          bytes,
+          // decoding costs as much as receiving (UTF-8 to UTF-16): only when the text is read
+          get body() {
+            return (text ??= new TextDecoder().decode(bytes));
+          },
+        });
       });
     });
     req.on('error', fail);

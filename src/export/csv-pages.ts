@@ -9,9 +9,9 @@ const QUOTE = 34;
 const COMMA = 44;
 const LF = 10;
 
-/** A CSV page as text to write out (header dropped, `\n` after every row) and its row count. */
+/** A CSV page to write out (header dropped, `\n` after every row) and its row count. */
 export interface CsvPage {
-  text: string;
+  bytes: Uint8Array;
   count: number;
 }
 
@@ -25,9 +25,27 @@ export function csvPassThrough(table: TableDef, query: Query): boolean {
   return plain && !pagingAddsKey(table, query);
 }
 
+/** `\\` → `\` everywhere (record literals double a backslash inside quotes); the same buffer when there is none. */
+function undoubleBackslashes(b: Buffer): Buffer {
+  let at = b.indexOf('\\\\');
+  if (at < 0) return b;
+  const out = Buffer.allocUnsafe(b.length);
+  let n = 0;
+  let from = 0;
+  while (at >= 0) {
+    n += b.copy(out, n, from, at + 1);
+    from = at + 2;
+    at = b.indexOf('\\\\', from);
+  }
+  n += b.copy(out, n, from);
+  return out.subarray(0, n);
+}
+
 /**
  * Reads the service's `text/csv` pages (PostgREST writes each row as a PostgreSQL record literal)
- * into CSV that import reads back to the same rows, without turning rows into objects:
+ * into CSV that import reads back to the same rows, on the bytes as received: rows never become
+ * objects and the page is never decoded to a string (decoding and re-encoding 1 MB of UTF-8 cost
+ * more than everything else the client does with it).
  * - record literals double backslashes inside quoted fields (and a field with a backslash is
  *   always quoted), so `\\` → `\` everywhere gives plain CSV;
  * - a null is an unquoted empty field (an empty string is `""`): where an empty cell would read
@@ -38,7 +56,7 @@ export function csvPassThrough(table: TableDef, query: Query): boolean {
  */
 export function csvPageFormat(table: TableDef, columns: string[], nullToken: string | undefined): PageFormat<CsvPage> {
   const byName = new Map(table.columns.map((c) => [c.name, c]));
-  const token = csvCell(nullToken ?? DEFAULT_NULL_TOKEN);
+  const token = Buffer.from(csvCell(nullToken ?? DEFAULT_NULL_TOKEN));
   const rewrite = columns.map((name) => {
     const col = byName.get(name);
     return nullToken !== undefined || (col !== undefined && knownDefault(col) !== null);
@@ -47,15 +65,16 @@ export function csvPageFormat(table: TableDef, columns: string[], nullToken: str
   const malformed = (why: string) => new ExportError(`the service's CSV page is malformed: ${why}`, 502, 'PGRST000');
   return {
     accept: 'text/csv',
+    bytes: true,
     parse(body, pk) {
-      const nl = body.indexOf('\n');
-      if (nl < 0 || nl === body.length - 1) return { page: { text: '', count: 0 }, count: 0, lastKey: null };
-      let text = body.slice(nl + 1);
-      if (text.includes('\\')) text = text.replaceAll('\\\\', '\\');
+      const raw = typeof body === 'string' ? Buffer.from(body) : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+      const nl = raw.indexOf(LF);
+      if (nl < 0 || nl === raw.length - 1) return { page: { bytes: new Uint8Array(0), count: 0 }, count: 0, lastKey: null };
+      const text = undoubleBackslashes(raw.subarray(nl + 1));
       const keyAt = pk ? columns.indexOf(pk) : -1;
       const n = text.length;
-      let out = '';
-      let from = 0;
+      // where a null token goes in (positions in `text`)
+      const nulls: number[] = [];
       let col = 0;
       let rows = 0;
       let keyStart = 0;
@@ -64,12 +83,12 @@ export function csvPageFormat(table: TableDef, columns: string[], nullToken: str
       for (;;) {
         // a field starts at i
         let end: number;
-        if (i < n && text.charCodeAt(i) === QUOTE) {
+        if (i < n && text[i] === QUOTE) {
           let j = i + 1;
           for (;;) {
-            const q = text.indexOf('"', j);
+            const q = text.indexOf(QUOTE, j);
             if (q < 0) throw malformed(`a quoted field is not closed (row ${rows + 1})`);
-            if (text.charCodeAt(q + 1) === QUOTE) {
+            if (text[q + 1] === QUOTE) {
               j = q + 2;
               continue;
             }
@@ -79,14 +98,11 @@ export function csvPageFormat(table: TableDef, columns: string[], nullToken: str
         } else {
           end = i;
           while (end < n) {
-            const c = text.charCodeAt(end);
+            const c = text[end];
             if (c === COMMA || c === LF) break;
             end++;
           }
-          if (end === i && anyRewrite && rewrite[col]) {
-            out += text.slice(from, i) + token;
-            from = i;
-          }
+          if (end === i && anyRewrite && rewrite[col]) nulls.push(i);
         }
         if (col === keyAt) {
           keyStart = i;
@@ -97,7 +113,7 @@ export function csvPageFormat(table: TableDef, columns: string[], nullToken: str
           rows++;
           break;
         }
-        const c = text.charCodeAt(i);
+        const c = text[i];
         if (c === COMMA) {
           col++;
           i++;
@@ -109,14 +125,27 @@ export function csvPageFormat(table: TableDef, columns: string[], nullToken: str
         i++;
         if (i >= n) break;
       }
-      out += from === 0 ? text : text.slice(from);
-      if (text.charCodeAt(n - 1) !== LF) out += '\n';
+      const lf = text[n - 1] === LF ? 0 : 1;
+      let bytes: Uint8Array = text;
+      if (nulls.length || lf) {
+        const out = Buffer.allocUnsafe(n + nulls.length * token.length + lf);
+        let w = 0;
+        let from = 0;
+        for (const at of nulls) {
+          w += text.copy(out, w, from, at);
+          w += token.copy(out, w);
+          from = at;
+        }
+        w += text.copy(out, w, from);
+        if (lf) out[w++] = LF;
+        bytes = out;
+      }
       let lastKey: string | null = null;
       if (keyAt >= 0) {
-        lastKey = text.slice(keyStart, keyEnd);
+        lastKey = text.toString('utf8', keyStart, keyEnd);
         if (lastKey.charCodeAt(0) === QUOTE) lastKey = lastKey.slice(1, -1).replaceAll('""', '"');
       }
-      return { page: { text: out, count: rows }, count: rows, lastKey };
+      return { page: { bytes, count: rows }, count: rows, lastKey };
     },
   };
 }

@@ -44,7 +44,7 @@ export async function exportTable(opts: ExportOptions): Promise<number> {
     await opts.out.write(csvLines([columns]));
     let n = 0;
     for await (const page of pagesOf(paging, csvPageFormat(opts.table, columns, opts.nullToken))) {
-      if (page.text) await opts.out.write(page.text);
+      if (page.bytes.length) await opts.out.write(page.bytes);
       n += page.count;
     }
     return n;

@@ -1,7 +1,7 @@
 import { compileQuery } from '../grammar/compile.js';
 import type { Query, SelectItem, WhereClause } from '../grammar/types.js';
 import type { TableDef } from '../schema/catalog.js';
-import { type Transport, faultOf } from '../import/transport.js';
+import { type HttpResponse, type Transport, faultOf } from '../import/transport.js';
 
 /** An export read that failed (the service answered an error). */
 export class ExportError extends Error {
@@ -36,18 +36,25 @@ function selectsField(items: SelectItem[] | undefined, name: string): boolean {
 /** How one kind of page body is asked for and read. */
 export interface PageFormat<T> {
   accept: string;
+  /** Whether `parse` takes the body's bytes when the transport has them (else the text). */
+  bytes?: boolean;
   /**
    * Reads a page body: what the caller gets, its row count, and the key of its last row (keyset
    * paging; ignored when paging by offset). `stripKey` names a key column added only for paging.
    */
-  parse(body: string, pk: string | null, stripKey: string | null): { page: T; count: number; lastKey: unknown };
+  parse(body: string | Uint8Array, pk: string | null, stripKey: string | null): { page: T; count: number; lastKey: unknown };
+}
+
+/** The body of a response as received, when the transport kept it (the CLI's HTTP client does). */
+function bytesOf(res: HttpResponse): Uint8Array | undefined {
+  return (res as HttpResponse & { bytes?: Uint8Array }).bytes;
 }
 
 /** JSON pages as row objects. */
 export const jsonPages: PageFormat<Record<string, unknown>[]> = {
   accept: 'application/json',
   parse(body, pk, stripKey) {
-    const rows = JSON.parse(body) as Record<string, unknown>[];
+    const rows = JSON.parse(typeof body === 'string' ? body : new TextDecoder().decode(body)) as Record<string, unknown>[];
     const lastKey = pk && rows.length ? rows[rows.length - 1][pk] : null;
     if (stripKey) for (const r of rows) delete r[stripKey];
     return { page: rows, count: rows.length, lastKey };
@@ -116,7 +123,7 @@ export async function* pagesOf<T>(opts: PageOptions, format: PageFormat<T>): Asy
         const f = faultOf(res);
         throw new ExportError(`reading ${table.name} failed: ${f.message}${f.details ? ` (${f.details})` : ''}`, res.status, f.code);
       }
-      return format.parse(res.body, keyset ? pk : null, addKey ? pk : null);
+      return format.parse((format.bytes && bytesOf(res)) || res.body, keyset ? pk : null, addKey ? pk : null);
     });
   };
   // one page ahead: the next request is on its way while this page is written out

@@ -16,9 +16,9 @@ export function fileSink(path: string): TextSink & { commit(): Promise<void>; ab
     failed = err;
   });
   return {
-    async write(text) {
+    async write(chunk) {
       if (failed) throw failed;
-      if (!stream.write(text)) await once(stream, 'drain');
+      if (!stream.write(chunk)) await once(stream, 'drain');
     },
     async commit() {
       stream.end();
@@ -31,4 +31,10 @@ export function fileSink(path: string): TextSink & { commit(): Promise<void>; ab
       await rm(tmp, { force: true });
     },
   };
+}
+
+/** A text-only writer (the CLI's stdout) as a sink: bytes are decoded first (a page ends on a row, so never inside a character). */
+export function textSink(out: { write(text: string): Promise<void> }): TextSink {
+  const decoder = new TextDecoder();
+  return { write: (chunk) => out.write(typeof chunk === 'string' ? chunk : decoder.decode(chunk)) };
 }

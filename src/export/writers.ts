@@ -6,7 +6,8 @@ import type { InputFormat } from '../import/types.js';
 
 /** Where export text goes (the CLI's Output, a file). */
 export interface TextSink {
-  write(text: string): Promise<void>;
+  /** Text, or UTF-8 bytes written as they are (a file) or decoded (the CLI's Output). */
+  write(chunk: string | Uint8Array): Promise<void>;
 }
 
 /** Streams rows into one document of a format; `end()` closes it. */

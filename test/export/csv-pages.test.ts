@@ -5,6 +5,7 @@ import { tableByName } from '../../src/schema/catalog.js';
 
 const labels = tableByName('labels')!;
 const artists = tableByName('artists')!;
+const text = (b: Uint8Array) => Buffer.from(b).toString('utf8');
 
 describe('CSV pages written through from the service', () => {
   it('drops the header, un-doubles backslashes, keeps quoting, and finds the last key', () => {
@@ -13,7 +14,7 @@ describe('CSV pages written through from the service', () => {
     const r = f.parse(body, 'id', null);
     expect(r.count).toBe(3);
     expect(r.lastKey).toBe('a3');
-    expect(r.page.text).toBe('a1,"back\\slash"\na2,"say ""hi"", then\nmore"\na3,plain\n');
+    expect(text(r.page.bytes)).toBe('a1,"back\\slash"\na2,"say ""hi"", then\nmore"\na3,plain\n');
   });
 
   it('writes a null as the null token where an empty cell would read back as a column default, and as empty elsewhere', () => {
@@ -21,19 +22,19 @@ describe('CSV pages written through from the service', () => {
     const cols = ['id', 'stage_name', 'birthdate', 'is_signed'];
     const f = csvPageFormat(artists, cols, undefined);
     const r = f.parse('id,stage_name,birthdate,is_signed\nx1,,,t\nx2,"",1990-01-02,\n', 'id', null);
-    expect(r.page.text).toBe('x1,\\N,,t\nx2,"",1990-01-02,\\N\n');
+    expect(text(r.page.bytes)).toBe('x1,\\N,,t\nx2,"",1990-01-02,\\N\n');
     expect(r.count).toBe(2);
     expect(r.lastKey).toBe('x2');
   });
 
   it('with --null every null becomes the token (quoted when it needs quotes)', () => {
     const f = csvPageFormat(artists, ['id', 'stage_name', 'birthdate'], 'NA, none');
-    expect(f.parse('id,stage_name,birthdate\nx1,,\n', null, null).page.text).toBe('x1,"NA, none","NA, none"\n');
+    expect(text(f.parse('id,stage_name,birthdate\nx1,,\n', null, null).page.bytes)).toBe('x1,"NA, none","NA, none"\n');
   });
 
   it('an empty page (header only) has no rows', () => {
     const f = csvPageFormat(labels, ['id', 'name'], undefined);
-    expect(f.parse('id,name', 'id', null)).toEqual({ page: { text: '', count: 0 }, count: 0, lastKey: null });
+    expect(f.parse('id,name', 'id', null)).toEqual({ page: { bytes: new Uint8Array(0), count: 0 }, count: 0, lastKey: null });
   });
 
   it('a quoted key is unquoted for the next page', () => {

@@ -10,7 +10,7 @@ import { countOf, file, rowsOf, serverFor, table, tmp } from '../import/helpers.
 
 function sink() {
   const parts: string[] = [];
-  return { write: async (t: string) => void parts.push(t), text: () => parts.join('') };
+  return { write: async (t: string | Uint8Array) => void parts.push(typeof t === 'string' ? t : Buffer.from(t).toString('utf8')), text: () => parts.join('') };
 }
 
 describe('export', () => {

@@ -57,7 +57,7 @@ async function exportFormat(opts: RunExportOptions, ctx: Context): Promise<Input
 
 /** Streams the rows of a collection into a file or stdout; returns the number written. */
 export async function runExport(opts: RunExportOptions, ctx: Context): Promise<number> {
-  const [{ exportTable }, { fileSink }, { createProgress }, { tableByName }, { contextTransport }, { boundHeapGrowth }] = await Promise.all([
+  const [{ exportTable }, { fileSink, textSink }, { createProgress }, { tableByName }, { contextTransport }, { boundHeapGrowth }] = await Promise.all([
     import('../../export/export.js'),
     import('../../export/sink.js'),
     import('../../import/progress.js'),
@@ -91,7 +91,7 @@ export async function runExport(opts: RunExportOptions, ctx: Context): Promise<n
       transport,
       table,
       format,
-      out: sink ?? ctx.io.stdout,
+      out: sink ?? textSink(ctx.io.stdout),
       query,
       pageSize,
       nullToken: opts.null,
