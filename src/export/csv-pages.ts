@@ -25,6 +25,12 @@ export function csvPassThrough(table: TableDef, query: Query): boolean {
   return plain && !pagingAddsKey(table, query);
 }
 
+/** A key field's value: unquoted, quotes undoubled. */
+function keyText(text: Buffer, start: number, end: number): string {
+  const s = text.toString('utf8', start, end);
+  return s.charCodeAt(0) === QUOTE ? s.slice(1, -1).replaceAll('""', '"') : s;
+}
+
 /** `\\` → `\` everywhere (record literals double a backslash inside quotes); the same buffer when there is none. */
 function undoubleBackslashes(b: Buffer): Buffer {
   let at = b.indexOf('\\\\');
@@ -66,10 +72,10 @@ export function csvPageFormat(table: TableDef, columns: string[], nullToken: str
   return {
     accept: 'text/csv',
     bytes: true,
-    parse(body, pk) {
+    parse(body, pk, _stripKey, overlap) {
       const raw = typeof body === 'string' ? Buffer.from(body) : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
       const nl = raw.indexOf(LF);
-      if (nl < 0 || nl === raw.length - 1) return { page: { bytes: new Uint8Array(0), count: 0 }, count: 0, lastKey: null };
+      if (nl < 0 || nl === raw.length - 1) return { page: { bytes: new Uint8Array(0), count: 0 }, count: 0, lastKey: null, firstKey: undefined };
       const text = undoubleBackslashes(raw.subarray(nl + 1));
       const keyAt = pk ? columns.indexOf(pk) : -1;
       const n = text.length;
@@ -79,6 +85,9 @@ export function csvPageFormat(table: TableDef, columns: string[], nullToken: str
       let rows = 0;
       let keyStart = 0;
       let keyEnd = 0;
+      // with overlap: where the second row starts, and the first row's key
+      let skipTo = 0;
+      let firstKey: string | undefined;
       let i = 0;
       for (;;) {
         // a field starts at i
@@ -110,7 +119,10 @@ export function csvPageFormat(table: TableDef, columns: string[], nullToken: str
         }
         i = end;
         if (i >= n) {
-          rows++;
+          if (++rows === 1 && overlap) {
+            firstKey = keyText(text, keyStart, keyEnd);
+            skipTo = n;
+          }
           break;
         }
         const c = text[i];
@@ -120,32 +132,34 @@ export function csvPageFormat(table: TableDef, columns: string[], nullToken: str
           continue;
         }
         if (c !== LF) throw malformed(`text after a closing quote (row ${rows + 1})`);
-        rows++;
         col = 0;
         i++;
+        if (++rows === 1 && overlap) {
+          firstKey = keyText(text, keyStart, keyEnd);
+          skipTo = i;
+        }
         if (i >= n) break;
       }
       const lf = text[n - 1] === LF ? 0 : 1;
-      let bytes: Uint8Array = text;
-      if (nulls.length || lf) {
-        const out = Buffer.allocUnsafe(n + nulls.length * token.length + lf);
+      let bytes: Uint8Array = text.subarray(skipTo);
+      if (skipTo >= n) bytes = new Uint8Array(0);
+      else if (nulls.length || lf) {
+        const out = Buffer.allocUnsafe(n - skipTo + nulls.length * token.length + lf);
         let w = 0;
-        let from = 0;
+        let from = skipTo;
         for (const at of nulls) {
+          if (at < skipTo) continue;
           w += text.copy(out, w, from, at);
           w += token.copy(out, w);
           from = at;
         }
         w += text.copy(out, w, from);
         if (lf) out[w++] = LF;
-        bytes = out;
+        bytes = out.subarray(0, w);
       }
-      let lastKey: string | null = null;
-      if (keyAt >= 0) {
-        lastKey = text.toString('utf8', keyStart, keyEnd);
-        if (lastKey.charCodeAt(0) === QUOTE) lastKey = lastKey.slice(1, -1).replaceAll('""', '"');
-      }
-      return { page: { bytes, count: rows }, count: rows, lastKey };
+      const count = overlap ? rows - 1 : rows;
+      const lastKey = keyAt >= 0 ? keyText(text, keyStart, keyEnd) : null;
+      return { page: { bytes, count }, count, lastKey, firstKey };
     },
   };
 }

@@ -27,6 +27,8 @@ export interface PageOptions {
 }
 
 const DEFAULT_PAGE = 2000;
+/** Pages requested ahead of the one being written (the service, the database and this process each work on one). */
+const AHEAD = 2;
 
 function selectsField(items: SelectItem[] | undefined, name: string): boolean {
   if (!items) return true;
@@ -41,8 +43,10 @@ export interface PageFormat<T> {
   /**
    * Reads a page body: what the caller gets, its row count, and the key of its last row (keyset
    * paging; ignored when paging by offset). `stripKey` names a key column added only for paging.
+   * With `overlap` the first row only repeats the previous page's last: it is left out (and not
+   * counted), its key returned as `firstKey` (undefined when the body has no rows).
    */
-  parse(body: string | Uint8Array, pk: string | null, stripKey: string | null): { page: T; count: number; lastKey: unknown };
+  parse(body: string | Uint8Array, pk: string | null, stripKey: string | null, overlap?: boolean): { page: T; count: number; lastKey: unknown; firstKey?: unknown };
 }
 
 /** The body of a response as received, when the transport kept it (the CLI's HTTP client does). */
@@ -53,11 +57,12 @@ function bytesOf(res: HttpResponse): Uint8Array | undefined {
 /** JSON pages as row objects. */
 export const jsonPages: PageFormat<Record<string, unknown>[]> = {
   accept: 'application/json',
-  parse(body, pk, stripKey) {
+  parse(body, pk, stripKey, overlap) {
     const rows = JSON.parse(typeof body === 'string' ? body : new TextDecoder().decode(body)) as Record<string, unknown>[];
     const lastKey = pk && rows.length ? rows[rows.length - 1][pk] : null;
+    const firstKey = overlap ? (pk ? rows.shift()?.[pk] : undefined) : undefined;
     if (stripKey) for (const r of rows) delete r[stripKey];
-    return { page: rows, count: rows.length, lastKey };
+    return { page: rows, count: rows.length, lastKey, firstKey };
   },
 };
 
@@ -102,49 +107,87 @@ export async function* pagesOf<T>(opts: PageOptions, format: PageFormat<T>): Asy
     ? query.order.map((o) => (o.path.length === 0 ? { ...o, terms: [...o.terms, ...tiebreak] } : o))
     : [...query.order, { path: [], terms: tiebreak }];
 
+  type Parsed = { page: T; count: number; lastKey: unknown; firstKey?: unknown };
+  /** A request on its way: the rows it is for, and whether its first row repeats the last one before them. */
+  type InFlight = { start: number; want: number; overlap: boolean; result: Promise<Parsed> };
+  // the last row handed out: its position (-1 before any) and key
   let read = 0;
-  type Parsed = { page: T; count: number; lastKey: unknown };
-  const request = (last: unknown): Promise<Parsed> | null => {
-    if (limit !== undefined && read >= limit) return null;
-    const want = limit === undefined ? pageSize : Math.min(pageSize, limit - read);
+  let lastKey: unknown = null;
+  const request = (start: number): InFlight | null => {
+    if (limit !== undefined && start >= limit) return null;
+    const want = limit === undefined ? pageSize : Math.min(pageSize, limit - start);
+    // keyset: after the last key handed out; a page further ahead starts one row before its first
+    // row (offset), so that row must come back as the key it follows, or rows moved in between
+    const skip = start - read;
+    const overlap = keyset && skip > 0;
     const where: WhereClause[] =
-      keyset && last !== null
-        ? [...query.where, { path: [], condition: { kind: 'filter', field: { name: pk!, jsonPath: [] }, negated: false, op: 'gt', value: String(last) } }]
+      keyset && lastKey !== null
+        ? [...query.where, { path: [], condition: { kind: 'filter', field: { name: pk!, jsonPath: [] }, negated: false, op: 'gt', value: String(lastKey) } }]
         : query.where;
-    const q: Query = {
-      ...query,
-      select,
-      where,
-      order,
-      page: [...page, keyset ? { path: [], limit: want } : { path: [], limit: want, offset: offset0 + read }],
-    };
-    return opts.transport.send({ method: 'GET', path: `/${table.name}`, query: compileQuery(q), headers: { Accept: format.accept } }).then((res) => {
+    const range = keyset ? (overlap ? { limit: want + 1, offset: skip - 1 } : { limit: want }) : { limit: want, offset: offset0 + start };
+    const q: Query = { ...query, select, where, order, page: [...page, { path: [], ...range }] };
+    const result = opts.transport.send({ method: 'GET', path: `/${table.name}`, query: compileQuery(q), headers: { Accept: format.accept } }).then((res) => {
       if (res.status !== 200 && res.status !== 206) {
         const f = faultOf(res);
         throw new ExportError(`reading ${table.name} failed: ${f.message}${f.details ? ` (${f.details})` : ''}`, res.status, f.code);
       }
-      return format.parse((format.bytes && bytesOf(res)) || res.body, keyset ? pk : null, addKey ? pk : null);
+      return format.parse((format.bytes && bytesOf(res)) || res.body, keyset ? pk : null, addKey ? pk : null, overlap);
     });
+    return { start, want, overlap, result };
   };
-  // one page ahead: the next request is on its way while this page is written out
-  let pending = request(null);
-  while (pending) {
+  // AHEAD pages on their way while this one is written out; one after a page came back short
+  // (the server's db-max-rows, or the end) or out of step (rows written meanwhile)
+  let ahead = AHEAD;
+  let next = 0;
+  const inFlight: InFlight[] = [];
+  const drop = () => {
+    for (const f of inFlight.splice(0)) f.result.catch(() => {});
+    next = read;
+  };
+  for (;;) {
+    while (inFlight.length < ahead) {
+      const f = request(next);
+      if (!f) break;
+      inFlight.push(f);
+      next += f.want;
+    }
+    const head = inFlight.shift();
+    if (!head) return;
     if (opts.signal?.aborted) {
-      pending.catch(() => {});
+      head.result.catch(() => {});
+      drop();
       return;
     }
-    const { page: rows, count, lastKey } = await pending;
-    if (count === 0) return;
+    const { page: rows, count, lastKey: last, firstKey } = await head.result;
+    if (head.overlap && (firstKey === undefined || String(firstKey) !== String(lastKey))) {
+      drop();
+      ahead = 1;
+      continue;
+    }
+    if (count === 0) {
+      drop();
+      return;
+    }
     read += count;
+    lastKey = keyset ? last : null;
     // a short page may only mean the server caps rows per response (db-max-rows): stop on an empty one
-    pending = request(keyset ? lastKey : null);
+    if (count < head.want) {
+      drop();
+      ahead = 1;
+    }
+    while (inFlight.length < ahead) {
+      const f = request(next);
+      if (!f) break;
+      inFlight.push(f);
+      next += f.want;
+    }
     let resumed = false;
     try {
       yield rows;
       resumed = true;
     } finally {
-      // the consumer stopped early (or failed): the page in flight is not wanted
-      if (!resumed) pending?.catch(() => {});
+      // the consumer stopped early (or failed): the pages in flight are not wanted
+      if (!resumed) drop();
     }
     opts.onPage?.(read);
   }
