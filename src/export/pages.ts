@@ -70,8 +70,8 @@ export const jsonPages: PageFormat<Record<string, unknown>[]> = {
  * Every matching row, page by page, in constant memory. Without an explicit order it pages by
  * keyset on the primary key (`id=gt.<last>&order=id&limit=N`: stable while others write, and each
  * page costs the same however deep); with an order it pages by offset, the key appended as a
- * tie-breaker so pages neither skip nor repeat rows. The next page is requested while the caller
- * handles this one.
+ * tie-breaker so pages neither skip nor repeat rows. Two more pages are on their way while the
+ * caller handles one (see pagesOf).
  */
 export function exportPages(opts: PageOptions): AsyncGenerator<Record<string, unknown>[]> {
   return pagesOf(opts, jsonPages);
@@ -108,9 +108,9 @@ export async function* pagesOf<T>(opts: PageOptions, format: PageFormat<T>): Asy
     : [...query.order, { path: [], terms: tiebreak }];
 
   type Parsed = { page: T; count: number; lastKey: unknown; firstKey?: unknown };
-  /** A request on its way: the rows it is for, and whether its first row repeats the last one before them. */
-  type InFlight = { start: number; want: number; overlap: boolean; result: Promise<Parsed> };
-  // the last row handed out: its position (-1 before any) and key
+  /** A request on its way: how many rows it is for, and whether its first row repeats the last one before them. */
+  type InFlight = { want: number; overlap: boolean; result: Promise<Parsed> };
+  // rows handed out so far, and the key of the last one
   let read = 0;
   let lastKey: unknown = null;
   const request = (start: number): InFlight | null => {
@@ -133,24 +133,27 @@ export async function* pagesOf<T>(opts: PageOptions, format: PageFormat<T>): Asy
       }
       return format.parse((format.bytes && bytesOf(res)) || res.body, keyset ? pk : null, addKey ? pk : null, overlap);
     });
-    return { start, want, overlap, result };
+    return { want, overlap, result };
   };
   // AHEAD pages on their way while this one is written out; one after a page came back short
   // (the server's db-max-rows, or the end) or out of step (rows written meanwhile)
   let ahead = AHEAD;
   let next = 0;
   const inFlight: InFlight[] = [];
+  const fill = () => {
+    while (inFlight.length < ahead) {
+      const f = request(next);
+      if (!f) return;
+      inFlight.push(f);
+      next += f.want;
+    }
+  };
   const drop = () => {
     for (const f of inFlight.splice(0)) f.result.catch(() => {});
     next = read;
   };
   for (;;) {
-    while (inFlight.length < ahead) {
-      const f = request(next);
-      if (!f) break;
-      inFlight.push(f);
-      next += f.want;
-    }
+    fill();
     const head = inFlight.shift();
     if (!head) return;
     if (opts.signal?.aborted) {
@@ -158,7 +161,14 @@ export async function* pagesOf<T>(opts: PageOptions, format: PageFormat<T>): Asy
       drop();
       return;
     }
-    const { page: rows, count, lastKey: last, firstKey } = await head.result;
+    let parsed: Parsed;
+    try {
+      parsed = await head.result;
+    } catch (err) {
+      drop();
+      throw err;
+    }
+    const { page: rows, count, lastKey: last, firstKey } = parsed;
     if (head.overlap && (firstKey === undefined || String(firstKey) !== String(lastKey))) {
       drop();
       ahead = 1;
@@ -175,12 +185,7 @@ export async function* pagesOf<T>(opts: PageOptions, format: PageFormat<T>): Asy
       drop();
       ahead = 1;
     }
-    while (inFlight.length < ahead) {
-      const f = request(next);
-      if (!f) break;
-      inFlight.push(f);
-      next += f.want;
-    }
+    fill();
     let resumed = false;
     try {
       yield rows;
