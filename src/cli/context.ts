@@ -150,7 +150,6 @@ export class Context {
       if (control.readServeLock(this.paths.dataDir)) return;
       if (!bulk) baselineWasmOnly();
       const pglite = await import('../store/pglite.js');
-      if (!existsSync(join(this.paths.dataDir, 'PG_VERSION'))) void pglite.prepareTemplate().catch(() => {});
       await pglite.prepareEngine();
     })().catch(() => {});
   }

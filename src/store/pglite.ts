@@ -1,12 +1,11 @@
 import { readFile } from 'node:fs/promises';
-import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, writeFileSync, writeSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { dirname, join, normalize, sep } from 'node:path';
-import { promisify } from 'node:util';
-import { gunzip, gunzipSync } from 'node:zlib';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
 import type { PGlite as PGliteType, Transaction } from '@electric-sql/pglite';
 import { LATEST_VERSION, MIGRATIONS } from '../schema/migrations.js';
 import { migrate } from './migrate.js';
+import { packToTar, unpackPack, writePack } from './pglite-template.js';
 import { isDatabaseError, type Queryable, type QueryResult, type Store, toStoreError } from './store.js';
 
 // Keep dates and timestamps exactly as PostgreSQL prints them (no JS Date round trip).
@@ -23,6 +22,8 @@ async function loadPGlite(): Promise<typeof PGliteType> {
 }
 
 let engine: Promise<{ pgliteWasmModule?: WebAssembly.Module }> | null = null;
+/** Settles once the compilation has been handed to V8 (or the module could not be read). */
+let engineStarted: Promise<void> = Promise.resolve();
 
 /**
  * Starts reading and compiling PGlite's PostgreSQL (a 9 MB WebAssembly module) on V8's background
@@ -31,14 +32,12 @@ let engine: Promise<{ pgliteWasmModule?: WebAssembly.Module }> | null = null;
  * openPGlite calls it too. Falls back to PGlite's own loading when the module cannot be found.
  */
 export function prepareEngine(): Promise<{ pgliteWasmModule?: WebAssembly.Module }> {
-  engine ??= (async () => {
-    try {
-      const wasm = await readFile(new URL('pglite.wasm', import.meta.resolve('@electric-sql/pglite')));
-      return { pgliteWasmModule: await WebAssembly.compile(wasm) };
-    } catch {
-      return {};
-    }
-  })();
+  if (!engine) {
+    const wasm = readFile(new URL('pglite.wasm', import.meta.resolve('@electric-sql/pglite'))).catch(() => null);
+    // This callback is registered first, so the compile has started when engineStarted settles.
+    engine = wasm.then(async (bytes) => (bytes ? { pgliteWasmModule: await WebAssembly.compile(bytes) } : {})).catch(() => ({}));
+    engineStarted = wasm.then(() => undefined);
+  }
   return engine;
 }
 
@@ -94,16 +93,19 @@ export class PGliteStore implements Store {
   }
 }
 
-/** Where a migrated template data directory is cached, so a new catalog skips initdb. */
-export function templateCachePath(): string {
-  const base = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
-  const pgliteVersion = readPGliteVersion();
-  return join(base, 'catalog', `template-pglite${pgliteVersion}-v${LATEST_VERSION}.tar.gz`);
+/** Where the migrated template is cached (a pack, and for catalogs in memory a tarball) when none is shipped. */
+function cacheDir(): string {
+  return join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'catalog');
 }
 
-/** The template `npm install` builds into dist/ (see scripts/build-template.mjs). */
-export function shippedTemplatePath(): string {
-  const file = `pglite-template-${readPGliteVersion()}-v${LATEST_VERSION}.tar.gz`;
+/** Where a migrated template tarball (for catalogs in memory) is cached: see migratedTemplate. */
+export function templateCachePath(): string {
+  return join(cacheDir(), `template-pglite${readPGliteVersion()}-v${LATEST_VERSION}.tar`);
+}
+
+/** The template pack `npm install` builds into dist/ (see scripts/build-template.mjs). */
+export function shippedPackPath(): string {
+  const file = `pglite-template-${readPGliteVersion()}-v${LATEST_VERSION}.pack`;
   return new URL(`../${file}`, import.meta.url).pathname;
 }
 
@@ -117,144 +119,74 @@ function readPGliteVersion(): string {
 }
 
 /**
- * A migrated, empty data directory as a tarball: read from the cache, or made once (initdb in
- * WebAssembly costs seconds) and cached for every later new catalog.
+ * The migrated template a new catalog is unpacked from (see pglite-template.ts): the one shipped
+ * in dist/, else one cached, else made now (initdb in WebAssembly costs seconds) and cached.
  */
-export async function migratedTemplate(cacheFile: string | null = templateCachePath()): Promise<Blob> {
-  return new Blob([await templateBytes(cacheFile)]);
+export async function templatePack(): Promise<string> {
+  const shipped = shippedPackPath();
+  if (existsSync(shipped)) return shipped;
+  const cached = join(cacheDir(), basename(shipped));
+  if (existsSync(cached)) return cached;
+  try {
+    await buildTemplatePack(cached);
+    return cached;
+  } catch (err) {
+    if (!['EACCES', 'EPERM', 'EROFS', 'ENOTDIR'].includes((err as NodeJS.ErrnoException).code ?? '')) throw err;
+    // An unwritable cache: make it in a temporary directory (again next time).
+    const tmp = join(mkdtempSync(join(tmpdir(), 'catalog-template-')), basename(shipped));
+    await buildTemplatePack(tmp);
+    return tmp;
+  }
 }
 
-/** The bytes of the migrated template (see migratedTemplate). */
-async function templateBytes(cacheFile: string | null = templateCachePath()): Promise<Uint8Array<ArrayBuffer>> {
-  const shipped = shippedTemplatePath();
-  if (existsSync(shipped)) return readFileSync(shipped);
-  if (cacheFile && existsSync(cacheFile)) return readFileSync(cacheFile);
-  const PGlite = await loadPGlite();
-  const db = new PGlite({ parsers, serializers });
-  const store = new PGliteStore(db);
-  await migrate(store);
-  const dump = await db.dumpDataDir('gzip');
-  await db.close();
-  const bytes = new Uint8Array(await dump.arrayBuffer());
+/**
+ * Makes the template pack at `target`: initdb and the migrations in a temporary data directory,
+ * then a clean shutdown, so a catalog made from it starts without crash recovery (replaying the
+ * migrations' WAL cost ~0.1 s of every new catalog's first open when the template was dumped from
+ * a running database).
+ */
+export async function buildTemplatePack(target: string): Promise<void> {
+  mkdirSync(dirname(target), { recursive: true });
+  const work = mkdtempSync(join(dirname(target), '.catalog-template-'));
+  try {
+    const PGlite = await loadPGlite();
+    // wal_recycle off: the WAL segment initdb and the migrations filled is removed at the checkpoint
+    // below instead of kept under a future segment's name, so the template's WAL is one new, nearly
+    // all-zero segment (8 MB less for every new catalog to write).
+    const db = new PGlite(join(work, 'data'), { parsers, serializers, startParams: [...PGlite.defaultStartParams, '-c', 'wal_recycle=off'] });
+    await migrate(new PGliteStore(db));
+    for (const name of ['template0', 'template1']) {
+      await db.query(`alter database ${name} is_template false`);
+      await db.query(`drop database ${name}`);
+    }
+    await db.query('select pg_switch_wal()');
+    await db.query('checkpoint');
+    await db.close();
+    writePack(join(work, 'data'), target);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A migrated, empty data directory as an (uncompressed) tarball, for catalogs in memory
+ * (PGlite's loadDataDir). Read from `cacheFile` when it exists, else made from the template pack
+ * and written there.
+ */
+export async function migratedTemplate(cacheFile: string | null = null): Promise<Blob> {
+  if (cacheFile && existsSync(cacheFile)) return new Blob([readFileSync(cacheFile)]);
+  const tar = packToTar(await templatePack());
   if (cacheFile) {
     try {
       mkdirSync(dirname(cacheFile), { recursive: true });
       const tmp = `${cacheFile}.${process.pid}.tmp`;
-      writeFileSync(tmp, bytes);
+      writeFileSync(tmp, tar);
       renameSync(tmp, cacheFile);
     } catch {
       // A read-only cache only costs speed next time.
     }
   }
-  return bytes;
-}
-
-/** Where a new catalog is unpacked before its files move into the data directory. */
-const STAGING = '.catalog-new';
-
-/**
- * Writes a data directory tarball (PGlite's dumpDataDir format: ustar, optionally gzipped) into
- * `dir` with node's own file system calls — ~10x faster than PGlite's loadDataDir, which writes
- * every file through the WebAssembly file system layer. Files are unpacked into a staging
- * directory and moved in with PG_VERSION (what marks a catalog) last, so an interrupted run
- * leaves either a staging directory the next run starts over or finishes, or a whole catalog.
- */
-export function unpackDataDir(tarball: Uint8Array, dir: string): void {
-  const staging = join(dir, STAGING);
-  if (!existsSync(join(staging, 'PG_VERSION'))) {
-    rmSync(staging, { recursive: true, force: true });
-    if (readdirSync(dir).length > 0) {
-      throw toStoreError({ code: '58P01', message: `data directory ${dir} is not empty and holds no catalog` });
-    }
-    let deferred: Uint8Array | null = null;
-    const made = new Set<string>();
-    const mkdir = (path: string) => {
-      if (made.has(path)) return;
-      mkdirSync(path, { recursive: true });
-      made.add(path);
-    };
-    for (const entry of tarEntries(isGzip(tarball) ? gunzipSync(tarball) : tarball)) {
-      const path = normalize(join(staging, entry.name));
-      if (!path.startsWith(staging + sep)) throw new Error(`template entry ${entry.name} lies outside the data directory`);
-      if (entry.type === 'dir') mkdir(path);
-      else if (entry.name.replace(/^\/+/, '') === 'PG_VERSION') deferred = entry.data;
-      else {
-        mkdir(dirname(path));
-        writeSparse(path, entry.data);
-      }
-    }
-    if (!deferred) throw new Error('the catalog template holds no PG_VERSION');
-    writeFileSync(join(staging, 'PG_VERSION'), deferred);
-  }
-  for (const name of readdirSync(staging)) if (name !== 'PG_VERSION') renameSync(join(staging, name), join(dir, name));
-  renameSync(join(staging, 'PG_VERSION'), join(dir, 'PG_VERSION'));
-  rmdirSync(staging);
-}
-
-const PAGE = 8192;
-const ZERO_PAGE = new Uint8Array(PAGE);
-
-/**
- * Creates a new file holding `data`, leaving PostgreSQL pages that are all zeros as holes (they
- * read back as zeros): the template's 16 MB WAL segment is half zeros, a quarter of the bytes a new
- * catalog would otherwise write.
- */
-function writeSparse(path: string, data: Uint8Array): void {
-  const fd = openSync(path, 'wx');
-  try {
-    let at = 0;
-    let written = 0;
-    while (at < data.length) {
-      let end = at;
-      while (end < data.length && !isZeroPage(data, end)) end += PAGE;
-      for (let from = at; from < Math.min(end, data.length); from = written) written = from + writeSync(fd, data, from, Math.min(end, data.length) - from, from);
-      at = end;
-      while (at < data.length && isZeroPage(data, at)) at += PAGE;
-    }
-    if (written < data.length) ftruncateSync(fd, data.length);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** Whether the whole page at `at` is zero (a short last page never is: it is written). */
-function isZeroPage(data: Uint8Array, at: number): boolean {
-  return at + PAGE <= data.length && Buffer.from(data.buffer, data.byteOffset + at, PAGE).equals(ZERO_PAGE);
-}
-
-const isGzip = (bytes: Uint8Array) => bytes[0] === 0x1f && bytes[1] === 0x8b;
-
-let templateTar: Promise<Uint8Array> | null = null;
-
-/**
- * Starts reading and unzipping the migrated template (zlib runs on libuv's threads) for a new
- * catalog, so that ~0.1 s of gunzip overlaps other start-up work. openPGlite uses (and drops) it.
- */
-export function prepareTemplate(): Promise<Uint8Array> {
-  // 1 MiB output chunks: with zlib's default 16 KiB, the round trips to the thread pool make it 3x slower.
-  templateTar ??= templateBytes().then((bytes) => (isGzip(bytes) ? promisify(gunzip)(bytes, { chunkSize: 1 << 20 }) : bytes));
-  return templateTar;
-}
-
-/** The directories and regular files of a ustar archive. */
-function* tarEntries(tar: Uint8Array): Generator<{ name: string; type: 'dir' | 'file'; data: Uint8Array }> {
-  const text = (from: number, len: number) => {
-    const end = tar.indexOf(0, from);
-    return Buffer.from(tar.subarray(from, end === -1 || end > from + len ? from + len : end)).toString('utf8');
-  };
-  for (let at = 0; at + 512 <= tar.length; ) {
-    if (tar[at] === 0) return; // the end-of-archive blocks
-    const name = text(at, 100);
-    const prefix = text(at + 345, 131);
-    const size = parseInt(text(at + 124, 12).trim() || '0', 8);
-    const flag = String.fromCharCode(tar[at + 156]);
-    const data = tar.subarray(at + 512, at + 512 + size);
-    at += 512 + Math.ceil(size / 512) * 512;
-    const full = prefix ? `${prefix}/${name}` : name;
-    if (flag === '5') yield { name: full, type: 'dir', data };
-    else if (flag === '0' || flag === '\0') yield { name: full, type: 'file', data };
-    else throw new Error(`unexpected entry type '${flag}' for ${full} in the catalog template`);
-  }
+  return new Blob([tar]);
 }
 
 /**
@@ -274,8 +206,10 @@ async function isMigrated(store: PGliteStore): Promise<boolean> {
 export interface OpenPGliteOptions {
   /** Data directory; omitted = in memory. */
   dataDir?: string;
-  /** A migrated data directory tarball to start a new catalog from. */
+  /** A migrated data directory tarball to start a catalog in memory from. */
   template?: Blob;
+  /** The template pack a new catalog in `dataDir` is unpacked from (default: templatePack()). */
+  templatePack?: string;
 }
 
 /** Opens (creating and migrating when new) an embedded catalog. */
@@ -285,13 +219,11 @@ export async function openPGlite(opts: OpenPGliteOptions = {}): Promise<PGliteSt
   const { dataDir } = opts;
   if (dataDir && !existsSync(join(dataDir, 'PG_VERSION'))) {
     mkdirSync(dataDir, { recursive: true });
-    let tarball: Uint8Array;
-    try {
-      tarball = opts.template ? new Uint8Array(await opts.template.arrayBuffer()) : await prepareTemplate();
-    } finally {
-      templateTar = null; // 40 MB unzipped: not kept for the life of a server
-    }
-    unpackDataDir(tarball, dataDir);
+    const pack = opts.templatePack ?? (await templatePack());
+    // Unpacking blocks this thread: let V8 start compiling first (the read is usually done by now),
+    // so the compile runs on its threads meanwhile instead of after.
+    await engineStarted;
+    unpackPack(pack, dataDir);
   }
   const [PGlite, compiled] = await Promise.all([PGlitePromise, enginePromise]);
   const db = dataDir

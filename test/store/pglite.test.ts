@@ -1,9 +1,17 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { migratedTemplate, openPGlite, unpackDataDir } from '../../src/store/pglite.js';
+import { openPGlite, templatePack } from '../../src/store/pglite.js';
+import { packToTar, unpackPack, writePack } from '../../src/store/pglite-template.js';
 import { tempDir } from '../support/stores.js';
+
+/** The regular files under `root`, relative, sorted. */
+const files = (root: string): string[] =>
+  readdirSync(root, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => relative(root, join(e.parentPath, e.name)))
+    .sort();
 
 describe('PGlite store over a data directory', () => {
   it('creates a new catalog from the migrated template, and a reopen keeps every row', async () => {
@@ -42,7 +50,7 @@ describe('PGlite store over a data directory', () => {
 
   it('finishes moving a fully unpacked catalog into place when an earlier start stopped half-way', async () => {
     const unpacked = tempDir('pglite-unpacked-');
-    unpackDataDir(new Uint8Array(await (await migratedTemplate()).arrayBuffer()), unpacked);
+    unpackPack(await templatePack(), unpacked);
     const dir = tempDir('pglite-half-');
     mkdirSync(join(dir, '.catalog-new'));
     const names = readdirSync(unpacked);
@@ -56,39 +64,59 @@ describe('PGlite store over a data directory', () => {
     const { rows } = await store.query<{ name: string }>('select name from labels');
     expect(rows).toEqual([{ name: 'Kept' }]);
     await store.close();
-    // Everything moved in (postmaster.pid, which the template was dumped with, is gone after a clean close).
-    expect(readdirSync(dir).sort()).toEqual(names.filter((n) => n !== 'postmaster.pid').sort());
+    expect(readdirSync(dir).sort()).toEqual(names.sort());
     expect(readFileSync(join(dir, 'PG_VERSION'), 'utf8').trim()).toMatch(/^\d+$/);
   });
 
-  it('unpacks the template byte for byte as tar does (zero pages left as holes read back as zeros)', async () => {
-    const tgz = join(tempDir('pglite-tgz-'), 'template.tar.gz');
-    writeFileSync(tgz, new Uint8Array(await (await migratedTemplate()).arrayBuffer()));
+  it('unpacks a data directory byte for byte as it was packed, and as tar extracts the pack as a tarball (zero pages left as holes)', async () => {
+    const pack = await templatePack();
+    const first = tempDir('pglite-first-');
+    unpackPack(pack, first);
+    // Pack what was unpacked again, unpack that: the same bytes come back.
+    const again = join(tempDir('pglite-repack-'), 'again.pack');
+    writePack(first, again);
+    const second = tempDir('pglite-second-');
+    unpackPack(again, second);
     const byTar = tempDir('pglite-by-tar-');
-    execFileSync('tar', ['-xzf', tgz, '-C', byTar]);
-    const ours = tempDir('pglite-ours-');
-    unpackDataDir(readFileSync(tgz), ours);
-    const files = (root: string): string[] =>
-      readdirSync(root, { recursive: true, withFileTypes: true })
-        .filter((e) => e.isFile())
-        .map((e) => relative(root, join(e.parentPath, e.name)))
-        .sort();
-    expect(files(ours)).toEqual(files(byTar));
-    expect(files(ours).length).toBeGreaterThan(500);
-    for (const f of files(byTar)) expect(readFileSync(join(ours, f)).equals(readFileSync(join(byTar, f))), f).toBe(true);
-    const wal = files(ours).find((f) => f.startsWith('pg_wal/0'))!;
-    expect(statSync(join(ours, wal)).size).toBe(16 * 1024 * 1024);
+    const tarFile = join(tempDir('pglite-tar-'), 'template.tar');
+    writeFileSync(tarFile, packToTar(pack));
+    execFileSync('tar', ['-xf', tarFile, '-C', byTar]);
+    expect(files(first).length).toBeGreaterThan(300);
+    expect(files(second)).toEqual(files(first));
+    expect(files(byTar)).toEqual(files(first));
+    for (const f of files(first)) {
+      const bytes = readFileSync(join(first, f));
+      expect(readFileSync(join(second, f)).equals(bytes), f).toBe(true);
+      expect(readFileSync(join(byTar, f)).equals(bytes), f).toBe(true);
+    }
+    const wal = files(first).find((f) => f.startsWith('pg_wal/0'))!;
+    expect(statSync(join(first, wal)).size).toBe(16 * 1024 * 1024);
+    expect(statSync(join(first, wal)).blocks * 512).toBeLessThan(1024 * 1024);
   });
 
-  it('fails (and starts no PostgreSQL) when the template cannot be unpacked', async () => {
-    // A one-entry ustar archive holding a symbolic link, which a catalog template never has.
-    const header = new Uint8Array(512);
-    header.set(new TextEncoder().encode('/base/link'), 0);
-    header.set(new TextEncoder().encode('0000000\0'), 124);
-    header[156] = '2'.charCodeAt(0);
-    const tar = new Blob([header, new Uint8Array(1024)]);
+  it('packs a template that starts cleanly: no postmaster.pid, one database, little WAL, so little to write per catalog', async () => {
+    const pack = await templatePack();
+    const dir = tempDir('pglite-clean-');
+    unpackPack(pack, dir);
+    expect(existsSync(join(dir, 'postmaster.pid'))).toBe(false);
+    // template0 and template1 (600 files) were dropped and the WAL switched past initdb's segment.
+    expect(statSync(pack).size).toBeLessThan(12 * 1024 * 1024);
+    const store = await openPGlite({ dataDir: dir });
+    const { rows } = await store.query<{ datname: string }>('select datname from pg_database order by datname');
+    expect(rows.map((r) => r.datname)).toEqual(['postgres']);
+    await store.close();
+  });
+
+  it('fails (and leaves no catalog behind) when the template pack is cut short', async () => {
+    const source = tempDir('pglite-src-');
+    mkdirSync(join(source, 'base'));
+    writeFileSync(join(source, 'PG_VERSION'), '18\n');
+    writeFileSync(join(source, 'base', 'data'), 'x'.repeat(10_000));
+    const pack = join(tempDir('pglite-pack-'), 'cut.pack');
+    writePack(source, pack);
+    truncateSync(pack, statSync(pack).size - 100);
     const dir = join(tempDir('pglite-bad-'), 'catalog');
-    await expect(openPGlite({ dataDir: dir, template: tar })).rejects.toThrow(/unexpected entry type '2' for \/base\/link/);
+    await expect(openPGlite({ dataDir: dir, templatePack: pack })).rejects.toThrow(/cut short/);
     expect(existsSync(join(dir, 'PG_VERSION'))).toBe(false);
   });
 });
