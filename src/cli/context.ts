@@ -189,9 +189,12 @@ export class Context {
 
     if (!existsSync(join(dataDir, 'PG_VERSION'))) await this.note(`Creating a new catalog in ${dataDir}`);
     const spinner = startSpinner(this.io.stderr, `Opening the catalog in ${dataDir}`);
-    if (this.deps.ownsProcess && !this.bulk) baselineWasmOnly();
+    const short = Boolean(this.deps.ownsProcess) && !this.bulk;
+    if (short) baselineWasmOnly();
     // Compiling PostgreSQL's WebAssembly now overlaps loading the server's modules.
-    void import('../store/pglite.js').then((m) => m.prepareEngine());
+    const pglite = await import('../store/pglite.js');
+    pglite.useSmallBufferPool(short);
+    void pglite.prepareEngine();
     let server: { url: string; close(): Promise<void> };
     try {
       server = await control.startServer({ dataDir, port: 0, host: '127.0.0.1' });

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openPGlite, templatePack } from '../../src/store/pglite.js';
+import { openPGlite, templatePack, useSmallBufferPool } from '../../src/store/pglite.js';
 import { packToTar, unpackPack, writePack } from '../../src/store/pglite-template.js';
 import { tempDir } from '../support/stores.js';
 
@@ -118,5 +118,20 @@ describe('PGlite store over a data directory', () => {
     const dir = join(tempDir('pglite-bad-'), 'catalog');
     await expect(openPGlite({ dataDir: dir, templatePack: pack })).rejects.toThrow(/cut short/);
     expect(existsSync(join(dir, 'PG_VERSION'))).toBe(false);
+  });
+
+  it('runs with a 16 MB buffer pool once asked for one (short commands), else with the default 128 MB', async () => {
+    const sizes: string[] = [];
+    for (const small of [true, false]) {
+      useSmallBufferPool(small);
+      try {
+        const store = await openPGlite({ dataDir: join(tempDir('pglite-pool-'), 'catalog') });
+        sizes.push((await store.query<{ shared_buffers: string }>('show shared_buffers')).rows[0].shared_buffers);
+        await store.close();
+      } finally {
+        useSmallBufferPool(false);
+      }
+    }
+    expect(sizes).toEqual(['16MB', '128MB']);
   });
 });
