@@ -2,11 +2,11 @@
  * The `Prefer` request header (parse, server side; render, client side) and the
  * `Preference-Applied` response header. Parsing follows PostgREST 12.2.3: repeated headers and
  * comma lists, tokens trimmed, empty tokens skipped, the first occurrence of each kind wins.
- * `count=none` and `return=none` are our documented extensions and count as valid.
+ * `count=none`, `return=none` and `unchanged=skip` are our documented extensions and count as valid.
  */
 import type { Preferences } from './types.js';
 
-type Kind = 'return' | 'resolution' | 'count' | 'missing' | 'handling' | 'tx' | 'params';
+type Kind = 'return' | 'resolution' | 'count' | 'missing' | 'handling' | 'tx' | 'params' | 'unchanged';
 
 const ENUMS: Record<Kind, readonly string[]> = {
   return: ['representation', 'minimal', 'headers-only', 'none'],
@@ -16,6 +16,7 @@ const ENUMS: Record<Kind, readonly string[]> = {
   handling: ['strict', 'lenient'],
   tx: ['commit', 'rollback'],
   params: ['single-object'],
+  unchanged: ['skip'],
 };
 
 // An IANA-looking zone name (`UTC`, `America/Los_Angeles`, `Etc/GMT+5`); the server checks it exists.
@@ -58,14 +59,14 @@ function tokens(p: Partial<Preferences>, order: readonly (keyof Preferences)[]):
   return out;
 }
 
-const APPLIED_ORDER = ['resolution', 'missing', 'return', 'params', 'count', 'tx', 'handling', 'timezone', 'maxAffected'] as const;
+const APPLIED_ORDER = ['resolution', 'unchanged', 'missing', 'return', 'params', 'count', 'tx', 'handling', 'timezone', 'maxAffected'] as const;
 
 /**
  * Render a `Prefer` request header value (empty string when nothing is set).
  * @example renderPrefer({ return: 'representation', count: 'exact' }) // 'return=representation, count=exact'
  */
 export function renderPrefer(p: Partial<Preferences>): string {
-  return tokens(p, ['return', 'resolution', 'missing', 'count', 'params', 'tx', 'handling', 'timezone', 'maxAffected']).join(', ');
+  return tokens(p, ['return', 'resolution', 'unchanged', 'missing', 'count', 'params', 'tx', 'handling', 'timezone', 'maxAffected']).join(', ');
 }
 
 /**

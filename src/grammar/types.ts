@@ -135,6 +135,8 @@ export interface Preferences {
   handling?: 'strict' | 'lenient';
   tx?: 'commit' | 'rollback';
   params?: 'single-object';
+  /** Our extension: a merge-duplicates upsert leaves rows whose values are all equal untouched. */
+  unchanged?: 'skip';
   timezone?: string;
   maxAffected?: number;
   /** Tokens that are not valid preferences, in the order given (for PGRST122). */

@@ -9,16 +9,16 @@ export type Coerced = { ok: true; value: unknown } | { ok: false; code: string; 
 /** The null marker both import and export use by default (PostgreSQL COPY's). */
 export const DEFAULT_NULL_TOKEN = '\\N';
 
-const UUID = /^\{?([0-9a-f]{8})-?([0-9a-f]{4})-?([0-9a-f]{4})-?([0-9a-f]{4})-?([0-9a-f]{12})\}?$/i;
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+export const UUID = /^\{?([0-9a-f]{8})-?([0-9a-f]{4})-?([0-9a-f]{4})-?([0-9a-f]{4})-?([0-9a-f]{12})\}?$/i;
+export const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)$/i;
-const TRUE = new Set(['true', 't', 'yes', 'y', 'on', '1']);
-const FALSE = new Set(['false', 'f', 'no', 'n', 'off', '0']);
+export const TRUE = new Set(['true', 't', 'yes', 'y', 'on', '1']);
+export const FALSE = new Set(['false', 'f', 'no', 'n', 'off', '0']);
 
 const ok = (value: unknown): Coerced => ({ ok: true, value });
 const bad = (code: string, message: string): Coerced => ({ ok: false, code, message });
 
-function validDate(y: number, m: number, d: number): boolean {
+export function validDate(y: number, m: number, d: number): boolean {
   if (m < 1 || m > 12 || d < 1) return false;
   const days = [31, y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
   return d <= days[m - 1];
@@ -53,7 +53,7 @@ export function instantKey(s: string): string | null {
 }
 
 /** Whether a text is an ISO 8601 timestamp with a zone (what instantKey accepts), without computing the instant. */
-function validInstant(s: string): boolean {
+export function validInstant(s: string): boolean {
   const m = TIMESTAMP.exec(s);
   if (!m) return s !== s.trim() && instantKey(s) !== null;
   return validDate(+m[1], +m[2], +m[3]) && +m[4] <= 24 && +m[5] <= 59 && +(m[6] ?? 0) <= 60;

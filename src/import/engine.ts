@@ -1,4 +1,4 @@
-import { stat } from 'node:fs/promises';
+import { open as open_, stat } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { ColumnDef, TableDef } from '../schema/catalog.js';
@@ -18,6 +18,8 @@ import { DedupeJudge, DuplicateFinder } from './dedupe.js';
 import { FieldResolver } from './mapping.js';
 import { detectFormat, openReader } from './readers/index.js';
 import { type Reject, RejectsWriter } from './rejects.js';
+import { ByteCsvFile, COPY_CSV, CopyTranscoder, END, fieldPlans, MALFORMED, MORE, OK, OVERFLOW, RAGGED } from './copy-transcode.js';
+import { csvRecordAt } from './readers/csv.js';
 import { buildRow, csvKey, keyCellIndexes, keyOf } from './rows.js';
 import { spoolToFile } from './spool.js';
 import { type HttpResponse, type ServiceFault, type Transport, faultOf } from './transport.js';
@@ -124,13 +126,39 @@ export interface ImportSummary {
 
 interface PendingRow {
   record: SourceRecord;
-  /** The row as the body will carry it; parsed back only to compare with a stored row. */
-  json: string;
+  /** The row as a JSON body carries it (null until needed when `copy` is set); parsed back only to compare with a stored row. */
+  json: string | null;
+  /** The row as a COPY CSV line, when the service takes COPY bodies and the row can be one. */
+  copy: Buffer | null;
   bytes: number;
   key: string | null;
   kind: 'insert' | 'update';
   /** Every column of the request is in the row (left-out cells filled with known constant defaults). */
   complete: boolean;
+}
+
+/** A row the transcoder wrote as a COPY line; its source record is decoded again only for a reject. */
+class CopyRow implements PendingRow {
+  json: string | null = null;
+  kind: 'insert' | 'update' = 'insert';
+  complete = true;
+  copy: Buffer | null = null;
+  bytes = 0;
+  private rec: SourceRecord | null = null;
+  constructor(
+    readonly key: string | null,
+    private readonly src: Buffer,
+    private readonly a: number,
+    private readonly z: number,
+    readonly index: number,
+    readonly line: number,
+    private readonly headers: string[],
+  ) {}
+
+  get record(): SourceRecord {
+    this.rec ??= csvRecordAt(this.src.toString('utf8', this.a, this.z), this.headers, this.index, this.line);
+    return this.rec;
+  }
 }
 
 interface Batch {
@@ -175,6 +203,30 @@ function isTransient(res: HttpResponse): boolean {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Byte ranges that follow each other in one buffer, joined into one view (a batch's rows usually are). */
+function contiguous(parts: Buffer[]): Buffer[] {
+  const out: Buffer[] = [];
+  for (const b of parts) {
+    const last = out[out.length - 1];
+    if (last && last.buffer === b.buffer && last.byteOffset + last.length === b.byteOffset) {
+      out[out.length - 1] = Buffer.from(last.buffer, last.byteOffset, last.length + b.length);
+    } else out.push(b);
+  }
+  return out;
+}
+
+/** The service's `Catalog-Counts: inserted=N, updated=N, unchanged=N` of a batch, or null without one. */
+function serverCounts(res: HttpResponse): { inserted: number; updated: number; unchanged: number } | null {
+  const h = res.headers['catalog-counts'];
+  if (!h) return null;
+  const out = { inserted: 0, updated: 0, unchanged: 0 };
+  for (const part of h.split(',')) {
+    const [k, v] = part.trim().split('=');
+    if ((k === 'inserted' || k === 'updated' || k === 'unchanged') && /^\d+$/.test(v ?? '')) out[k] = Number(v);
+  }
+  return out;
+}
 
 /** `Key (id)=(…)`-style details make the reject message self-contained. */
 function faultMessage(f: ServiceFault): string {
@@ -261,10 +313,58 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
     const resolver = new FieldResolver(table, { map: opts.map, ignoreUnknown: opts.ignoreUnknown });
     const fromText = format === 'csv';
     const keyColumns = opts.onConflict && opts.onConflict.length ? opts.onConflict : table.primaryKey;
-    const finder = new DuplicateFinder(totalBytes);
+    let finder = new DuplicateFinder(totalBytes);
     let records = 0;
     let keyCells: Array<{ index: number; col: ColumnDef }> | null | undefined;
-    {
+    let scanHeaders: string[] | null = null;
+    let scanned = false;
+    if (format === 'csv') {
+      // the header through the ordinary reader (its checks and messages), then the records as bytes
+      const headerReader = openReader(path, format);
+      for await (const _ of headerReader.records()) break;
+      scanHeaders = headerReader.headers;
+      if (scanHeaders) {
+        for (const h of scanHeaders) resolver.resolve(h);
+        resolver.finish(); // CSV: header problems stop the import before any row is read
+        scanned = await byteScan(scanHeaders);
+      }
+    }
+    /**
+     * The duplicate-key scan of a CSV file as bytes: counts the records and notes every key; a key
+     * that is (probably) a repeat has its row validated, so a dedupe never picks an invalid
+     * occurrence. False when the file is not well-formed CSV (the ordinary scan then says where).
+     */
+    async function byteScan(headers: string[]): Promise<boolean> {
+      const cols = headers.map((h) => resolver.resolve(h));
+      const keyed = keyColumns.every((k) => cols.some((c) => c?.name === k));
+      const tc = new CopyTranscoder(fieldPlans(cols, keyed ? keyColumns : null), nullToken, keyed ? keyColumns.length : 0, true);
+      const file = await ByteCsvFile.open(path);
+      try {
+        for (;;) {
+          const status = file.read(tc, null, 0);
+          if (status === MORE) {
+            await file.fill();
+            continue;
+          }
+          if (status === END) return true;
+          if (status === MALFORMED) return false;
+          const index = records++;
+          if (records % 2000 === 0) {
+            opts.onProgress?.({ phase: 'scan', bytes: file.bytesRead(), totalBytes, records, totalRecords: null, written: 0, rejected: 0 });
+            if (opts.signal?.aborted) return true;
+          }
+          if (status === RAGGED || tc.key === null || !finder.note(tc.key)) continue;
+          const rec = csvRecordAt(file.buf.toString('utf8', file.recStart, file.p), headers, index, file.recLine);
+          if (buildRow(rec, resolver, fromText, nullToken).ok) finder.candidates.set(tc.key, index);
+          else if (!finder.candidates.has(tc.key)) finder.candidates.set(tc.key, -1);
+        }
+      } finally {
+        await file.close();
+      }
+    }
+    if (!scanned) {
+      records = 0;
+      finder = new DuplicateFinder(totalBytes);
       const reader = openReader(path, format);
       let headersDone = false;
       for await (const rec of reader.records()) {
@@ -299,6 +399,7 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
         for (const h of reader.headers) resolver.resolve(h);
       }
       resolver.finish();
+      scanHeaders = reader.headers;
     }
     const fields = [...resolver.fields.values()];
     const columns = table.columns.filter((c) => fields.includes(c)).map((c) => c.name);
@@ -330,10 +431,33 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
     }
     const judge = new DedupeJudge(dedupe, finder.candidates, counts);
 
+    // COPY bodies: CSV rows go to the service as COPY CSV lines (no JSON, no objects), and the
+    // service leaves identical rows alone and says how many rows it inserted, updated or left
+    // unchanged (`Catalog-Counts`), so no lookups are needed. An empty body (the header alone) asks
+    // whether this service takes them; a PostgREST that does not answers 400/415 and the import
+    // sends JSON as before.
+    const onConflictQuery = conflictKey ? `on_conflict=${conflictKey.map(encodeURIComponent).join(',')}` : '';
+    const copyQuery = onConflictQuery;
+    const preferCopy = [
+      ...(conflictKey ? [`resolution=${opts.ignoreDuplicates ? 'ignore-duplicates' : 'merge-duplicates'}`, 'unchanged=skip'] : []),
+      'return=minimal',
+    ].join(', ');
+    let copyHead: string | null = null;
+    if (fromText && !opts.dryRun && columns.length > 0 && scanHeaders) {
+      const head = `${scanHeaders.map((h) => resolver.resolve(h)?.name).filter((n) => n !== undefined).join(',')}\n`;
+      const res = await transport.send({ method: 'POST', path: `/${table.name}`, query: copyQuery, headers: { 'Content-Type': COPY_CSV, Prefer: preferCopy }, body: head });
+      if (res.status >= 200 && res.status < 300) {
+        copyHead = head;
+      } else {
+        const f = faultOf(res);
+        if (!((res.status === 400 || res.status === 415) && (f.code === 'PGRST102' || f.code === 'PGRST107' || f.code.startsWith('HTTP')))) throw new BatchError(f);
+      }
+    }
+
     // An empty table cannot hold any of the file's keys, and after dedupe no two batches share a
     // key: the lookups of an initial load can all be skipped (one probe instead of one per batch).
     let emptyAtStart = false;
-    if (keyColumn) {
+    if (keyColumn && copyHead === null) {
       const probe = await transport.send({ method: 'GET', path: `/${table.name}`, query: `select=${encodeURIComponent(keyColumn.name)}&limit=1`, headers: { Accept: 'application/json' } });
       emptyAtStart = probe.status === 200 && probe.body.trim() === '[]';
       if (probe.status >= 400) throw new BatchError(faultOf(probe));
@@ -344,7 +468,7 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
     }
 
     // ---------------------------------------------------------------- load
-    const rejects = new RejectsWriter(rejectsPath, format === 'csv' && !/\.(ndjson|jsonl)$/i.test(rejectsPath) ? 'csv' : 'ndjson', () => reader.headers, startAt > 0);
+    const rejects = new RejectsWriter(rejectsPath, format === 'csv' && !/\.(ndjson|jsonl)$/i.test(rejectsPath) ? 'csv' : 'ndjson', () => scanHeaders, startAt > 0);
     if (!opts.dryRun) await rejects.reset();
     const totals = { ...carried };
     const rejectedRows: RejectedRow[] = [];
@@ -372,16 +496,40 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
     // only volatile defaults (now(), gen_random_uuid()) must be left to the server.
     const fill = compareColumns.map((col) => ({ name: col.name, value: knownDefault(col) }));
 
-    async function post(rows: PendingRow[]): Promise<HttpResponse> {
-      const body = `[${rows.map((r) => r.json).join(',')}]`;
+    /** The JSON text of a row that was encoded for COPY only (a batch that must go as JSON). */
+    function jsonOf(r: PendingRow): string {
+      if (r.json !== null) return r.json;
+      const built = buildRow(r.record, resolver, fromText, nullToken);
+      if (!built.ok) throw new Error(`line ${r.record.line}: ${built.message}`); // copyLine accepted it: cannot happen
+      const row = built.row;
+      for (const f of fill) {
+        if (f.name in row) continue;
+        if (f.value === undefined) r.complete = false;
+        else row[f.name] = f.value;
+      }
+      r.json = JSON.stringify(row);
+      return r.json;
+    }
+
+    function request(rows: PendingRow[]): { headers: Record<string, string>; body: string | Buffer; query: string } {
+      if (copyHead !== null && rows.every((r) => r.copy !== null)) {
+        const body = Buffer.concat([Buffer.from(copyHead), ...contiguous(rows.map((r) => r.copy as Buffer))]);
+        return { headers: { 'Content-Type': COPY_CSV, Prefer: preferCopy }, body, query: copyQuery };
+      }
+      const body = `[${rows.map(jsonOf).join(',')}]`;
       const prefer = rows.every((r) => r.complete) ? preferComplete : preferMissing;
+      return { headers: { 'Content-Type': 'application/json', Prefer: copyHead !== null ? `${prefer}, unchanged=skip` : prefer }, body, query };
+    }
+
+    async function post(rows: PendingRow[]): Promise<HttpResponse> {
+      const { headers, body, query: q } = request(rows);
       for (let attempt = 0; ; attempt++) {
         try {
           const res = await transport.send({
             method: 'POST',
             path: `/${table.name}`,
-            query,
-            headers: { 'Content-Type': 'application/json', Prefer: prefer },
+            query: q,
+            headers,
             body,
           });
           // only an idempotent (keyed) batch may be sent again after an unclear failure
@@ -409,7 +557,12 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
       if (rows.length === 0) return;
       const res = await post(rows);
       if (res.status >= 200 && res.status < 300) {
-        for (const r of rows) out[r.kind === 'insert' ? 'inserted' : 'updated']++;
+        const counts = copyHead !== null ? serverCounts(res) : null;
+        if (counts) {
+          out.inserted += counts.inserted;
+          out.updated += counts.updated;
+          out.unchanged += counts.unchanged;
+        } else for (const r of rows) out[r.kind === 'insert' ? 'inserted' : 'updated']++;
         return;
       }
       const f = faultOf(res);
@@ -429,7 +582,8 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
     async function processBatch(b: Batch): Promise<BatchOutcome> {
       const out: BatchOutcome = { inserted: 0, updated: 0, unchanged: 0, rejects: b.rejects };
       let rows = b.rows;
-      if (keyColumn && rows.length && !emptyAtStart) {
+      // with COPY bodies the service itself leaves identical rows alone and counts them
+      if (keyColumn && rows.length && !emptyAtStart && copyHead === null) {
         const keys = rows.filter((r) => r.key !== null).map((r) => r.key as string);
         let existing: Map<string, Record<string, unknown>>;
         try {
@@ -445,7 +599,7 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
             out.unchanged++;
             return false;
           }
-          const row = JSON.parse(r.json) as Record<string, unknown>;
+          const row = JSON.parse(jsonOf(r)) as Record<string, unknown>;
           for (const col of compareColumns) {
             const mine = col.name in row ? row[col.name] : knownDefault(col);
             if (mine === undefined || !sameValue(col, mine, stored[col.name])) {
@@ -537,51 +691,31 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
       inflight.set(b, p);
     }
 
-    const reader = openReader(path, format);
     let recordsRead = 0;
-    const newBatch = (rec: SourceRecord): Batch => ({ start: rec.index, line: rec.line, end: rec.index, rows: [], bytes: 2, rejects: [], deduped: 0 });
-    for await (const rec of reader.records()) {
-      recordsRead++;
-      if (rec.index < startAt) {
-        // a resumed `--dedupe first` must still know which keys the committed part already sent
-        if (trackFirst) {
-          const built = buildRow(rec, resolver, fromText, nullToken);
-          const key = built.ok ? keyOf(built.row, conflictKey!) : null;
-          if (key !== null) judge.judge(key, rec.index);
-        }
-        continue;
+    let bytesNow = () => 0;
+    const newBatch = (index: number, line: number): Batch => ({ start: index, line, end: index, rows: [], bytes: 2, rejects: [], deduped: 0 });
+
+    /** The dedupe verdict for a row about to be added; true when the row goes on. */
+    function admit(rec: { index: number; line: number }, key: string | null, holder: { readonly record: SourceRecord }): boolean {
+      if (key === null) return true;
+      const verdict = judge.judge(key, rec.index);
+      if (verdict === 'reject') {
+        open!.rejects.push({
+          record: holder.record,
+          code: '23505',
+          message: `the key (${conflictKey!.join(', ')})=(${key.replace(/\u0000/g, ', ')}) appears more than once in the input; --dedupe error rejects every occurrence`,
+        });
+        return false;
       }
-      if (opts.signal?.aborted) {
-        interrupted = true;
-        break;
+      if (verdict === 'skip') {
+        open!.deduped++;
+        return false;
       }
-      if (fatal) break;
-      nextIndex = rec.index + 1;
-      nextLine = rec.line + 1;
-      if (!open) open = newBatch(rec);
-      open.end = rec.index + 1;
-      const built = buildRow(rec, resolver, fromText, nullToken);
-      if (!built.ok) {
-        open.rejects.push({ record: rec, code: built.code, message: built.message });
-        continue;
-      }
-      const key = conflictKey ? keyOf(built.row, conflictKey) : null;
-      if (key !== null) {
-        const verdict = judge.judge(key, rec.index);
-        if (verdict === 'reject') {
-          open.rejects.push({
-            record: rec,
-            code: '23505',
-            message: `the key (${conflictKey!.join(', ')})=(${key.replace(/\u0000/g, ', ')}) appears more than once in the input; --dedupe error rejects every occurrence`,
-          });
-          continue;
-        }
-        if (verdict === 'skip') {
-          open.deduped++;
-          continue;
-        }
-      }
-      const row = built.row;
+      return true;
+    }
+
+    /** A row built the ordinary way (mapped, coerced, constant defaults filled) as a JSON row. */
+    function jsonRow(rec: SourceRecord, row: Record<string, unknown>, key: string | null): PendingRow {
       let complete = true;
       for (const f of fill) {
         if (f.name in row) continue;
@@ -589,25 +723,144 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
         else row[f.name] = f.value;
       }
       const json = JSON.stringify(row);
-      const bytes = Buffer.byteLength(json) + 1;
-      if (open.rows.length > 0 && open.bytes + bytes > limits.bytes) {
+      return { record: rec, json, copy: null, bytes: Buffer.byteLength(json) + 1, key, kind: 'insert', complete };
+    }
+
+    /** Adds a row to the open batch, sending batches that are full; resolves when another may be added. */
+    async function addRow(index: number, line: number, row: PendingRow): Promise<void> {
+      if (open!.rows.length > 0 && open!.bytes + row.bytes > limits.bytes) {
         // this row would overflow: send what we have, the row opens the next batch
-        open.end = rec.index;
-        dispatch(open);
-        open = newBatch(rec);
-        open.end = rec.index + 1;
+        open!.end = index;
+        dispatch(open!);
+        open = newBatch(index, line);
+        open.end = index + 1;
         while (inflight.size >= concurrency) await Promise.race(inflight.values());
       }
-      open.rows.push({ record: rec, json, bytes, key, kind: 'insert', complete });
-      open.bytes += bytes;
-      if (open.rows.length >= limits.rows) {
-        const b = open;
+      open!.rows.push(row);
+      open!.bytes += row.bytes;
+      if (open!.rows.length >= limits.rows) {
+        const b = open!;
         open = null;
         dispatch(b);
-        progress(reader.bytesRead(), recordsRead);
+        progress(bytesNow(), recordsRead);
         while (inflight.size >= concurrency) await Promise.race(inflight.values());
       } else if (recordsRead % 500 === 0) {
-        progress(reader.bytesRead(), recordsRead);
+        progress(bytesNow(), recordsRead);
+      }
+    }
+
+    if (copyHead !== null) {
+      // ---- CSV bytes → COPY lines, no strings or objects per cell (src/import/copy-transcode.ts)
+      const headers = scanHeaders ?? [];
+      const plans = fieldPlans(headers.map((h) => resolver.resolve(h)), conflictKey);
+      const tc = new CopyTranscoder(plans, nullToken, conflictKey?.length ?? 0);
+      const file = await ByteCsvFile.open(path);
+      const outSize = () => Math.max(limits.bytes, 64 * 1024);
+      let out = Buffer.allocUnsafe(outSize());
+      let outPos = 0;
+      let index = 0;
+      bytesNow = () => file.bytesRead();
+      const sourceRecord = (src: Buffer, a: number, b: number, i: number, l: number): SourceRecord => csvRecordAt(src.toString('utf8', a, b), headers, i, l);
+      try {
+        for (;;) {
+          const status = file.read(tc, out, outPos);
+          if (status === MORE) {
+            await file.fill();
+            continue;
+          }
+          if (status === END) break;
+          if (status === OVERFLOW) {
+            if (open && open.rows.length > 0) {
+              const b = open;
+              open = null;
+              dispatch(b);
+              while (inflight.size >= concurrency) await Promise.race(inflight.values());
+              out = Buffer.allocUnsafe(outSize());
+            } else out = Buffer.allocUnsafe(out.length * 2);
+            outPos = 0;
+            continue;
+          }
+          const recIndex = index++;
+          const recLine = file.recLine;
+          const src = file.buf;
+          const a = file.recStart;
+          const z = file.p;
+          recordsRead++;
+          if (recIndex < startAt) {
+            // a resumed `--dedupe first` must still know which keys the committed part already sent
+            if (trackFirst && tc.key !== null) judge.judge(tc.key, recIndex);
+            continue;
+          }
+          if (opts.signal?.aborted) {
+            interrupted = true;
+            break;
+          }
+          if (fatal) break;
+          if (status === MALFORMED) throw new ImportError(`${opts.input}: CSV is malformed near line ${recLine}`);
+          nextIndex = recIndex + 1;
+          nextLine = recLine + 1;
+          if (!open) open = newBatch(recIndex, recLine);
+          open.end = recIndex + 1;
+          if (status !== OK) {
+            const rec = sourceRecord(src, a, z, recIndex, recLine);
+            const built = buildRow(rec, resolver, fromText, nullToken);
+            if (!built.ok) {
+              open.rejects.push({ record: rec, code: built.code, message: built.message });
+              continue;
+            }
+            const key = conflictKey ? keyOf(built.row, conflictKey) : null;
+            if (!admit(rec, key, { record: rec })) continue;
+            await addRow(recIndex, recLine, jsonRow(rec, built.row, key));
+            continue;
+          }
+          const row = new CopyRow(tc.key, src, a, z, recIndex, recLine, headers);
+          if (!admit(row, tc.key, row)) continue;
+          const end = tc.outEnd;
+          row.copy = out.subarray(outPos, end);
+          row.bytes = end - outPos;
+          outPos = end;
+          const before: Batch | null = open;
+          await addRow(recIndex, recLine, row);
+          if (open !== before) {
+            // the batch went out: its rows keep their bytes; the next batch writes elsewhere
+            out = Buffer.allocUnsafe(outSize());
+            outPos = 0;
+          }
+        }
+      } finally {
+        await file.close();
+      }
+    } else {
+      const reader = openReader(path, format);
+      bytesNow = () => reader.bytesRead();
+      for await (const rec of reader.records()) {
+        recordsRead++;
+        if (rec.index < startAt) {
+          // a resumed `--dedupe first` must still know which keys the committed part already sent
+          if (trackFirst) {
+            const built = buildRow(rec, resolver, fromText, nullToken);
+            const key = built.ok ? keyOf(built.row, conflictKey!) : null;
+            if (key !== null) judge.judge(key, rec.index);
+          }
+          continue;
+        }
+        if (opts.signal?.aborted) {
+          interrupted = true;
+          break;
+        }
+        if (fatal) break;
+        nextIndex = rec.index + 1;
+        nextLine = rec.line + 1;
+        if (!open) open = newBatch(rec.index, rec.line);
+        open.end = rec.index + 1;
+        const built = buildRow(rec, resolver, fromText, nullToken);
+        if (!built.ok) {
+          open.rejects.push({ record: rec, code: built.code, message: built.message });
+          continue;
+        }
+        const key = conflictKey ? keyOf(built.row, conflictKey) : null;
+        if (!admit(rec, key, { record: rec })) continue;
+        await addRow(rec.index, rec.line, jsonRow(rec, built.row, key));
       }
     }
     if (!interrupted && !fatal && open) {
@@ -629,7 +882,7 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
       saveCheckpoint(true);
       await chain;
     }
-    progress(reader.bytesRead(), recordsRead);
+    progress(bytesNow(), recordsRead);
     if (fatal) throw fatal;
 
     rejectedRows.sort((a, b) => a.line - b.line); // batches finish out of order

@@ -6,7 +6,7 @@ export interface HttpRequest {
   /** Query string without `?`, already encoded. */
   query?: string;
   headers?: Record<string, string>;
-  body?: string;
+  body?: string | Uint8Array;
 }
 
 export interface HttpResponse {
@@ -36,7 +36,7 @@ export function appTransport(app: { handle(req: Request): Promise<Response> }, b
   return {
     async send(req) {
       const url = `${base}${req.path}${req.query ? `?${req.query}` : ''}`;
-      const res = await app.handle(new Request(url, { method: req.method, headers: req.headers, body: req.body }));
+      const res = await app.handle(new Request(url, { method: req.method, headers: req.headers, body: req.body as BodyInit | undefined }));
       return { status: res.status, headers: lowerHeaders(res.headers), body: await res.text() };
     },
   };
@@ -44,7 +44,7 @@ export function appTransport(app: { handle(req: Request): Promise<Response> }, b
 
 /** The parts of the CLI's CatalogClient (src/client/client.ts) this adapter uses. */
 export interface ClientLike {
-  request(r: { method: string; path: string; query?: string; headers?: Record<string, string>; body?: string; idempotent?: boolean }): Promise<{
+  request(r: { method: string; path: string; query?: string; headers?: Record<string, string>; body?: string | Uint8Array; idempotent?: boolean }): Promise<{
     status: number;
     headers: Record<string, string>;
     body: string;

@@ -2,7 +2,7 @@ import type { Preferences } from '../grammar/types.js';
 import type { Queryable, Store } from '../store/store.js';
 import { ApiError } from './errors.js';
 import type { Planned } from './plan.js';
-import type { Statement } from './sql.js';
+import { copyStage, type Statement } from './sql.js';
 
 /**
  * The transaction step, the only one that touches the database: the session time zone (when
@@ -24,6 +24,10 @@ export interface WriteResult {
   kind: 'write';
   n: number;
   inserted: boolean;
+  /** Rows newly inserted (an upsert's others were updated, or left alone). */
+  insertedRows: number;
+  /** Rows the body carried, when known. */
+  received: number | null;
   body: string | null;
   keys: unknown[][] | null;
   timezoneApplied: boolean;
@@ -91,6 +95,15 @@ export async function execute(store: Store, planned: Planned, statement: Stateme
           details: `Invalid preferences: ${[...prefs.invalid, `timezone=${prefs.timezone}`].join(', ')}`,
         }));
       }
+      let received: number | null = null;
+      const plan0 = planned.plan;
+      if (plan0.kind !== 'read' && plan0.payload?.copy !== undefined) {
+        // COPY_CSV: the body goes into this session's staging table; the statement reads it there
+        if (!tx.copyCsv) throw new ApiError(415, 'PGRST102', 'This store cannot load COPY bodies');
+        const stage = copyStage(plan0, store.schema);
+        await tx.query(stage.create);
+        received = await tx.copyCsv(stage.target, stage.columns, plan0.payload.copy);
+      } else if (plan0.kind !== 'read' && plan0.payload && plan0.payload.rows >= 0) received = plan0.payload.rows;
       const row = (await tx.query<Record<string, unknown>>(statement.sql, statement.params)).rows[0] ?? {};
       if (planned.plan.kind === 'read') return readResult(tx, planned, row, extra, timezoneApplied);
       const plan = planned.plan;
@@ -115,6 +128,8 @@ export async function execute(store: Store, planned: Planned, statement: Stateme
         kind: 'write' as const,
         n,
         inserted: Boolean(row.inserted),
+        insertedRows: num(row.inserted_rows),
+        received,
         body: (row.body as string | null) ?? null,
         keys: keysText ? (JSON.parse(keysText) as unknown[][]) : null,
         timezoneApplied,

@@ -19,7 +19,20 @@ export interface Payload {
   uniform: boolean;
   /** The first row (PATCH and PUT use one row), or null for an empty array. */
   first: Record<string, unknown> | null;
+  /**
+   * A `COPY_CSV` body, header line included: loaded with COPY into a staging table instead of
+   * being bound as JSON (`json` is then empty and `rows` unknown, -1).
+   */
+  copy?: string;
 }
+
+/**
+ * Our bulk media type (not PostgREST's): CSV as PostgreSQL's `COPY … (FORMAT csv, HEADER true)`
+ * reads it — a header line of column names, then one record per row; an unquoted empty field is
+ * NULL, a quoted `""` the empty string; values are PostgreSQL input text of the column's type
+ * (jsonb as JSON text). `catalog import` sends it; a POST (insert/upsert) only.
+ */
+export const COPY_CSV = 'application/vnd.catalog.copy+csv';
 
 /** 400 PGRST102 with PostgREST's message. */
 function invalidBody(message: string): ApiError {
@@ -31,6 +44,8 @@ export interface PayloadOptions {
   columns?: string[];
   /** `Prefer: missing=default`: empty unquoted CSV cells mean "absent" (column default). */
   missingDefault?: boolean;
+  /** The request's method (a `COPY_CSV` body is for POST only). */
+  method?: string;
 }
 
 /**
@@ -44,6 +59,7 @@ export function parsePayload(text: string, contentType: string | null, opts: Pay
     return fromJson(text, opts);
   }
   if (mime === 'text/csv') return fromCsv(text, opts);
+  if (mime === COPY_CSV) return fromCopyCsv(text, opts);
   if (mime === 'application/x-www-form-urlencoded') return fromForm(text, opts);
   throw invalidBody(`Content-Type not acceptable: ${mime}`);
 }
@@ -115,6 +131,24 @@ function fromCsv(text: string, opts: PayloadOptions): Payload {
     rows.push(row);
   }
   return finish(rows, header, uniform, opts, JSON.stringify(rows));
+}
+
+/** Unquoted or plainly quoted names of a header line (no separators or quotes inside names). */
+const HEADER_NAME = /^(?:"([^",\r\n]*)"|([^",\r\n]*))$/;
+
+function fromCopyCsv(text: string, opts: PayloadOptions): Payload {
+  if (opts.method !== undefined && opts.method !== 'POST') throw invalidBody(`Content-Type not acceptable: ${COPY_CSV} (POST only)`);
+  if (opts.columns) throw invalidBody(`columns= cannot be combined with ${COPY_CSV}: the header line names the columns`);
+  if (opts.missingDefault) throw invalidBody(`missing=default cannot be combined with ${COPY_CSV}: an unquoted empty field is NULL`);
+  const eol = text.indexOf('\n');
+  const line = (eol < 0 ? text : text.slice(0, eol)).replace(/\r$/, '');
+  if (line.trim() === '') throw invalidBody('Empty or invalid csv');
+  const keys = line.split(',').map((cell) => {
+    const m = HEADER_NAME.exec(cell);
+    if (!m || (m[1] ?? m[2]) === '') throw invalidBody('Empty or invalid csv');
+    return m[1] ?? m[2];
+  });
+  return { json: '', keys, rows: -1, uniform: true, first: null, copy: text };
 }
 
 function finish(rows: Record<string, unknown>[], keys: string[], uniform: boolean, opts: PayloadOptions, json: string): Payload {

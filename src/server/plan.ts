@@ -98,6 +98,8 @@ export interface WritePlan {
   payload: Payload | null;
   onConflict?: { columns: ColumnDef[]; action: 'merge' | 'ignore' };
   missingDefault: boolean;
+  /** `Prefer: unchanged=skip` (our extension): a merge leaves rows whose values are all equal untouched. */
+  skipUnchanged: boolean;
   /** PATCH/DELETE with limit (+ order): only the first rows in that order are changed. */
   limited?: { order: PlannedOrder[]; limit?: number; offset?: number };
   /** Whether the statement must build the representation body. */
@@ -482,6 +484,7 @@ export function planWrite(input: PlanInput): WritePlan {
     payload,
     onConflict,
     missingDefault: prefs.missing === 'default',
+    skipUnchanged: kind === 'insert' && prefs.unchanged === 'skip',
     limited,
     representation: input.representation,
     wantKeys: input.wantKeys,

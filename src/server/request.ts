@@ -150,7 +150,7 @@ export async function parseRequest(req: Incoming, opts: RequestOptions): Promise
   authorize(principal, method, table.name, opts.schema);
 
   const payload = hasBody
-    ? parsePayload(text, req.header('content-type'), { columns: query.columns, missingDefault: prefs.missing === 'default' })
+    ? parsePayload(text, req.header('content-type'), { columns: query.columns, missingDefault: prefs.missing === 'default', method })
     : null;
   return {
     kind: 'table',

@@ -50,6 +50,7 @@ function applied(planned: Planned, timezoneApplied: boolean): string | null {
   const out: Partial<Preferences> = {};
   const write = method !== 'GET' && method !== 'HEAD';
   if (method === 'POST' && planned.plan.kind === 'insert' && planned.plan.onConflict && p.resolution) out.resolution = p.resolution;
+  if (method === 'POST' && planned.plan.kind === 'insert' && p.unchanged) out.unchanged = p.unchanged;
   if ((method === 'POST' || method === 'PATCH') && p.missing) out.missing = p.missing;
   if (write && p.return) out.return = p.return;
   if (p.count) out.count = p.count;
@@ -103,6 +104,20 @@ function location(plan: WritePlan, keys: unknown[][] | null): string | null {
   return `/${plan.table.name}?${parts.join('&')}`;
 }
 
+/**
+ * Our `Catalog-Counts` header of an insert asked with `unchanged=skip` or a COPY body:
+ * `inserted=N, updated=N, unchanged=N` (unchanged: rows of the body neither inserted nor updated —
+ * identical rows of a merge, existing keys of ignore-duplicates; left out when the count of rows the
+ * body carried is unknown).
+ */
+function writeCounts(plan: WritePlan, r: WriteResult): string {
+  const updated = plan.onConflict?.action === 'merge' ? r.n - r.insertedRows : 0;
+  const inserted = r.n - updated;
+  const parts = [`inserted=${inserted}`, `updated=${updated}`];
+  if (r.received !== null) parts.push(`unchanged=${Math.max(0, r.received - r.n)}`);
+  return parts.join(', ');
+}
+
 /** Shapes a POST/PATCH/PUT/DELETE answer (reference §7). */
 function writeResponse(planned: Planned, r: WriteResult): Reply {
   const plan = planned.plan as WritePlan;
@@ -113,6 +128,7 @@ function writeResponse(planned: Planned, r: WriteResult): Reply {
   else if (method !== 'PUT') headers['content-range'] = counted ? `*/${r.n}` : '*/*';
   const pa = applied(planned, r.timezoneApplied);
   if (pa) headers['preference-applied'] = pa;
+  if (plan.kind === 'insert' && (planned.prefs.unchanged || plan.payload?.copy !== undefined)) headers['catalog-counts'] = writeCounts(plan, r);
 
   let status: number;
   if (method === 'POST') status = plan.onConflict?.action === 'merge' && !r.inserted ? 200 : 201;

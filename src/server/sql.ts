@@ -328,8 +328,25 @@ function defaultExpr(c: ColumnDef): string {
   return c.default ?? 'NULL';
 }
 
-function insertSource(plan: WritePlan, target: string, p: Params, rowsJson: string): string {
+/**
+ * The session's staging table of a `COPY_CSV` insert: a temporary copy of the table's columns
+ * without constraints or defaults, emptied at every commit (a rollback empties it too). `create`
+ * makes it when this connection has none yet.
+ */
+export function copyStage(plan: WritePlan, schema: string): { create: string; target: string; columns: string[] } {
+  const target = ident(`pgrst_copy_${plan.table.name}`);
+  return {
+    create: `CREATE TEMP TABLE IF NOT EXISTS ${target} ON COMMIT DELETE ROWS AS SELECT * FROM ${tableRef(schema, plan.table)} WITH NO DATA`,
+    target: `pg_temp.${target}`,
+    columns: plan.columns.map((c) => ident(c.name)),
+  };
+}
+
+function insertSource(plan: WritePlan, target: string, p: Params, rowsJson: string, schema = ''): string {
   const cols = plan.columns;
+  if (plan.payload?.copy !== undefined) {
+    return `SELECT ${cols.map((c) => `_b.${ident(c.name)}`).join(', ')} FROM ${copyStage(plan, schema).target} AS _b`;
+  }
   if (plan.missingDefault && cols.length > 0) {
     const exprs = cols.map((c) => `CASE WHEN _o.obj ? ${p.add(c.name)}::text THEN _b.${ident(c.name)} ELSE ${defaultExpr(c)} END`);
     return `SELECT ${exprs.join(', ')} FROM jsonb_array_elements(${p.add(rowsJson)}::text::jsonb) AS _o(obj), LATERAL jsonb_populate_record(NULL::${target}, _o.obj) AS _b`;
@@ -343,7 +360,13 @@ function conflictSql(plan: WritePlan): string {
   const target = plan.onConflict.columns.map((c) => ident(c.name)).join(', ');
   if (plan.onConflict.action === 'ignore' || plan.columns.length === 0) return ` ON CONFLICT (${target}) DO NOTHING`;
   const sets = plan.columns.map((c) => `${ident(c.name)} = EXCLUDED.${ident(c.name)}`);
-  return ` ON CONFLICT (${target}) DO UPDATE SET ${sets.join(', ')}`;
+  // unchanged=skip: a row whose every written column already holds the value is not updated (no
+  // new row version, no `updated` bump); jsonb compares as values, timestamps as instants
+  const t = plan.root.alias;
+  const skip = plan.skipUnchanged
+    ? ` WHERE (${plan.columns.map((c) => `${t}.${ident(c.name)}`).join(', ')}) IS DISTINCT FROM (${plan.columns.map((c) => `EXCLUDED.${ident(c.name)}`).join(', ')})`
+    : '';
+  return ` ON CONFLICT (${target}) DO UPDATE SET ${sets.join(', ')}${skip}`;
 }
 
 /**
@@ -366,7 +389,7 @@ function mutationSql(plan: WritePlan, schema: string, p: Params): string {
   switch (plan.kind) {
     case 'insert': {
       const rows = plan.payload?.json ?? '[]';
-      return `INSERT INTO ${target} AS ${t}${colList} ${lockOrdered(plan, insertSource(plan, target, p, rows))}${conflictSql(plan)}`;
+      return `INSERT INTO ${target} AS ${t}${colList} ${lockOrdered(plan, insertSource(plan, target, p, rows, schema))}${conflictSql(plan)}`;
     }
     case 'put': {
       const first = plan.payload?.first ? JSON.stringify([plan.payload.first]) : '[]';
@@ -418,9 +441,13 @@ export function buildWrite(plan: WritePlan, schema: string, format: BodyFormat):
   const p = new Params();
   const t = plan.root.alias;
   const tracksInsert = plan.kind === 'put' || plan.onConflict?.action === 'merge';
-  const returning = plan.kind === 'update' && plan.columns.length === 0 ? '' : ` RETURNING ${t}.*${tracksInsert ? `, (${t}.xmax = 0) AS "pgrst_inserted"` : ''}`;
+  const needRows = (plan.representation && format !== 'none') || plan.wantKeys;
+  // without a representation or keys, the CTE need not carry whole rows (bulk inserts write thousands)
+  const returned = needRows ? `${t}.*${tracksInsert ? `, (${t}.xmax = 0) AS "pgrst_inserted"` : ''}` : tracksInsert ? `(${t}.xmax = 0) AS "pgrst_inserted"` : '1 AS "pgrst_one"';
+  const returning = plan.kind === 'update' && plan.columns.length === 0 ? '' : ` RETURNING ${returned}`;
   const mutation = mutationSql(plan, schema, p) + returning;
   const inserted = tracksInsert ? `coalesce(bool_or("pgrst_inserted"), false)` : 'count(*) > 0';
+  const insertedRows = tracksInsert ? `count(*) FILTER (WHERE "pgrst_inserted")` : plan.kind === 'insert' ? 'count(*)' : '0';
   let body = 'NULL::text';
   if (plan.representation && format !== 'none') {
     const ctx: BuildCtx = { schema, p, lean: false };
@@ -430,6 +457,6 @@ export function buildWrite(plan: WritePlan, schema: string, format: BodyFormat):
   }
   const pk = plan.table.primaryKey;
   const keys = plan.wantKeys && pk.length ? `(SELECT json_agg(json_build_array(${pk.map((k) => `s.${ident(k)}`).join(', ')}))::text FROM pgrst_source AS s)` : 'NULL::text';
-  const sql = `WITH pgrst_source AS (${mutation}) SELECT count(*) AS n, ${inserted} AS inserted, ${body} AS body, ${keys} AS keys FROM pgrst_source`;
+  const sql = `WITH pgrst_source AS (${mutation}) SELECT count(*) AS n, ${inserted} AS inserted, ${insertedRows} AS inserted_rows, ${body} AS body, ${keys} AS keys FROM pgrst_source`;
   return { sql, params: p.values };
 }

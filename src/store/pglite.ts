@@ -51,6 +51,15 @@ function wrap(db: Pick<PGliteType | Transaction, 'query'>): Queryable {
         throw toStoreError(err);
       }
     },
+    // PGlite has no COPY FROM STDIN; its `/dev/blob` device reads the blob passed with the query.
+    async copyCsv(target: string, columns: string[], csv: string): Promise<number> {
+      try {
+        const res = await db.query(`COPY ${target} (${columns.join(', ')}) FROM '/dev/blob' WITH (FORMAT csv, HEADER true)`, [], { blob: new Blob([csv]) });
+        return res.affectedRows ?? 0;
+      } catch (err) {
+        throw toStoreError(err);
+      }
+    },
   };
 }
 
@@ -75,17 +84,6 @@ export class PGliteStore implements Store {
       // Database errors become StoreErrors; anything the callback threw on purpose passes through.
       throw isDatabaseError(err) ? toStoreError(err) : err;
     }
-  }
-
-  async copyFrom(tx: Queryable, table: string, columns: string[], csv: string): Promise<number> {
-    const inner = (tx as unknown as { raw?: Transaction }).raw;
-    const target = inner ?? this.db;
-    const res = await target.query(
-      `copy ${table} (${columns.map((c) => `"${c}"`).join(', ')}) from '/dev/blob' with (format csv)`,
-      [],
-      { blob: new Blob([csv]) },
-    );
-    return res.affectedRows ?? 0;
   }
 
   async close(): Promise<void> {

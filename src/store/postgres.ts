@@ -17,9 +17,24 @@ function send(client: PoolClient, config: QueryConfig): Promise<PgResult> {
   });
 }
 
+type CopyFrom = (sql: string) => NodeJS.WritableStream & { rowCount?: number };
+let copyFrom: Promise<CopyFrom> | null = null;
+
+/** `COPY … FROM STDIN` of one text on a checked-out connection (pg-copy-streams, loaded on first use). */
+async function copyText(client: PoolClient, sql: string, text: string): Promise<number> {
+  copyFrom ??= import('pg-copy-streams').then((m) => m.from as unknown as CopyFrom);
+  const stream = client.query((await copyFrom)(sql) as never) as unknown as NodeJS.WritableStream & { rowCount?: number };
+  await new Promise<void>((resolve, reject) => {
+    stream.on('error', reject);
+    stream.on('finish', () => resolve());
+    stream.end(text);
+  });
+  return stream.rowCount ?? 0;
+}
+
 /** Statements on the pool (each on whichever connection is free) or on one checked-out connection. */
 function wrap(on: { pool: Pool } | { client: PoolClient }): Queryable {
-  return {
+  const q: Queryable = {
     async query<R>(sql: string, params?: unknown[]): Promise<QueryResult<R>> {
       try {
         const res = 'pool' in on ? await on.pool.query(sql, params) : await send(on.client, { text: sql, values: params });
@@ -29,6 +44,16 @@ function wrap(on: { pool: Pool } | { client: PoolClient }): Queryable {
       }
     },
   };
+  if ('client' in on) {
+    q.copyCsv = async (target, columns, csv) => {
+      try {
+        return await copyText(on.client, `COPY ${target} (${columns.join(', ')}) FROM STDIN WITH (FORMAT csv, HEADER true)`, csv);
+      } catch (err) {
+        throw toStoreError(err);
+      }
+    };
+  }
+  return q;
 }
 
 /** A PostgreSQL server reached by URL through a `pg` pool. */

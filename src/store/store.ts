@@ -7,6 +7,12 @@ export interface QueryResult<R> {
 /** Anything that runs one SQL statement with bound parameters. */
 export interface Queryable {
   query<R = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<QueryResult<R>>;
+  /**
+   * Loads CSV text with COPY (`FORMAT csv`, its first line a header that is skipped) into
+   * `target(columns)`: the fastest bulk path each store has. `target` and `columns` must be quoted
+   * identifiers built by the caller from trusted names. Present on transactions.
+   */
+  copyCsv?(target: string, columns: string[], csv: string): Promise<number>;
 }
 
 /**
@@ -20,8 +26,6 @@ export interface Store extends Queryable {
   readonly schema: string;
   /** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
-  /** Loads CSV text with COPY into `table(columns)` (the fastest bulk path each store has). */
-  copyFrom?(tx: Queryable, table: string, columns: string[], csv: string): Promise<number>;
   close(): Promise<void>;
 }
 

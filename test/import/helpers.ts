@@ -1,5 +1,6 @@
 import { createApp } from '../../src/server/app.js';
 import type { Store } from '../../src/store/store.js';
+import { COPY_CSV } from '../../src/import/copy-transcode.js';
 import { appTransport, type HttpRequest, type HttpResponse, type Transport } from '../../src/import/transport.js';
 
 export { file, table, tmp } from './files.js';
@@ -7,14 +8,24 @@ export { file, table, tmp } from './files.js';
 /** The real service, in process, over a store; records every request it answers. */
 export function serverFor(
   store: Store,
-  opts: { maxBodyBytes?: number; maxRows?: number } = {},
+  opts: { maxBodyBytes?: number; maxRows?: number; plainPostgrest?: boolean } = {},
 ): Transport & { log: Array<{ req: HttpRequest; res: HttpResponse }> } {
   const inner = appTransport(createApp({ store, maxBodyBytes: opts.maxBodyBytes, maxRows: opts.maxRows, log: () => {} }));
   const log: Array<{ req: HttpRequest; res: HttpResponse }> = [];
   return {
     log,
     async send(req) {
-      const res = await inner.send(req);
+      // plainPostgrest: a stand-in for PostgREST 12, which has no COPY bodies and answers them as it
+      // answers any Content-Type it does not take (the import must fall back to JSON bodies)
+      const mime = req.headers?.['Content-Type'] ?? '';
+      const res =
+        opts.plainPostgrest && mime === COPY_CSV
+          ? {
+              status: 400,
+              headers: { 'content-type': 'application/json; charset=utf-8' },
+              body: JSON.stringify({ code: 'PGRST102', details: null, hint: null, message: `Content-Type not acceptable: ${mime}` }),
+            }
+          : await inner.send(req);
       log.push({ req, res });
       return res;
     },
@@ -34,4 +45,21 @@ export async function rowsOf(store: Store, name: string, columns = '*'): Promise
 export async function countOf(store: Store, name: string): Promise<number> {
   const r = await store.query<{ n: string | number }>(`select count(*) as n from ${store.schema}.${name}`);
   return Number(r.rows[0].n);
+}
+
+/** Rows a POST body carried: a JSON array's elements, or a COPY body's lines after the header. */
+export function bodyRows(req: HttpRequest): number {
+  const text = typeof req.body === 'string' ? req.body : Buffer.from(req.body ?? new Uint8Array()).toString('utf8');
+  if (req.headers?.['Content-Type'] === COPY_CSV) return text.split('\n').filter((l) => l !== '').length - 1;
+  return (JSON.parse(text) as unknown[]).length;
+}
+
+/** The service's Catalog-Counts of a response as numbers (missing parts 0). */
+export function countsOf(res: HttpResponse): { inserted: number; updated: number; unchanged: number } {
+  const out = { inserted: 0, updated: 0, unchanged: 0 };
+  for (const part of (res.headers['catalog-counts'] ?? '').split(',')) {
+    const [k, v] = part.trim().split('=');
+    if (k === 'inserted' || k === 'updated' || k === 'unchanged') out[k] = Number(v);
+  }
+  return out;
 }

@@ -3,7 +3,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { importFile } from '../../src/import/engine.js';
 import type { Store } from '../../src/store/store.js';
 import { disposeStore, makePGliteStore, STORE_KINDS } from '../support/stores.js';
-import { countOf, file, rowsOf, serverFor, table, tmp } from './helpers.js';
+import { COPY_CSV } from '../../src/import/copy-transcode.js';
+import { bodyRows, countOf, countsOf, file, rowsOf, serverFor, table, tmp } from './helpers.js';
 
 const id = (n: number) => `a0000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 
@@ -56,7 +57,7 @@ for (const kind of STORE_KINDS) {
       expect(await nameOf(3)).toBeUndefined();
     });
 
-    it('updates changed rows, leaves identical ones alone, and counts each', async () => {
+    it('updates changed rows, leaves identical ones alone, and counts each (COPY bodies: the service compares)', async () => {
       const dir = tmp();
       await importFile({ table: table('artists'), input: file(dir, 'a.csv', `id,stage_name,is_signed\n${id(1)},One,true\n${id(2)},Two,false\n`) }, serverFor(store));
       const before = await rowsOf(store, 'artists');
@@ -70,21 +71,55 @@ for (const kind of STORE_KINDS) {
       expect(after.find((r) => r.id === id(1))).toEqual(before.find((r) => r.id === id(1))); // not even `updated` moved
       expect(after.find((r) => r.id === id(2))?.stage_name).toBe('Two renamed');
       expect(after.find((r) => r.id === id(3))?.is_signed).toBe(false); // empty cell → column default
-      const post = server.log.find((l) => l.req.method === 'POST')!;
-      expect(JSON.parse(post.req.body!)).toHaveLength(2);
+      // no lookups: an empty COPY body (is it taken?), then one batch of all three rows
+      expect(server.log.map((l) => l.req.method)).toEqual(['POST', 'POST']);
+      const post = server.log[1];
+      expect(post.req.headers).toMatchObject({ 'Content-Type': COPY_CSV, Prefer: 'resolution=merge-duplicates, unchanged=skip, return=minimal' });
+      expect(post.req.query).toBe('on_conflict=id');
+      // the boolean spelled as text, the empty cell as its constant default (f)
+      expect(Buffer.from(post.req.body as Uint8Array).toString()).toBe(`id,stage_name,is_signed\n${id(1)},One,t\n${id(2)},Two renamed,f\n${id(3)},Three,f\n`);
+      expect(countsOf(post.res)).toEqual({ inserted: 1, updated: 1, unchanged: 1 });
+    });
+
+    it('updates changed rows, leaves identical ones alone, and counts each (a PostgREST without COPY bodies: JSON and lookups)', async () => {
+      const dir = tmp();
+      await importFile({ table: table('artists'), input: file(dir, 'a.csv', `id,stage_name,is_signed\n${id(1)},One,true\n${id(2)},Two,false\n`) }, serverFor(store));
+      const before = await rowsOf(store, 'artists');
+      const server = serverFor(store, { plainPostgrest: true });
+      const s = await importFile(
+        { table: table('artists'), input: file(dir, 'b.csv', `id,stage_name,is_signed\n${id(1)},One,yes\n${id(2)},Two renamed,false\n${id(3)},Three,\n`) },
+        server,
+      );
+      expect(s).toMatchObject({ inserted: 1, updated: 1, unchanged: 1 });
+      const after = await rowsOf(store, 'artists');
+      expect(after.find((r) => r.id === id(1))).toEqual(before.find((r) => r.id === id(1))); // not even `updated` moved
+      expect(after.find((r) => r.id === id(2))?.stage_name).toBe('Two renamed');
+      expect(after.find((r) => r.id === id(3))?.is_signed).toBe(false); // empty cell → column default
+      const post = server.log.find((l) => l.req.method === 'POST' && l.res.status < 300)!;
+      expect(JSON.parse(post.req.body as string)).toHaveLength(2);
       // the empty is_signed cell was filled with its constant default (false): every row is complete,
       // so the batch needs no missing=default
-      expect(JSON.parse(post.req.body!)[1]).toEqual({ id: id(3), stage_name: 'Three', is_signed: false });
+      expect(JSON.parse(post.req.body as string)[1]).toEqual({ id: id(3), stage_name: 'Three', is_signed: false });
       expect(post.req.headers?.Prefer).toBe('resolution=merge-duplicates, return=minimal');
       expect(post.req.query).toBe('columns=id,stage_name,is_signed&on_conflict=id');
     });
 
     it('a left-out cell of a column with a volatile default (now()) is left to the server with missing=default', async () => {
-      const server = serverFor(store);
+      const copying = serverFor(store);
       const csv = `id,stage_name,created\n${id(1)},One,2024-01-02T03:04:05Z\n${id(2)},Two,\n`;
+      const c = await importFile({ table: table('artists'), input: file(tmp(), 'c.csv', csv), batchRows: 1 }, copying);
+      expect(c).toMatchObject({ inserted: 2, rejected: 0 });
+      // COPY cannot say "default" for one cell: that row goes as JSON with missing=default
+      expect(copying.log.map((l) => [l.req.headers?.['Content-Type'], l.req.headers?.Prefer])).toEqual([
+        [COPY_CSV, 'resolution=merge-duplicates, unchanged=skip, return=minimal'],
+        [COPY_CSV, 'resolution=merge-duplicates, unchanged=skip, return=minimal'],
+        ['application/json', 'resolution=merge-duplicates, missing=default, return=minimal, unchanged=skip'],
+      ]);
+      await store.query(`delete from ${store.schema}.artists`);
+      const server = serverFor(store, { plainPostgrest: true });
       const s = await importFile({ table: table('artists'), input: file(tmp(), 'c.csv', csv), batchRows: 1 }, server);
       expect(s).toMatchObject({ inserted: 2, rejected: 0 });
-      const posts = server.log.filter((l) => l.req.method === 'POST');
+      const posts = server.log.filter((l) => l.req.method === 'POST' && l.res.status < 300);
       expect(posts.map((l) => l.req.headers?.Prefer)).toEqual(['resolution=merge-duplicates, return=minimal', 'resolution=merge-duplicates, missing=default, return=minimal']);
       const rows = await rowsOf(store, 'artists');
       expect(new Date(rows.find((r) => r.id === id(1))!.created as string).toISOString()).toBe('2024-01-02T03:04:05.000Z');
@@ -111,13 +146,19 @@ for (const kind of STORE_KINDS) {
     });
 
     it('without ids every row is a plain insert (no on_conflict, no lookups)', async () => {
-      const server = serverFor(store);
+      const copying = serverFor(store);
+      expect(await importFile({ table: table('labels'), input: file(tmp(), 'l.csv', 'Name\nA\nB\nA\n') }, copying)).toMatchObject({ inserted: 3, conflictKey: null });
+      expect(copying.log.map((l) => [l.req.query, l.req.headers?.Prefer, bodyRows(l.req)])).toEqual([
+        ['', 'return=minimal', 0],
+        ['', 'return=minimal', 3],
+      ]);
+      const server = serverFor(store, { plainPostgrest: true });
       const s = await importFile({ table: table('labels'), input: file(tmp(), 'l.csv', 'Name\nA\nB\nA\n') }, server);
       expect(s).toMatchObject({ inserted: 3, conflictKey: null });
-      expect(server.log.map((l) => l.req.method)).toEqual(['POST']);
+      expect(server.log.map((l) => l.req.method)).toEqual(['POST', 'POST']);
       // no id column: it is not in columns=, so every id comes from its default without missing=default
-      expect(server.log[0].req.headers?.Prefer).toBe('return=minimal');
-      expect(server.log[0].req.query).toBe('columns=name');
+      expect(server.log[1].req.headers?.Prefer).toBe('return=minimal');
+      expect(server.log[1].req.query).toBe('columns=name');
     });
   });
 }

@@ -22,6 +22,19 @@ class CsvRow implements SourceRecord {
 }
 
 /**
+ * One record's text (a header's worth of cells) read again as the CSV reader reads it: the
+ * import's byte path uses it for the rare row it cannot send as it is (a reject, a JSON row).
+ */
+export function csvRecordAt(text: string, headers: string[], index: number, line: number): SourceRecord {
+  const scanner = new CsvScanner();
+  const recs = [...scanner.push(text), ...scanner.end()];
+  const cells = recs[0]?.cells ?? [''];
+  const rec: SourceRecord = new CsvRow(index, line, cells, headers);
+  if (cells.length !== headers.length) rec.error = `expected ${headers.length} fields as in the header, found ${cells.length}`;
+  return rec;
+}
+
+/**
  * Streams a CSV file: the first record is the header; every later record becomes
  * `{ header: cell }` with the cell text exactly as written (quotes removed, nothing trimmed).
  * A record with the wrong number of cells is passed on with `error` set, so it is rejected alone.
