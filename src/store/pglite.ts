@@ -107,9 +107,10 @@ export function shippedPackPath(): string {
   return new URL(`../${file}`, import.meta.url).pathname;
 }
 
+/** PGlite's version, from the package node resolves (hoisted beside this package when installed elsewhere). */
 function readPGliteVersion(): string {
   try {
-    const pkgUrl = new URL('../../node_modules/@electric-sql/pglite/package.json', import.meta.url);
+    const pkgUrl = new URL('../package.json', import.meta.resolve('@electric-sql/pglite'));
     return JSON.parse(readFileSync(pkgUrl, 'utf8')).version as string;
   } catch {
     return 'x';
