@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { homedir, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { PGlite as PGliteType, Transaction } from '@electric-sql/pglite';
@@ -110,8 +111,10 @@ export function shippedPackPath(): string {
 /** PGlite's version, from the package node resolves (hoisted beside this package when installed elsewhere). */
 function readPGliteVersion(): string {
   try {
-    const pkgUrl = new URL('../package.json', import.meta.resolve('@electric-sql/pglite'));
-    return JSON.parse(readFileSync(pkgUrl, 'utf8')).version as string;
+    // require.resolve: with import.meta.resolve, vitest's global setup read 'x' and named another
+    // template cache file than the tests did.
+    const entry = createRequire(import.meta.url).resolve('@electric-sql/pglite');
+    return JSON.parse(readFileSync(join(dirname(entry), '..', 'package.json'), 'utf8')).version as string;
   } catch {
     return 'x';
   }
