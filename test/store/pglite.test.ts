@@ -99,6 +99,9 @@ describe('PGlite store over a data directory', () => {
     const dir = tempDir('pglite-clean-');
     unpackPack(pack, dir);
     expect(existsSync(join(dir, 'postmaster.pid'))).toBe(false);
+    // pg_control's state (after system identifier, control and catalog versions): 1 = DB_SHUTDOWNED,
+    // so the first open runs no crash recovery (a dump of a running database says 6, in production).
+    expect(readFileSync(join(dir, 'global', 'pg_control')).readUInt32LE(16)).toBe(1);
     // template0 and template1 (600 files) were dropped and the WAL switched past initdb's segment.
     expect(statSync(pack).size).toBeLessThan(12 * 1024 * 1024);
     const store = await openPGlite({ dataDir: dir });
