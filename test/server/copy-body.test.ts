@@ -1,0 +1,91 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { App } from '../../src/server/app.js';
+import { COPY_CSV } from '../../src/server/payload.js';
+import type { Store } from '../../src/store/store.js';
+import { STORE_KINDS, disposeStore } from '../support/stores.js';
+import { L, appFor, seedFixture, send } from './support.js';
+
+const A = 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11';
+const B = 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a12';
+
+/** Our bulk extensions (README "The service"): COPY bodies, `Prefer: unchanged=skip`, `Catalog-Counts`. */
+for (const { kind, make, skip } of STORE_KINDS) {
+  describe.skipIf(skip)(`COPY bodies and unchanged=skip over ${kind}${skip ? ' (SKIPPED: set CATALOG_TEST_DATABASE_URL)' : ''}`, () => {
+    let store: Store & { drop?(): Promise<void> };
+    let app: App & { logged: string[] };
+    const copy = (body: string, prefer = 'resolution=merge-duplicates, unchanged=skip', path = '/artists?on_conflict=id') =>
+      send(app, 'POST', path, { body, headers: { 'Content-Type': COPY_CSV, Prefer: prefer } });
+    const artist = async (id: string) => (await store.query<Record<string, unknown>>('select stage_name, biography, metadata, is_signed, updated::text as updated from artists where id = $1', [id])).rows[0];
+
+    beforeAll(async () => {
+      store = await make();
+      app = appFor(store);
+    });
+    beforeEach(async () => {
+      await seedFixture(store);
+    });
+    afterAll(async () => {
+      expect(app?.logged ?? []).toEqual([]);
+      if (store) await disposeStore(store);
+    });
+
+    it('loads COPY CSV: quoted text kept, unquoted empty is NULL, quoted "" is empty, jsonb parsed', async () => {
+      const r = await copy(`id,stage_name,biography,metadata,is_signed\n${A},"Smith, ""DJ""",,"{""k"":[1,2]}",t\n${B},"",x\ny,,f\n`.replace('x\ny', '"x\ny"'));
+      expect(r.status).toBe(201);
+      expect(r.headers.get('catalog-counts')).toBe('inserted=2, updated=0, unchanged=0');
+      expect(r.headers.get('preference-applied')).toBe('resolution=merge-duplicates, unchanged=skip');
+      expect(await artist(A)).toMatchObject({ stage_name: 'Smith, "DJ"', biography: null, metadata: { k: [1, 2] }, is_signed: true });
+      expect(await artist(B)).toMatchObject({ stage_name: '', biography: 'x\ny', metadata: null, is_signed: false });
+    });
+
+    it('unchanged=skip leaves identical rows alone (not even updated moves) and counts each kind', async () => {
+      await copy(`id,stage_name\n${A},One\n${B},Two\n`);
+      const before = await artist(A);
+      const r = await copy(`id,stage_name\n${A},One\n${B},Two renamed\n${L[0]},Three\n`);
+      expect(r.status).toBe(201);
+      expect(r.headers.get('catalog-counts')).toBe('inserted=1, updated=1, unchanged=1');
+      expect(await artist(A)).toEqual(before);
+      expect((await artist(B)).stage_name).toBe('Two renamed');
+      // without unchanged=skip a merge rewrites every row, as PostgREST does
+      const again = await copy(`id,stage_name\n${A},One\n`, 'resolution=merge-duplicates');
+      expect(again.status).toBe(200);
+      expect(again.headers.get('catalog-counts')).toBe('inserted=0, updated=1, unchanged=0');
+    });
+
+    it('unchanged=skip works on JSON bodies too; ignore-duplicates counts existing keys as unchanged', async () => {
+      await copy(`id,stage_name\n${A},One\n`);
+      const json = await send(app, 'POST', '/artists', { body: [{ id: A, stage_name: 'One' }, { id: B, stage_name: 'Two' }], headers: { Prefer: 'resolution=merge-duplicates, unchanged=skip' } });
+      expect(json.headers.get('catalog-counts')).toBe('inserted=1, updated=0, unchanged=1');
+      const ignore = await copy(`id,stage_name\n${A},Changed\n`, 'resolution=ignore-duplicates');
+      expect(ignore.headers.get('catalog-counts')).toBe('inserted=0, updated=0, unchanged=1');
+      expect((await artist(A)).stage_name).toBe('One');
+    });
+
+    it('bad rows fail the whole body with the database error; nothing is written', async () => {
+      const bad = await copy(`id,stage_name\n${A},One\nnot-a-uuid,Two\n`);
+      expect(bad.status).toBe(400);
+      expect(bad.json).toMatchObject({ code: '22P02', message: 'invalid input syntax for type uuid: "not-a-uuid"' });
+      const ragged = await copy(`id,stage_name\n${A},One,extra\n`);
+      expect(ragged.status).toBe(400);
+      expect((ragged.json as { code: string }).code).toBe('22P04');
+      const nul = await copy(`id,stage_name,created\n${A},One,\n`);
+      expect(nul.status).toBe(400);
+      expect((nul.json as { code: string }).code).toBe('23502');
+      expect(await artist(A)).toBeUndefined();
+    });
+
+    it('refuses what it cannot mean: unknown columns, other methods, columns= and missing=default', async () => {
+      expect((await copy(`id,nope\n${A},x\n`)).json).toMatchObject({ code: 'PGRST204' });
+      const patch = await send(app, 'PATCH', `/artists?id=eq.${A}`, { body: `stage_name\nx\n`, headers: { 'Content-Type': COPY_CSV } });
+      expect(patch.status).toBe(400);
+      expect(patch.json).toMatchObject({ code: 'PGRST102' });
+      expect((await copy(`id,stage_name\n${A},x\n`, 'return=minimal', '/artists?columns=id')).json).toMatchObject({ code: 'PGRST102' });
+      expect((await copy(`id,stage_name\n${A},x\n`, 'missing=default')).json).toMatchObject({ code: 'PGRST102' });
+      expect((await copy('')).json).toMatchObject({ code: 'PGRST102' });
+      // an empty body (the header alone) inserts nothing: how `catalog import` asks whether COPY bodies are taken
+      const probe = await copy('id,stage_name\n');
+      expect(probe.status).toBe(200); // a merge that inserted nothing, as PostgREST answers it
+      expect(probe.headers.get('catalog-counts')).toBe('inserted=0, updated=0, unchanged=0');
+    });
+  });
+}
