@@ -112,9 +112,9 @@ for (const kind of STORE_KINDS) {
       // COPY cannot say "default" for one cell: that row goes as JSON with missing=default
       // (batches are in flight together: their order on the wire is not fixed)
       expect(copying.log.map((l) => `${l.req.headers?.['Content-Type']} ${l.req.headers?.Prefer}`).sort()).toEqual([
-        `${COPY_CSV} resolution=merge-duplicates, unchanged=skip, return=minimal`,
-        `${COPY_CSV} resolution=merge-duplicates, unchanged=skip, return=minimal`,
         'application/json resolution=merge-duplicates, missing=default, return=minimal, unchanged=skip',
+        `${COPY_CSV} resolution=merge-duplicates, unchanged=skip, return=minimal`,
+        `${COPY_CSV} resolution=merge-duplicates, unchanged=skip, return=minimal`,
       ]);
       await store.query(`delete from ${store.schema}.artists`);
       const server = serverFor(store, { plainPostgrest: true });
