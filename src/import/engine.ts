@@ -436,8 +436,7 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
     // unchanged (`Catalog-Counts`), so no lookups are needed. An empty body (the header alone) asks
     // whether this service takes them; a PostgREST that does not answers 400/415 and the import
     // sends JSON as before.
-    const onConflictQuery = conflictKey ? `on_conflict=${conflictKey.map(encodeURIComponent).join(',')}` : '';
-    const copyQuery = onConflictQuery;
+    const copyQuery = conflictKey ? `on_conflict=${conflictKey.map(encodeURIComponent).join(',')}` : '';
     const preferCopy = [
       ...(conflictKey ? [`resolution=${opts.ignoreDuplicates ? 'ignore-duplicates' : 'merge-duplicates'}`, 'unchanged=skip'] : []),
       'return=minimal',
@@ -749,6 +748,17 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
       }
     }
 
+    /** A record the ordinary way (mapped and coerced): a reject, a dedupe skip, or a JSON row of the open batch. */
+    async function addRecord(rec: SourceRecord): Promise<void> {
+      const built = buildRow(rec, resolver, fromText, nullToken);
+      if (!built.ok) {
+        open!.rejects.push({ record: rec, code: built.code, message: built.message });
+        return;
+      }
+      const key = conflictKey ? keyOf(built.row, conflictKey) : null;
+      if (admit(rec, key, { record: rec })) await addRow(rec.index, rec.line, jsonRow(rec, built.row, key));
+    }
+
     if (copyHead !== null) {
       // ---- CSV bytes → COPY lines, no strings or objects per cell (src/import/copy-transcode.ts)
       const headers = scanHeaders ?? [];
@@ -802,15 +812,7 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
           if (!open) open = newBatch(recIndex, recLine);
           open.end = recIndex + 1;
           if (status !== OK) {
-            const rec = sourceRecord(src, a, z, recIndex, recLine);
-            const built = buildRow(rec, resolver, fromText, nullToken);
-            if (!built.ok) {
-              open.rejects.push({ record: rec, code: built.code, message: built.message });
-              continue;
-            }
-            const key = conflictKey ? keyOf(built.row, conflictKey) : null;
-            if (!admit(rec, key, { record: rec })) continue;
-            await addRow(recIndex, recLine, jsonRow(rec, built.row, key));
+            await addRecord(sourceRecord(src, a, z, recIndex, recLine));
             continue;
           }
           const row = new CopyRow(tc.key, src, a, z, recIndex, recLine, headers);
@@ -853,14 +855,7 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
         nextLine = rec.line + 1;
         if (!open) open = newBatch(rec.index, rec.line);
         open.end = rec.index + 1;
-        const built = buildRow(rec, resolver, fromText, nullToken);
-        if (!built.ok) {
-          open.rejects.push({ record: rec, code: built.code, message: built.message });
-          continue;
-        }
-        const key = conflictKey ? keyOf(built.row, conflictKey) : null;
-        if (!admit(rec, key, { record: rec })) continue;
-        await addRow(rec.index, rec.line, jsonRow(rec, built.row, key));
+        await addRecord(rec);
       }
     }
     if (!interrupted && !fatal && open) {
