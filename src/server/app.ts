@@ -1,5 +1,6 @@
 import type { Store } from '../store/store.js';
 import { AuthError } from './auth.js';
+import { copyOutReply } from './copy-out.js';
 import { ApiError, errorReply } from './errors.js';
 import { fromRequest, type Incoming, type Reply, toResponse } from './exchange.js';
 import { execute } from './execute.js';
@@ -51,6 +52,7 @@ export function createApp(opts: AppOptions): App {
     const request = await parseRequest(req, requestOptions);
     if (request.kind !== 'table') return specialResponse(request);
     const planned = planRequest(request, { schema, maxRows: opts.maxRows });
+    if (planned.representation.copy) return copyOutReply(store, planned, opts.maxRows);
     const statement = buildStatement(planned, schema);
     const result = await execute(store, planned, statement.main, statement.extra);
     return shapeResponse(planned, result);

@@ -1,3 +1,4 @@
+import { webStream } from './stream-body.js';
 import { payloadTooLarge } from './errors.js';
 
 /**
@@ -26,6 +27,8 @@ export interface Reply {
   headers: Record<string, string>;
   /** Null: no body at all (HEAD, 204, OPTIONS). */
   body: string | null;
+  /** A body sent as it is produced (a COPY read, see copy-out.ts), when `body` is null. */
+  stream?: AsyncIterable<Uint8Array>;
 }
 
 /** `reply(200, { 'content-type': ... }, body)`. */
@@ -68,5 +71,6 @@ export function fromRequest(req: Request): Incoming {
 
 /** A Reply as a fetch Response. */
 export function toResponse(r: Reply): Response {
+  if (r.stream) return new Response(webStream(r.stream), { status: r.status, headers: r.headers });
   return new Response(r.body, { status: r.status, headers: r.headers });
 }

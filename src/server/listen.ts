@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Store } from '../store/store.js';
 import type { App } from './app.js';
+import { writeStream } from './stream-body.js';
 import { payloadTooLarge } from './errors.js';
 import type { Incoming } from './exchange.js';
 
@@ -236,7 +237,10 @@ async function serveOne(
     const answer = await app.reply(request);
     if (request.overflowed) answer.headers.connection = 'close';
     res.writeHead(answer.status, answer.headers);
-    if (method === 'HEAD' || answer.body === null) res.end();
+    if (answer.stream && method !== 'HEAD') {
+      const failed = await writeStream(res, answer.stream);
+      if (failed) log?.(`streamed response cut off: ${failed.message}`);
+    } else if (method === 'HEAD' || answer.body === null) res.end();
     else res.end(answer.body);
   } catch (err) {
     log?.(`internal error: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);

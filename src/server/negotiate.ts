@@ -1,5 +1,6 @@
 import type { MediaType } from '../grammar/types.js';
 import { ApiError } from './errors.js';
+import { COPY_CSV } from './payload.js';
 import type { BodyFormat } from './sql.js';
 
 /** The representation chosen for a table response. */
@@ -8,6 +9,8 @@ export interface Representation {
   /** Content-Type header value. */
   contentType: string;
   singular: boolean;
+  /** Our COPY media type: the read streams `COPY … TO` output (see copy-out.ts); `format` is unused. */
+  copy?: true;
 }
 
 const JSON_CT = 'application/json; charset=utf-8';
@@ -34,6 +37,8 @@ function offer(m: MediaType): Representation | null {
         : { format: 'object', contentType: 'application/vnd.pgrst.object+json; charset=utf-8', singular: true };
     case 'text/csv':
       return { format: 'csv', contentType: 'text/csv; charset=utf-8', singular: false };
+    case COPY_CSV:
+      return { format: 'csv', contentType: `${COPY_CSV}; charset=utf-8`, singular: false, copy: true };
     default:
       return null;
   }

@@ -317,6 +317,29 @@ export function buildRead(plan: ReadPlan, schema: string, format: BodyFormat): S
   return { sql: `SELECT ${total} AS total, count(*) AS n, ${body} AS body FROM (${inner}) AS _t`, params: p.values };
 }
 
+/**
+ * Params that write each value into the SQL as a literal, for COPY, which takes no bound
+ * parameters: `E'…'` with backslashes and quotes doubled (an untyped literal, resolved from its
+ * context as a parameter is). NUL cannot travel to PostgreSQL either way.
+ * Example: `new Literals().add("it's")` → `E'it''s'`.
+ */
+class Literals extends Params {
+  override add(v: unknown): string {
+    if (v === null || v === undefined) return 'NULL';
+    const s = typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean' ? String(v) : JSON.stringify(v);
+    if (s.includes('\u0000')) throw new ApiError(400, '22021', 'invalid byte sequence for encoding "UTF8": 0x00');
+    return `E'${s.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
+  }
+}
+
+/** A read's planned SELECT alone (its rows, filters, order, limit and offset), values inlined: what `COPY (…) TO` runs. */
+export function buildCopyRead(plan: ReadPlan, schema: string): string {
+  const p = new Literals();
+  const ctx: BuildCtx = { schema, p, lean: false };
+  const root = plan.root;
+  return `SELECT ${selectList(flatItems(root, p))}${levelTail(root, `${tableRef(schema, root.table)} AS ${root.alias}`, [], ctx)}`;
+}
+
 /** `EXPLAIN (FORMAT JSON)` of the count query: the planner's row estimate (`count=planned`). */
 export function buildPlannedCount(plan: ReadPlan, schema: string): Statement {
   const p = new Params();

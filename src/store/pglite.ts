@@ -52,6 +52,17 @@ function wrap(db: Pick<PGliteType | Transaction, 'query'>): Queryable {
         throw toStoreError(err);
       }
     },
+    // PGlite has no COPY TO STDOUT either: `/dev/blob` gives the whole output as one blob, handed on in pieces.
+    async copyCsvOut(select: string, write: (chunk: Uint8Array) => Promise<void>): Promise<number> {
+      let res: Awaited<ReturnType<typeof db.query>>;
+      try {
+        res = await db.query(`COPY (${select}) TO '/dev/blob' WITH (FORMAT csv, HEADER true)`);
+      } catch (err) {
+        throw toStoreError(err);
+      }
+      if (res.blob) for await (const chunk of res.blob.stream() as unknown as AsyncIterable<Uint8Array>) await write(chunk);
+      return res.affectedRows ?? 0;
+    },
     // PGlite has no COPY FROM STDIN; its `/dev/blob` device reads the blob passed with the query.
     async copyCsv(target: string, columns: string[], csv: string): Promise<number> {
       try {
@@ -76,6 +87,10 @@ export class PGliteStore implements Store {
 
   query<R = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<QueryResult<R>> {
     return this.q.query<R>(sql, params);
+  }
+
+  copyCsvOut(select: string, write: (chunk: Uint8Array) => Promise<void>): Promise<number> {
+    return this.q.copyCsvOut!(select, write);
   }
 
   async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {

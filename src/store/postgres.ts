@@ -32,6 +32,36 @@ async function copyText(client: PoolClient, sql: string, text: string): Promise<
   return stream.rowCount ?? 0;
 }
 
+type CopyTo = (sql: string) => NodeJS.ReadableStream & { rowCount?: number };
+let copyTo: Promise<CopyTo> | null = null;
+
+/**
+ * `COPY (select) TO STDOUT` on a connection of its own, each piece handed to `write` before the
+ * next is read (pg-copy-streams pauses the socket meanwhile, so memory stays flat). The connection
+ * is dropped afterwards if anything failed: a COPY stopped half way leaves it mid-protocol.
+ */
+async function copyOut(pool: Pool, select: string, write: (chunk: Uint8Array) => Promise<void>): Promise<number> {
+  copyTo ??= import('pg-copy-streams').then((m) => m.to as unknown as CopyTo);
+  const to = await copyTo;
+  let client: PoolClient;
+  try {
+    client = await pool.connect();
+  } catch (err) {
+    throw toStoreError(err);
+  }
+  let broken = false;
+  try {
+    const stream = client.query(to(`COPY (${select}) TO STDOUT WITH (FORMAT csv, HEADER true)`) as never) as unknown as NodeJS.ReadableStream & { rowCount?: number };
+    for await (const chunk of stream) await write(chunk as Uint8Array);
+    return stream.rowCount ?? 0;
+  } catch (err) {
+    broken = true;
+    throw isDatabaseError(err) ? toStoreError(err) : err;
+  } finally {
+    client.release(broken);
+  }
+}
+
 /** Statements on the pool (each on whichever connection is free) or on one checked-out connection. */
 function wrap(on: { pool: Pool } | { client: PoolClient }): Queryable {
   const q: Queryable = {
@@ -44,6 +74,7 @@ function wrap(on: { pool: Pool } | { client: PoolClient }): Queryable {
       }
     },
   };
+  if ('pool' in on) q.copyCsvOut = (select, write) => copyOut(on.pool, select, write);
   if ('client' in on) {
     q.copyCsv = async (target, columns, csv) => {
       try {
@@ -70,6 +101,10 @@ export class PostgresStore implements Store {
 
   query<R = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<QueryResult<R>> {
     return this.q.query<R>(sql, params);
+  }
+
+  copyCsvOut(select: string, write: (chunk: Uint8Array) => Promise<void>): Promise<number> {
+    return copyOut(this.pool, select, write);
   }
 
   /**

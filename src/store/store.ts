@@ -13,6 +13,13 @@ export interface Queryable {
    * identifiers built by the caller from trusted names. Present on transactions.
    */
   copyCsv?(target: string, columns: string[], csv: string): Promise<number>;
+  /**
+   * Runs `COPY (<select>) TO STDOUT (FORMAT csv, HEADER true)` and hands its output to `write` as it
+   * comes, awaiting each call (backpressure): PostgreSQL streams it, PGlite makes it whole first.
+   * `select` must be built by the caller with every value inlined as a literal (COPY takes no bound
+   * parameters). Resolves with the number of rows; a `write` that throws stops the COPY.
+   */
+  copyCsvOut?(select: string, write: (chunk: Uint8Array) => Promise<void>): Promise<number>;
 }
 
 /**

@@ -1,0 +1,152 @@
+import type { Store } from '../store/store.js';
+import { ApiError } from './errors.js';
+import type { Reply } from './exchange.js';
+import { COPY_CSV } from './payload.js';
+import { type Planned, rootWindow } from './plan.js';
+import { contentLocation } from './response.js';
+import { buildCopyRead } from './sql.js';
+
+/**
+ * Our extension for bulk reads: a GET with `Accept: application/vnd.catalog.copy+csv` answers
+ * the rows of the read's planned SELECT (same filters, select, order, limit/offset, Range) as
+ * PostgreSQL's `COPY (…) TO STDOUT (FORMAT csv, HEADER true)` writes them, streamed to the
+ * response as the database produces them. The body is never whole in memory on PostgreSQL, so a
+ * read of any size costs the service the same. An error after the first byte went out cannot
+ * become an error status any more: the response is cut off (no final chunk), so a client sees a
+ * truncated transfer, never a short file that looks complete.
+ */
+
+export const COPY_CT = `${COPY_CSV}; charset=utf-8`;
+
+function notAvailable(details: string): ApiError {
+  return new ApiError(406, 'PGRST107', `None of these media types are available: ${COPY_CSV}`, { details });
+}
+
+/**
+ * Pieces handed from a producer that awaits each `write` to a consumer that pulls them: at most
+ * one piece waits between the two, so the database is read only as fast as the response is sent.
+ * Example: `const r = new Relay(); void produce(r.write).then(() => r.end(), (e) => r.fail(e)); await r.next();`
+ */
+export class Relay {
+  private pending: { chunk: Uint8Array; taken: () => void } | null = null;
+  private puller: { resolve: (r: IteratorResult<Uint8Array>) => void; reject: (e: unknown) => void } | null = null;
+  private finished = false;
+  private error: unknown = null;
+  private cancelled: Error | null = null;
+
+  /** The producer's side: resolves when the consumer has taken the piece; rejects once the consumer stopped. */
+  readonly write = (chunk: Uint8Array): Promise<void> =>
+    new Promise<void>((resolve, reject) => {
+      if (this.cancelled) return reject(this.cancelled);
+      if (this.puller) {
+        const p = this.puller;
+        this.puller = null;
+        p.resolve({ value: chunk, done: false });
+        resolve();
+      } else this.pending = { chunk, taken: resolve };
+    });
+
+  end(): void {
+    this.finished = true;
+    this.wake();
+  }
+
+  fail(err: unknown): void {
+    this.error = err ?? new Error('COPY failed');
+    this.finished = true;
+    this.wake();
+  }
+
+  private wake(): void {
+    const p = this.puller;
+    if (!p || this.pending) return;
+    this.puller = null;
+    if (this.error) p.reject(this.error);
+    else p.resolve({ value: undefined, done: true });
+  }
+
+  /** The consumer's side: the next piece, done at the end, or the producer's error. */
+  next(): Promise<IteratorResult<Uint8Array>> {
+    if (this.pending) {
+      const { chunk, taken } = this.pending;
+      this.pending = null;
+      taken();
+      return Promise.resolve({ value: chunk, done: false });
+    }
+    if (this.finished) return this.error ? Promise.reject(this.error) : Promise.resolve({ value: undefined, done: true });
+    return new Promise((resolve, reject) => {
+      this.puller = { resolve, reject };
+    });
+  }
+
+  /** The consumer stopped: the producer's waiting and next writes reject, which stops the COPY. */
+  cancel(): void {
+    if (this.finished) return;
+    this.cancelled = new Error('the response was closed before the COPY ended');
+    const p = this.pending;
+    this.pending = null;
+    // the waiting write resolved would let the producer write again, and that write rejects
+    p?.taken();
+  }
+}
+
+/** The pieces of a relay as an async iterable, the first one already taken; stopping early cancels the relay. */
+async function* pieces(relay: Relay, first: Uint8Array): AsyncGenerator<Uint8Array> {
+  let done = false;
+  try {
+    yield first;
+    for (;;) {
+      const r = await relay.next();
+      if (r.done) {
+        done = true;
+        return;
+      }
+      yield r.value;
+    }
+  } finally {
+    if (!done) relay.cancel();
+  }
+}
+
+/**
+ * The answer to a request that chose the COPY media type: a read streams; a write is 406 (as
+ * PostgREST answers a media type it does not offer). A read that db-max-rows would cap is 406 too
+ * (a capped stream would be a short file that looks whole): the client pages with JSON or CSV.
+ * `Prefer: count` and `timezone` are not applied (the total would cost a second scan; COPY runs
+ * outside a transaction) and so not echoed.
+ */
+export async function copyOutReply(store: Store, planned: Planned, maxRows: number | undefined): Promise<Reply> {
+  const { plan, request, prefs } = planned;
+  if (plan.kind !== 'read') throw notAvailable(`${COPY_CSV} answers reads (GET) only.`);
+  if (prefs.timezone !== undefined && prefs.handling === 'strict') {
+    throw new ApiError(400, 'PGRST122', 'Invalid preferences given with handling=strict', { details: `Invalid preferences: timezone=${prefs.timezone}` });
+  }
+  if (maxRows !== undefined) {
+    const asked = rootWindow(request.query, request.range);
+    if (asked.limit === undefined || asked.limit > maxRows) {
+      throw notAvailable(`The server caps reads at ${maxRows} rows (db-max-rows): ask for at most ${maxRows} rows with limit=, or page with application/json or text/csv.`);
+    }
+  }
+  if (!store.copyCsvOut) throw notAvailable('This store cannot run COPY TO.');
+  const select = buildCopyRead(plan, store.schema);
+  const headers: Record<string, string> = {
+    'content-location': contentLocation(request.table.name, request.search),
+    'content-type': COPY_CT,
+  };
+  if (request.method === 'HEAD') {
+    // the statement is planned and checked (bad values, unknown casts) without reading a row
+    await store.query(`SELECT 1 FROM (${select}) AS _t LIMIT 0`);
+    return { status: 200, headers, body: null };
+  }
+  const relay = new Relay();
+  store.copyCsvOut(select, relay.write).then(
+    () => relay.end(),
+    (err) => relay.fail(err),
+  );
+  // errors before the first piece (bad values, unknown casts, a timeout) are still ordinary error answers
+  const first = await relay.next();
+  const stream = first.done ? emptyStream() : pieces(relay, first.value);
+  return { status: 200, headers, body: null, stream };
+}
+
+async function* emptyStream(): AsyncGenerator<Uint8Array> {}
