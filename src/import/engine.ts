@@ -765,7 +765,15 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
       const plans = fieldPlans(headers.map((h) => resolver.resolve(h)), conflictKey);
       const tc = new CopyTranscoder(plans, nullToken, conflictKey?.length ?? 0);
       const file = await ByteCsvFile.open(path);
-      const outSize = () => Math.max(limits.bytes, 64 * 1024);
+      // a batch's COPY lines go into one buffer: sized for the rows a batch takes at the average
+      // line length so far (a whole `--batch-bytes` per batch would allocate ~10× what is used and
+      // make V8 collect for the external memory); a buffer that fills up sends its batch early
+      let copied = 0;
+      let copiedRows = 0;
+      const outSize = () => {
+        const avg = copiedRows > 100 ? copied / copiedRows : 1024;
+        return Math.min(Math.max(limits.bytes, 64 * 1024), Math.max(64 * 1024, Math.ceil(limits.rows * avg * 1.25) + 16 * 1024));
+      };
       let out = Buffer.allocUnsafe(outSize());
       let outPos = 0;
       let index = 0;
@@ -820,6 +828,8 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
           const end = tc.outEnd;
           row.copy = out.subarray(outPos, end);
           row.bytes = end - outPos;
+          copied += row.bytes;
+          copiedRows++;
           outPos = end;
           const before: Batch | null = open;
           await addRow(recIndex, recLine, row);

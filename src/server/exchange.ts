@@ -16,8 +16,8 @@ export interface Incoming {
   readonly url: URL;
   /** A header's value, duplicates joined with ", " (as fetch's Headers do); null when absent. `name` is lower-case. */
   header(name: string): string | null;
-  /** The body as UTF-8 text; more than `max` bytes → ApiError 413 without buffering them. */
-  text(max: number): Promise<string>;
+  /** The body's bytes (decoded by the parser, or passed to COPY as they are); more than `max` bytes → ApiError 413 without buffering them. */
+  bytes(max: number): Promise<Buffer>;
 }
 
 /** An answer before it is written. */
@@ -36,9 +36,9 @@ export function reply(status: number, headers: Record<string, string>, body: str
   return { status, headers, body };
 }
 
-/** Reads a web body stream as text, refusing more than `max` bytes without buffering them. */
-async function readStream(body: ReadableStream<Uint8Array> | null, max: number): Promise<string> {
-  if (!body) return '';
+/** Reads a web body stream, refusing more than `max` bytes without buffering them. */
+async function readStream(body: ReadableStream<Uint8Array> | null, max: number): Promise<Buffer> {
+  if (!body) return Buffer.alloc(0);
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -52,7 +52,7 @@ async function readStream(body: ReadableStream<Uint8Array> | null, max: number):
     }
     chunks.push(value);
   }
-  return new TextDecoder('utf-8').decode(Buffer.concat(chunks));
+  return Buffer.concat(chunks);
 }
 
 /** A fetch Request as an Incoming. */
@@ -61,7 +61,7 @@ export function fromRequest(req: Request): Incoming {
     method: req.method,
     url: new URL(req.url),
     header: (name) => req.headers.get(name),
-    async text(max) {
+    async bytes(max) {
       const declared = Number(req.headers.get('content-length'));
       if (Number.isFinite(declared) && declared > max) throw payloadTooLarge(max);
       return readStream(req.body, max);

@@ -2,7 +2,7 @@ import type { Preferences } from '../grammar/types.js';
 import type { Queryable, Store } from '../store/store.js';
 import { ApiError } from './errors.js';
 import type { Planned } from './plan.js';
-import { copyStage, type Statement } from './sql.js';
+import { copyStage, ident, tableRef, type Statement } from './sql.js';
 
 /**
  * The transaction step, the only one that touches the database: the session time zone (when
@@ -70,6 +70,50 @@ async function readResult(db: Queryable, planned: Planned, row: Record<string, u
 }
 
 /**
+ * Whether a COPY body may first be tried straight into the table: a plain insert or upsert whose
+ * answer needs no rows, keys or row-count checks, so that "every row was new" fully describes it.
+ */
+function directCopyAllowed(planned: Planned): boolean {
+  const plan = planned.plan;
+  return (
+    plan.kind === 'insert' &&
+    !plan.representation &&
+    !plan.wantKeys &&
+    !planned.representation.singular &&
+    plan.limited === undefined &&
+    !(planned.prefs.handling === 'strict' && planned.prefs.maxAffected !== undefined)
+  );
+}
+
+/**
+ * A COPY body loaded straight into the table inside a savepoint: when no row conflicts (a first
+ * load, new rows), this is the whole write, and PostgreSQL does half the work of the staging path
+ * (no temporary table, no INSERT … SELECT). Any error (a key that exists, a bad value) rolls the
+ * savepoint back and returns null: the caller then runs the staging path, which gives that
+ * request exactly the outcome and error it had before. Rows that conflict make this attempt cost
+ * the rows before the first conflict; an all-conflicts batch fails on its first row.
+ */
+async function copyDirect(
+  tx: Queryable,
+  plan: Extract<Planned['plan'], { kind: 'insert' | 'update' | 'delete' | 'put' }>,
+  schema: string,
+  body: Uint8Array,
+  timezoneApplied: boolean,
+): Promise<WriteResult | null> {
+  if (!tx.copyCsv) return null;
+  await tx.query('SAVEPOINT pgrst_copy_direct');
+  let n: number;
+  try {
+    n = await tx.copyCsv(tableRef(schema, plan.table), plan.columns.map((c) => ident(c.name)), body);
+  } catch {
+    await tx.query('ROLLBACK TO SAVEPOINT pgrst_copy_direct');
+    return null;
+  }
+  await tx.query('RELEASE SAVEPOINT pgrst_copy_direct');
+  return { kind: 'write', n, inserted: n > 0, insertedRows: n, received: n, body: null, keys: null, timezoneApplied };
+}
+
+/**
  * Runs a planned request. A read that sets nothing transaction-local (no `Prefer: timezone`) is
  * sent as its statement alone: one statement is atomic and sees one snapshot by itself, and
  * BEGIN/COMMIT would cost two more round trips to the database than the statement (the count
@@ -100,6 +144,10 @@ export async function execute(store: Store, planned: Planned, statement: Stateme
       if (plan0.kind !== 'read' && plan0.payload?.copy !== undefined) {
         // COPY_CSV: the body goes into this session's staging table; the statement reads it there
         if (!tx.copyCsv) throw new ApiError(415, 'PGRST102', 'This store cannot load COPY bodies');
+        if (directCopyAllowed(planned)) {
+          const direct = await copyDirect(tx, plan0, store.schema, plan0.payload.copy, timezoneApplied);
+          if (direct) return direct;
+        }
         const stage = copyStage(plan0, store.schema);
         await tx.query(stage.create);
         received = await tx.copyCsv(stage.target, stage.columns, plan0.payload.copy);

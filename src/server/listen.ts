@@ -175,10 +175,10 @@ function incoming(req: IncomingMessage, url: URL): Incoming & { overflowed: bool
       }
       return headers.get(name) ?? null;
     },
-    text(max: number): Promise<string> {
+    bytes(max: number): Promise<Buffer> {
       const declared = Number(req.headers['content-length']);
       if (Number.isFinite(declared) && declared > max) return Promise.reject(payloadTooLarge(max));
-      return new Promise<string>((resolve, reject) => {
+      return new Promise<Buffer>((resolve, reject) => {
         const chunks: Buffer[] = [];
         let size = 0;
         let settled = false;
@@ -187,7 +187,7 @@ function incoming(req: IncomingMessage, url: URL): Incoming & { overflowed: bool
           settled = true;
           req.off('data', onData);
           if (err) reject(err);
-          else resolve(new TextDecoder('utf-8').decode(Buffer.concat(chunks, size)));
+          else resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
         };
         const onData = (chunk: Buffer) => {
           size += chunk.length;

@@ -23,7 +23,7 @@ export interface Payload {
    * A `COPY_CSV` body, header line included: loaded with COPY into a staging table instead of
    * being bound as JSON (`json` is then empty and `rows` unknown, -1).
    */
-  copy?: string;
+  copy?: Uint8Array;
 }
 
 /**
@@ -53,13 +53,15 @@ export interface PayloadOptions {
  * (`text/csv`) or a form (`application/x-www-form-urlencoded`). Anything else is PGRST102.
  * Example: `parsePayload('[{"name":"a"},{"name":"b"}]', null)` → keys `['name']`, 2 rows.
  */
-export function parsePayload(text: string, contentType: string | null, opts: PayloadOptions = {}): Payload {
+export function parsePayload(body: string | Uint8Array, contentType: string | null, opts: PayloadOptions = {}): Payload {
   const mime = (contentType ?? '').split(';')[0].trim().toLowerCase();
+  // a COPY body goes to the database as the bytes it came in (PostgreSQL checks their encoding)
+  if (mime === COPY_CSV) return fromCopyCsv(typeof body === 'string' ? Buffer.from(body) : body, opts);
+  const text = typeof body === 'string' ? body : new TextDecoder('utf-8').decode(body);
   if (mime === '' || mime === 'application/json' || mime === '*/*' || mime === 'application/vnd.pgrst.object+json' || mime === 'application/vnd.pgrst.object') {
     return fromJson(text, opts);
   }
   if (mime === 'text/csv') return fromCsv(text, opts);
-  if (mime === COPY_CSV) return fromCopyCsv(text, opts);
   if (mime === 'application/x-www-form-urlencoded') return fromForm(text, opts);
   throw invalidBody(`Content-Type not acceptable: ${mime}`);
 }
@@ -136,19 +138,19 @@ function fromCsv(text: string, opts: PayloadOptions): Payload {
 /** Unquoted or plainly quoted names of a header line (no separators or quotes inside names). */
 const HEADER_NAME = /^(?:"([^",\r\n]*)"|([^",\r\n]*))$/;
 
-function fromCopyCsv(text: string, opts: PayloadOptions): Payload {
+function fromCopyCsv(bytes: Uint8Array, opts: PayloadOptions): Payload {
   if (opts.method !== undefined && opts.method !== 'POST') throw invalidBody(`Content-Type not acceptable: ${COPY_CSV} (POST only)`);
   if (opts.columns) throw invalidBody(`columns= cannot be combined with ${COPY_CSV}: the header line names the columns`);
   if (opts.missingDefault) throw invalidBody(`missing=default cannot be combined with ${COPY_CSV}: an unquoted empty field is NULL`);
-  const eol = text.indexOf('\n');
-  const line = (eol < 0 ? text : text.slice(0, eol)).replace(/\r$/, '');
+  const eol = bytes.indexOf(10);
+  const line = new TextDecoder('utf-8').decode(eol < 0 ? bytes : bytes.subarray(0, eol)).replace(/\r$/, '');
   if (line.trim() === '') throw invalidBody('Empty or invalid csv');
   const keys = line.split(',').map((cell) => {
     const m = HEADER_NAME.exec(cell);
     if (!m || (m[1] ?? m[2]) === '') throw invalidBody('Empty or invalid csv');
     return m[1] ?? m[2];
   });
-  return { json: '', keys, rows: -1, uniform: true, first: null, copy: text };
+  return { json: '', keys, rows: -1, uniform: true, first: null, copy: bytes };
 }
 
 function finish(rows: Record<string, unknown>[], keys: string[], uniform: boolean, opts: PayloadOptions, json: string): Payload {

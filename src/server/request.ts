@@ -7,7 +7,7 @@ import { tableByName, type TableDef } from '../schema/catalog.js';
 import { authenticate, authorize, type Principal } from './auth.js';
 import { ApiError, notFoundEmpty } from './errors.js';
 import type { Incoming } from './exchange.js';
-import { parsePayload, type Payload } from './payload.js';
+import { COPY_CSV, parsePayload, type Payload } from './payload.js';
 import { checkPaging } from './plan.js';
 
 /**
@@ -133,7 +133,10 @@ export async function parseRequest(req: Incoming, opts: RequestOptions): Promise
   const range = method === 'GET' ? parseRange(req.header('range')) : null;
   checkPaging(method as TableMethod, query, range);
   const hasBody = method === 'POST' || method === 'PATCH' || method === 'PUT';
-  const text = hasBody ? await req.text(opts.maxBodyBytes) : '';
+  const body = hasBody ? await req.bytes(opts.maxBodyBytes) : null;
+  // only a COPY body stays bytes; the other parsers (and the checks below) read text
+  const isCopy = (req.header('content-type') ?? '').split(';')[0].trim().toLowerCase() === COPY_CSV;
+  const text = body === null || isCopy ? '' : new TextDecoder('utf-8').decode(body);
 
   if (!table) {
     // PostgREST 12: an embed on an unknown table is PGRST200; POST/PATCH with keys is a bare 404 {}.
@@ -150,7 +153,7 @@ export async function parseRequest(req: Incoming, opts: RequestOptions): Promise
   authorize(principal, method, table.name, opts.schema);
 
   const payload = hasBody
-    ? parsePayload(text, req.header('content-type'), { columns: query.columns, missingDefault: prefs.missing === 'default', method })
+    ? parsePayload(isCopy && body ? body : text, req.header('content-type'), { columns: query.columns, missingDefault: prefs.missing === 'default', method })
     : null;
   return {
     kind: 'table',

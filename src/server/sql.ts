@@ -33,7 +33,7 @@ export function ident(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
 }
 
-function tableRef(schema: string, t: TableDef): string {
+export function tableRef(schema: string, t: TableDef): string {
   return `${ident(schema)}.${ident(t.name)}`;
 }
 

@@ -64,9 +64,9 @@ function wrap(db: Pick<PGliteType | Transaction, 'query'>): Queryable {
       return res.affectedRows ?? 0;
     },
     // PGlite has no COPY FROM STDIN; its `/dev/blob` device reads the blob passed with the query.
-    async copyCsv(target: string, columns: string[], csv: string): Promise<number> {
+    async copyCsv(target: string, columns: string[], csv: string | Uint8Array): Promise<number> {
       try {
-        const res = await db.query(`COPY ${target} (${columns.join(', ')}) FROM '/dev/blob' WITH (FORMAT csv, HEADER true)`, [], { blob: new Blob([csv]) });
+        const res = await db.query(`COPY ${target} (${columns.join(', ')}) FROM '/dev/blob' WITH (FORMAT csv, HEADER true)`, [], { blob: new Blob([csv as BlobPart]) });
         return res.affectedRows ?? 0;
       } catch (err) {
         throw toStoreError(err);

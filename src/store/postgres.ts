@@ -21,7 +21,7 @@ type CopyFrom = (sql: string) => NodeJS.WritableStream & { rowCount?: number };
 let copyFrom: Promise<CopyFrom> | null = null;
 
 /** `COPY … FROM STDIN` of one text on a checked-out connection (pg-copy-streams, loaded on first use). */
-async function copyText(client: PoolClient, sql: string, text: string): Promise<number> {
+async function copyText(client: PoolClient, sql: string, text: string | Uint8Array): Promise<number> {
   copyFrom ??= import('pg-copy-streams').then((m) => m.from as unknown as CopyFrom);
   const stream = client.query((await copyFrom)(sql) as never) as unknown as NodeJS.WritableStream & { rowCount?: number };
   await new Promise<void>((resolve, reject) => {

@@ -12,7 +12,7 @@ export interface Queryable {
    * `target(columns)`: the fastest bulk path each store has. `target` and `columns` must be quoted
    * identifiers built by the caller from trusted names. Present on transactions.
    */
-  copyCsv?(target: string, columns: string[], csv: string): Promise<number>;
+  copyCsv?(target: string, columns: string[], csv: string | Uint8Array): Promise<number>;
   /**
    * Runs `COPY (<select>) TO STDOUT (FORMAT csv, HEADER true)` and hands its output to `write` as it
    * comes, awaiting each call (backpressure): PostgreSQL streams it, PGlite makes it whole first.

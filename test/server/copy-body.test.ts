@@ -74,6 +74,26 @@ for (const { kind, make, skip } of STORE_KINDS) {
       expect(await artist(A)).toBeUndefined();
     });
 
+    it('new rows load straight into the table; a key that exists further down undoes that attempt and every row is merged once', async () => {
+      const count = async () => Number((await store.query<{ n: string }>('select count(*)::text as n from artists')).rows[0].n);
+      const before = await count();
+      const fresh = await copy(`id,stage_name\n${A},One\n`, 'resolution=merge-duplicates');
+      expect(fresh.status).toBe(201);
+      expect(fresh.headers.get('catalog-counts')).toBe('inserted=1, updated=0, unchanged=0');
+      // B is new and comes first, A exists: the straight load inserts B, then meets A and is rolled back
+      const mixed = await copy(`id,stage_name\n${B},Two\n${A},One again\n`, 'resolution=merge-duplicates');
+      expect(mixed.status).toBe(201);
+      expect(mixed.headers.get('catalog-counts')).toBe('inserted=1, updated=1, unchanged=0');
+      expect(await count()).toBe(before + 2);
+      expect((await artist(A)).stage_name).toBe('One again');
+      expect((await artist(B)).stage_name).toBe('Two');
+      // a bad value after good new rows: the error of the whole body, and none of its rows
+      const bad = await copy(`id,stage_name,is_signed\n${L[0]},x,t\n${L[1]},y,maybe\n`, 'resolution=merge-duplicates');
+      expect(bad.status).toBe(400);
+      expect((bad.json as { code: string }).code).toBe('22P02');
+      expect(await count()).toBe(before + 2);
+    });
+
     it('refuses what it cannot mean: unknown columns, other methods, columns= and missing=default', async () => {
       expect((await copy(`id,nope\n${A},x\n`)).json).toMatchObject({ code: 'PGRST204' });
       const patch = await send(app, 'PATCH', `/artists?id=eq.${A}`, { body: `stage_name\nx\n`, headers: { 'Content-Type': COPY_CSV } });
