@@ -1,4 +1,5 @@
 import type { Agent as HttpAgent, ClientRequest as NodeRequest, IncomingMessage, RequestOptions } from 'node:http';
+import type { HttpStream } from '../import/transport.js';
 import { ConnectionError, ServiceError } from './errors.js';
 import { backoffMs, RETRY_STATUSES, retryAfterMs } from './retry.js';
 
@@ -123,6 +124,41 @@ export class CatalogClient {
     }
   }
 
+  /**
+   * Sends a request and hands back the response as soon as its headers arrive, the body to be read
+   * as it comes (an export's COPY read: never whole in memory). Any status is returned, not thrown;
+   * connection failures before the headers are retried for idempotent requests, as `request` does.
+   * A body cut off before its end throws from its iterator.
+   */
+  async stream(r: ClientRequest): Promise<HttpStream> {
+    const idempotent = r.idempotent ?? (r.method === 'GET' || r.method === 'HEAD');
+    const retries = idempotent ? this.opts.retries ?? 3 : 0;
+    for (let attempt = 0; ; attempt++) {
+      const url = this.url(r);
+      const started = (this.opts.now ?? Date.now)();
+      let status = 0;
+      try {
+        const { request, agent } = await this.pool();
+        const res = await openStream(request, url, { method: r.method, headers: this.headersFor(r), agent }, r.body);
+        status = res.status;
+        return res;
+      } catch (err) {
+        const e = err as NodeJS.ErrnoException;
+        if (CONNECTION_CODES.test(e.code ?? '')) {
+          if (attempt < retries) {
+            await (this.opts.sleep ?? ((ms: number) => new Promise<void>((res) => setTimeout(res, ms))))(backoffMs(attempt, null, this.opts.random));
+            continue;
+          }
+          throw new ConnectionError(this.base.href.replace(/\/$/, ''), `${e.code}${e.message ? ` (${e.message})` : ''}`);
+        }
+        throw err;
+      } finally {
+        const ms = Math.round((this.opts.now ?? Date.now)() - started);
+        this.opts.onExchange?.(`${r.method} ${url} → ${status || 'failed'} (${ms} ms to the headers)`);
+      }
+    }
+  }
+
   /** The node:http or node:https module for the base URL, and its keep-alive pool. */
   private async pool(): Promise<{ request: Transport['request']; agent: HttpAgent }> {
     this.transport ??= this.base.protocol === 'https:' ? import('node:https') : import('node:http');
@@ -167,6 +203,47 @@ export class CatalogClient {
     this.agent = null;
     agent?.destroy();
   }
+}
+
+/** One exchange whose body is read as it arrives (see CatalogClient.stream). */
+function openStream(request: Transport['request'], url: string, options: RequestOptions, body: string | Uint8Array | undefined): Promise<HttpStream> {
+  return new Promise<HttpStream>((resolve, reject) => {
+    let connectTimer: NodeJS.Timeout | undefined;
+    const req: NodeRequest = request(url, options, (res: IncomingMessage) => {
+      clearTimeout(connectTimer);
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(res.headersDistinct)) if (v) headers[k] = v.join(', ');
+      async function* pieces(): AsyncGenerator<Uint8Array> {
+        for await (const chunk of res) yield chunk as Buffer;
+        if (!res.complete) throw timeoutError('ECONNRESET', 'the connection closed before the whole response arrived');
+      }
+      resolve({
+        status: res.statusCode ?? 0,
+        headers,
+        body: pieces(),
+        async text() {
+          const chunks: Buffer[] = [];
+          for await (const chunk of res) chunks.push(chunk as Buffer);
+          return new TextDecoder().decode(Buffer.concat(chunks));
+        },
+        cancel: () => req.destroy(),
+      });
+    });
+    const fail = (err: Error) => {
+      clearTimeout(connectTimer);
+      req.destroy(err);
+      reject(err);
+    };
+    req.on('error', fail);
+    req.setTimeout(IDLE_TIMEOUT_MS, () => fail(timeoutError('ETIMEDOUT', `no answer for ${IDLE_TIMEOUT_MS / 1000} s`)));
+    req.on('socket', (socket) => {
+      if (!socket.connecting) return;
+      connectTimer = setTimeout(() => fail(timeoutError('ETIMEDOUT', `could not connect within ${CONNECT_TIMEOUT_MS / 1000} s`)), CONNECT_TIMEOUT_MS);
+      socket.once(typeof (socket as { encrypted?: boolean }).encrypted === 'boolean' ? 'secureConnect' : 'connect', () => clearTimeout(connectTimer));
+    });
+    if (body !== undefined) req.setHeader('content-length', String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength));
+    req.end(body);
+  });
 }
 
 /**

@@ -2,6 +2,7 @@ import type { Query, SelectItem } from '../grammar/types.js';
 import type { TableDef } from '../schema/catalog.js';
 import type { Transport } from '../import/transport.js';
 import type { InputFormat } from '../import/types.js';
+import { copyRead } from './copy-read.js';
 import { csvPageFormat, csvPassThrough } from './csv-pages.js';
 import { exportPages, pagesOf } from './pages.js';
 import { csvLines, exportWriter, type TextSink } from './writers.js';
@@ -40,6 +41,9 @@ export async function exportTable(opts: ExportOptions): Promise<number> {
   const columns = selectedColumns(query.select, opts.table);
   const paging = { transport: opts.transport, table: opts.table, query, pageSize: opts.pageSize, signal: opts.signal, onPage: opts.onPage };
   if (opts.format === 'csv' && csvPassThrough(opts.table, query)) {
+    // one COPY read where the service offers it, the same bytes as the pages below
+    const copied = await copyRead({ ...paging, columns, out: opts.out, nullToken: opts.nullToken });
+    if (copied !== null) return copied;
     // the service's own CSV pages, written through: rows never become objects here
     await opts.out.write(csvLines([columns]));
     let n = 0;

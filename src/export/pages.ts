@@ -86,6 +86,18 @@ export function pagingAddsKey(table: TableDef, query: Query): boolean {
   return keyset && !selectsField(query.select, pk!);
 }
 
+/**
+ * The order an export reads rows in: the user's order with the key appended as a tie-breaker, or
+ * the key alone (so pages neither skip nor repeat rows, and every way of reading gives one order).
+ */
+export function exportOrder(table: TableDef, query: Query): Query['order'] {
+  const userOrder = query.order.some((o) => o.path.length === 0);
+  const tiebreak = table.primaryKey.map((name) => ({ field: { name, jsonPath: [] } }));
+  return userOrder
+    ? query.order.map((o) => (o.path.length === 0 ? { ...o, terms: [...o.terms, ...tiebreak] } : o))
+    : [...query.order, { path: [], terms: tiebreak }];
+}
+
 /** The page loop of exportPages for any page format. */
 export async function* pagesOf<T>(opts: PageOptions, format: PageFormat<T>): AsyncGenerator<T> {
   const { table, query } = opts;
@@ -102,10 +114,7 @@ export async function* pagesOf<T>(opts: PageOptions, format: PageFormat<T>): Asy
   const select: SelectItem[] | undefined = addKey
     ? [...(query.select ?? []), { type: 'field', field: { name: pk!, jsonPath: [] } }]
     : query.select;
-  const tiebreak = table.primaryKey.map((name) => ({ field: { name, jsonPath: [] } }));
-  const order = userOrder
-    ? query.order.map((o) => (o.path.length === 0 ? { ...o, terms: [...o.terms, ...tiebreak] } : o))
-    : [...query.order, { path: [], terms: tiebreak }];
+  const order = exportOrder(table, query);
 
   type Parsed = { page: T; count: number; lastKey: unknown; firstKey?: unknown };
   /** A request on its way: how many rows it is for, and whether its first row repeats the last one before them. */

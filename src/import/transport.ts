@@ -21,6 +21,20 @@ export interface HttpResponse {
  */
 export interface Transport {
   send(req: HttpRequest): Promise<HttpResponse>;
+  /** The same exchange with the body read as it arrives (export's COPY reads), where the transport can. */
+  stream?(req: HttpRequest): Promise<HttpStream>;
+}
+
+/** A response whose body is read as it arrives. */
+export interface HttpStream {
+  status: number;
+  headers: Record<string, string>;
+  /** The body's pieces; a transfer cut off before its end throws. */
+  body: AsyncIterable<Uint8Array>;
+  /** The whole body as text (error answers). */
+  text(): Promise<string>;
+  /** Stops reading the body (its connection is dropped). */
+  cancel(): void;
 }
 
 function lowerHeaders(h: Headers): Record<string, string> {
@@ -39,6 +53,18 @@ export function appTransport(app: { handle(req: Request): Promise<Response> }, b
       const res = await app.handle(new Request(url, { method: req.method, headers: req.headers, body: req.body as BodyInit | undefined }));
       return { status: res.status, headers: lowerHeaders(res.headers), body: await res.text() };
     },
+    async stream(req) {
+      const url = `${base}${req.path}${req.query ? `?${req.query}` : ''}`;
+      const res = await app.handle(new Request(url, { method: req.method, headers: req.headers, body: req.body as BodyInit | undefined }));
+      const body = res.body;
+      return {
+        status: res.status,
+        headers: lowerHeaders(res.headers),
+        body: body ? (body as unknown as AsyncIterable<Uint8Array>) : (async function* () {})(),
+        text: () => res.text(),
+        cancel: () => void body?.cancel().catch(() => {}),
+      };
+    },
   };
 }
 
@@ -49,6 +75,7 @@ export interface ClientLike {
     headers: Record<string, string>;
     body: string;
   }>;
+  stream?(r: { method: string; path: string; query?: string; headers?: Record<string, string> }): Promise<HttpStream>;
 }
 
 /**
@@ -74,6 +101,7 @@ export function clientTransport(client: ClientLike, opts: { idempotentWrites?: b
         throw err;
       }
     },
+    ...(client.stream ? { stream: (req: HttpRequest) => client.stream!(req) } : {}),
   };
 }
 

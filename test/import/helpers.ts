@@ -1,14 +1,14 @@
 import { createApp } from '../../src/server/app.js';
 import type { Store } from '../../src/store/store.js';
 import { COPY_CSV } from '../../src/import/copy-transcode.js';
-import { appTransport, type HttpRequest, type HttpResponse, type Transport } from '../../src/import/transport.js';
+import { appTransport, type HttpRequest, type HttpResponse, type HttpStream, type Transport } from '../../src/import/transport.js';
 
 export { file, table, tmp } from './files.js';
 
 /** The real service, in process, over a store; records every request it answers. */
 export function serverFor(
   store: Store,
-  opts: { maxBodyBytes?: number; maxRows?: number; plainPostgrest?: boolean } = {},
+  opts: { maxBodyBytes?: number; maxRows?: number; plainPostgrest?: boolean; streams?: boolean } = {},
 ): Transport & { log: Array<{ req: HttpRequest; res: HttpResponse }> } {
   const inner = appTransport(createApp({ store, maxBodyBytes: opts.maxBodyBytes, maxRows: opts.maxRows, log: () => {} }));
   const log: Array<{ req: HttpRequest; res: HttpResponse }> = [];
@@ -29,6 +29,23 @@ export function serverFor(
       log.push({ req, res });
       return res;
     },
+    // streams: bodies read as they arrive (export's COPY reads); plainPostgrest answers the COPY
+    // media type as PostgREST 12 answers any Accept it does not offer: 406 PGRST107
+    ...(opts.streams
+      ? {
+          async stream(req: HttpRequest): Promise<HttpStream> {
+            const accept = req.headers?.Accept ?? '';
+            if (opts.plainPostgrest && accept === COPY_CSV) {
+              const body = JSON.stringify({ code: 'PGRST107', details: null, hint: null, message: `None of these media types are available: ${accept}` });
+              log.push({ req, res: { status: 406, headers: {}, body } });
+              return { status: 406, headers: { 'content-type': 'application/json; charset=utf-8' }, body: (async function* () {})(), text: async () => body, cancel() {} };
+            }
+            const res = await inner.stream!(req);
+            log.push({ req, res: { status: res.status, headers: res.headers, body: '(streamed)' } });
+            return res;
+          },
+        }
+      : {}),
   };
 }
 

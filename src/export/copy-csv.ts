@@ -1,0 +1,174 @@
+import type { TableDef } from '../schema/catalog.js';
+import { DEFAULT_NULL_TOKEN } from '../import/coerce.js';
+import { knownDefault } from '../import/existing.js';
+import { ExportError } from './pages.js';
+import { csvCell } from './writers.js';
+
+const QUOTE = 34;
+const COMMA = 44;
+const LF = 10;
+const CR = 13;
+
+/**
+ * Bytes that make PostgreSQL quote a field of a record literal (and so of the service's `text/csv`
+ * pages) but not a field of COPY CSV: space, tab, vertical tab, form feed, backslash and
+ * parentheses. (COPY already quotes a field with a comma, a quote or a line end, and the empty
+ * string, as a record literal does.)
+ */
+const RECORD_QUOTES = new Uint8Array(256);
+for (const c of [32, 9, 11, 12, 92, 40, 41]) RECORD_QUOTES[c] = 1;
+
+/** Copies `src[from, to)` into `dst` at `w` and returns the new end (a loop for short runs: see csv-pages.ts copyRange). */
+function copyRange(src: Uint8Array, from: number, to: number, dst: Buffer, w: number): number {
+  if (to - from > 1024) {
+    dst.set(src.subarray(from, to), w);
+    return w + to - from;
+  }
+  for (let k = from; k < to; k++) dst[w++] = src[k];
+  return w;
+}
+
+/**
+ * Rewrites the service's COPY CSV stream (`COPY … TO STDOUT (FORMAT csv, HEADER true)`) into
+ * exactly the bytes the CSV page path writes for the same rows (csv-pages.ts), piece by piece as
+ * it arrives: the header line dropped (the caller writes its own), a field PostgreSQL quotes in a
+ * record literal but not in COPY (spaces, `\`, parentheses: timestamps, most text) quoted, and a
+ * null written as the null token where an empty cell would read back as a column default, or
+ * everywhere with `--null`. Values are PostgreSQL's text output either way.
+ * Example: `const rw = copyCsvRewriter(table, ['id', 'name']); out(rw.push(chunk)); rw.end();`
+ */
+export interface CopyCsvRewriter {
+  /** The complete rows so far as output bytes; a row cut by the piece's end waits for the next piece. */
+  push(chunk: Uint8Array): Uint8Array;
+  /** Checks that the stream ended on a row's end. */
+  end(): void;
+  /** Rows written (the header not counted). */
+  readonly rows: number;
+}
+
+export function copyCsvRewriter(table: TableDef, columns: string[], nullToken: string | undefined): CopyCsvRewriter {
+  const byName = new Map(table.columns.map((c) => [c.name, c]));
+  const token = Buffer.from(csvCell(nullToken ?? DEFAULT_NULL_TOKEN));
+  const rewrite = columns.map((name) => {
+    const col = byName.get(name);
+    return nullToken !== undefined || (col !== undefined && knownDefault(col) !== null);
+  });
+  const malformed = (why: string) => new ExportError(`the service's COPY CSV is malformed: ${why}`, 502, 'PGRST000');
+  let carry: Uint8Array | null = null;
+  let header = true;
+  let rows = 0;
+
+  function push(chunk: Uint8Array): Uint8Array {
+    let buf = chunk;
+    if (carry) {
+      const joined = Buffer.allocUnsafe(carry.length + chunk.length);
+      joined.set(carry, 0);
+      joined.set(chunk, carry.length);
+      buf = joined;
+      carry = null;
+    }
+    const n = buf.length;
+    let out = Buffer.allocUnsafe(n + (n >> 2) + 64);
+    let w = 0;
+    /** Makes room for `need` more bytes. */
+    const room = (need: number) => {
+      if (w + need <= out.length) return;
+      const bigger = Buffer.allocUnsafe(Math.max(out.length * 2, w + need));
+      out.copy(bigger, 0, 0, w);
+      out = bigger;
+    };
+    // bytes from `from` on are still to be copied as they are; a row starts at `rowStart` (output `wRow`)
+    let from = 0;
+    let rowStart = 0;
+    let wRow = 0;
+    let i = 0;
+    let col = 0;
+    rows: for (;;) {
+      // a field starts at i
+      if (i >= n) break;
+      let end: number;
+      if (buf[i] === QUOTE) {
+        let j = i + 1;
+        for (;;) {
+          const q = buf.indexOf(QUOTE, j);
+          // an unclosed quote, or a quote on the last byte (closing, or the first of a doubled pair): wait for more
+          if (q < 0 || q + 1 >= n) break rows;
+          if (buf[q + 1] === QUOTE) {
+            j = q + 2;
+            continue;
+          }
+          end = q + 1;
+          break;
+        }
+      } else {
+        let k = i;
+        let quote = 0;
+        for (; k < n; k++) {
+          const c = buf[k];
+          if (c === COMMA || c === LF || c === CR) break;
+          quote |= RECORD_QUOTES[c];
+        }
+        if (k >= n) break;
+        end = k;
+        if (end === i) {
+          if (rewrite[col]) {
+            room(i - from + token.length);
+            w = copyRange(buf, from, i, out, w);
+            for (let t = 0; t < token.length; t++) out[w++] = token[t];
+            from = i;
+          }
+        } else if (quote) {
+          room(end - from + 2);
+          w = copyRange(buf, from, i, out, w);
+          out[w++] = QUOTE;
+          w = copyRange(buf, i, end, out, w);
+          out[w++] = QUOTE;
+          from = end;
+        }
+      }
+      i = end!;
+      const c = buf[i];
+      if (c === COMMA) {
+        col++;
+        i++;
+        continue;
+      }
+      if (c === CR) {
+        // COPY writes `\n`; a `\r\n` line end is read too, and written as `\n`
+        if (i + 1 >= n) break;
+        if (buf[i + 1] !== LF) throw malformed(`a carriage return outside quotes (row ${rows + 1})`);
+        room(i - from + 1);
+        w = copyRange(buf, from, i, out, w);
+        from = i + 1;
+        i++;
+      }
+      if (buf[i] !== LF) throw malformed(`text after a closing quote (row ${rows + 1})`);
+      i++;
+      col = 0;
+      if (header) {
+        // the service's header line: the caller writes the same names itself
+        header = false;
+        from = i;
+        w = wRow;
+      } else rows++;
+      rowStart = i;
+      room(rowStart - from);
+      w = copyRange(buf, from, rowStart, out, w);
+      from = rowStart;
+      wRow = w;
+    }
+    if (rowStart < n) carry = Buffer.from(buf.subarray(rowStart));
+    return out.subarray(0, wRow);
+  }
+
+  return {
+    push,
+    end() {
+      if (carry && carry.length) throw malformed('the last row has no line end (the transfer was cut off?)');
+      if (header) throw malformed('no header line');
+    },
+    get rows() {
+      return rows;
+    },
+  };
+}

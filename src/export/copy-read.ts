@@ -1,0 +1,69 @@
+import { compileQuery } from '../grammar/compile.js';
+import type { Query } from '../grammar/types.js';
+import { COPY_CSV } from '../import/copy-transcode.js';
+import { faultOf, type Transport } from '../import/transport.js';
+import type { TableDef } from '../schema/catalog.js';
+import { copyCsvRewriter } from './copy-csv.js';
+import { ExportError, exportOrder } from './pages.js';
+import { csvLines, type TextSink } from './writers.js';
+
+export interface CopyReadOptions {
+  transport: Transport;
+  table: TableDef;
+  query: Query;
+  /** The header's column names (as the page path writes them). */
+  columns: string[];
+  out: TextSink;
+  nullToken?: string;
+  signal?: AbortSignal;
+  onPage?: (rowsSoFar: number) => void;
+}
+
+/**
+ * A CSV export as one COPY read (our service's `Accept: application/vnd.catalog.copy+csv`): the
+ * whole result streamed, rewritten piece by piece into the bytes the page path writes
+ * (copy-csv.ts) and written straight out. Returns the rows written, or null without writing
+ * anything when the service does not offer it — 406 (PostgREST, an older catalog, a read its
+ * db-max-rows would cap), 415, or another media type answered — so the caller pages instead.
+ * Rows come in the order paging would give them (the key as a tie-breaker).
+ */
+export async function copyRead(opts: CopyReadOptions): Promise<number | null> {
+  const { transport, table } = opts;
+  if (!transport.stream) return null;
+  const query: Query = { ...opts.query, order: exportOrder(table, opts.query) };
+  const res = await transport.stream({ method: 'GET', path: `/${table.name}`, query: compileQuery(query), headers: { Accept: COPY_CSV } });
+  const type = (res.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+  if (res.status === 406 || res.status === 415 || (res.status < 300 && type !== COPY_CSV)) {
+    res.cancel();
+    return null;
+  }
+  if (res.status >= 300) {
+    const f = faultOf({ status: res.status, headers: res.headers, body: await res.text() });
+    throw new ExportError(`reading ${table.name} failed: ${f.message}${f.details ? ` (${f.details})` : ''}`, res.status, f.code);
+  }
+  await opts.out.write(csvLines([opts.columns]));
+  const rewriter = copyCsvRewriter(table, opts.columns, opts.nullToken);
+  const pieces = res.body[Symbol.asyncIterator]();
+  let complete = false;
+  try {
+    for (;;) {
+      let next: IteratorResult<Uint8Array>;
+      try {
+        next = await pieces.next();
+      } catch (err) {
+        // the transfer was cut off: the service hit an error after rows went out (see its copy-out.ts)
+        throw new ExportError(`reading ${table.name} failed after ${rewriter.rows} rows: the service ended the transfer early (${(err as Error).message})`, 502, 'PGRST000');
+      }
+      if (next.done) break;
+      if (opts.signal?.aborted) return rewriter.rows;
+      const bytes = rewriter.push(next.value);
+      if (bytes.length) await opts.out.write(bytes);
+      opts.onPage?.(rewriter.rows);
+    }
+    complete = true;
+  } finally {
+    if (!complete) res.cancel();
+  }
+  rewriter.end();
+  return rewriter.rows;
+}
