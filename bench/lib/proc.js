@@ -51,12 +51,13 @@ export function tail(text, n = 1) {
 
 /**
  * Runs a command to completion and measures it.
- * Returns { ms, code, stdout, stderr, peakKb }. stdout goes to `stdoutFile` when given.
+ * Returns { ms, code, stdout, stderr, peakKb, cpuMs } (cpuMs: user + system, with GNU time only).
+ * stdout goes to `stdoutFile` when given.
  */
 export function runTimed(cmd, args, opts = {}) {
   const { env, cwd, stdoutFile, timeoutMs = 3_600_000 } = opts;
   const timeFile = join(tmpdir(), `bench-time-${process.pid}-${Math.random().toString(36).slice(2)}`);
-  const argv = hasGnuTime ? [GNU_TIME, '-f', '%M', '-o', timeFile, cmd, ...args] : [cmd, ...args];
+  const argv = hasGnuTime ? [GNU_TIME, '-f', '%M %U %S', '-o', timeFile, cmd, ...args] : [cmd, ...args];
   const outFd = stdoutFile ? openSync(stdoutFile, 'w') : null;
   return new Promise((resolve) => {
     const started = process.hrtime.bigint();
@@ -86,17 +87,20 @@ export function runTimed(cmd, args, opts = {}) {
       if (poll) clearInterval(poll);
       if (outFd !== null) closeSync(outFd);
       let peakKb = polledKb || null;
+      let cpuMs = null;
       if (hasGnuTime) {
         try {
           const lines = readFileSync(timeFile, 'utf8').trim().split('\n');
-          peakKb = Number(lines[lines.length - 1]) || null;
+          const [kb, user, sys] = lines[lines.length - 1].split(' ').map(Number);
+          peakKb = kb || null;
+          cpuMs = Number.isFinite(user + sys) ? Math.round((user + sys) * 1000) : null;
           // GNU time writes "Command exited with non-zero status N" first; drop it from stderr.
         } catch {
           peakKb = null;
         }
         rmSync(timeFile, { force: true });
       }
-      resolve({ ms, code: code ?? (signal ? 128 : 1), signal, stdout, stderr, peakKb });
+      resolve({ ms, code: code ?? (signal ? 128 : 1), signal, stdout, stderr, peakKb, cpuMs });
     });
   });
 }

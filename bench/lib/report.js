@@ -62,6 +62,18 @@ function absolute({ scenario, store, r, text, bound, unitText }) {
   return { scenario, store, catalog: na ?? text, peer: '—', peerFigure: '—', ratio: '—', target: bound === undefined ? '—' : `≤ ${unitText}`, met };
 }
 
+/** `a / b / c` of CPU medians (ms) for `${prefix}.${side}.${n}`, or null when none was measured. */
+function cpuText(R, prefix, n, sides, fmt = fmtMs) {
+  const parts = sides.map((side) => R.get(`${prefix}.${side}.${n}`));
+  if (parts.every((p) => !p || p.na)) return null;
+  return parts.map((p) => (p && !p.na ? fmt(p.value) : '?')).join(' / ');
+}
+
+/** A row of CPU figures (no ratio, no target): where the cores went in a scenario. */
+function cpuRow(scenario, store, text, peer, peerText) {
+  return { scenario, store, catalog: text, peer: peer ?? '—', peerFigure: peerText ?? '—', ratio: '—', target: '—', met: '' };
+}
+
 /** Every table line for the options that ran. */
 export function buildRows(R, o) {
   const rows = [];
@@ -89,6 +101,8 @@ export function buildRows(R, o) {
         }
         const peak = R.get(`${s}.import.catalog.peak.${n}`);
         rows.push(absolute({ scenario: `import ${fmtRows(n)}: peak RSS of the import process`, store, r: peak, text: peak?.value ? fmtKb(peak.value) + viaImport : '', bound: n >= 1e6 ? 200 * 1024 : undefined, unitText: '200 MB' }));
+        const cpu = s === 'pg' ? cpuText(R, 'pg.import.cpu', n, ['client', 'service', 'db']) : null;
+        if (cpu) rows.push(cpuRow(`import ${fmtRows(n)}: CPU time, import / service / PostgreSQL`, store, cpu, 'psql \\copy: psql / PostgreSQL', cpuText(R, 'pg.import.psql.cpu', n, ['client', 'db'])));
         const svc = R.get(`${s}.import.service.peak.${n}`);
         if (svc) rows.push(absolute({ scenario: `import ${fmtRows(n)}: peak RSS of the service`, store, r: svc, text: svc.value ? fmtKb(svc.value) : '' }));
         const m = R.get(`${s}.merge.catalog.${n}`);
@@ -119,6 +133,8 @@ export function buildRows(R, o) {
           peer: s === 'pg' ? 'psql' : '—',
           peerFigure: s === 'pg' ? (naText(ppeak) ?? fmtKb(ppeak.value)) : '—',
         });
+        const cpu = s === 'pg' ? cpuText(R, 'pg.export.cpu', n, ['client', 'service', 'db']) : null;
+        if (cpu) rows.push(cpuRow(`export ${fmtRows(n)}: CPU time, export / service / PostgreSQL`, store, cpu, 'psql: psql / PostgreSQL', cpuText(R, 'pg.export.psql.cpu', n, ['client', 'db'])));
       }
     }
     if (o.rows.length > 1) {
@@ -189,6 +205,8 @@ export function buildRows(R, o) {
       catalogText: naText(w2) ?? `${fmtRate(w2.value)} req/s${R.extra.get('via.workers') === 'cluster' ? ' (cluster driver)' : ''}`, peer: '--workers 1', peerR: w1,
       peerText: naText(w1) ?? `${fmtRate(w1?.value)} req/s`, kind: 'times', target: { min: 1.5 },
     }));
+    const cores = (w) => cpuText(R, `pg.load.workers${w}.cores`, 'x', ['service', 'db', 'bench'], (v) => v.toFixed(2));
+    if (cores(2)) rows.push(cpuRow('--workers 2 vs 1: cores busy, service / PostgreSQL / load generator', 'PostgreSQL', cores(2), '--workers 1', cores(1)));
   }
 
   if (on('coldstart')) {

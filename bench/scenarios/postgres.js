@@ -10,6 +10,7 @@ import { load, sequentialLatency } from '../lib/http.js';
 import { runsFor } from '../lib/options.js';
 import { analyzeTracks, countTracks, psqlCopyIn, psqlCopyOut, truncateTracks } from '../lib/postgres.js';
 import { assertOk, runTimed, treePeakRssKb, which } from '../lib/proc.js';
+import { cpuDuring, postmasterPid } from '../lib/cpu.js';
 import { cliHasFlag, ROOT, startCatalog, startClusterDriver, startMinimal } from '../lib/service.js';
 import { LIST_QUERIES } from '../lib/report.js';
 import { PAGE_PATH } from '../lib/page.js';
@@ -39,6 +40,11 @@ async function ensureLoaded(ctx, n) {
   await analyzeTracks(ctx.pgUrl);
 }
 
+/** Records CPU figures `{ side: ms }` as `${prefix}.${side}.${n}` (missing ones are skipped). */
+function addCpu(R, prefix, n, sides) {
+  for (const [side, v] of Object.entries(sides)) if (v !== null && v !== undefined) R.add(`${prefix}.${side}.${n}`, v);
+}
+
 /** csvsql (csvkit) is compared up to this many rows. */
 const CSVSQL_MAX_ROWS = 100_000;
 
@@ -56,7 +62,11 @@ export async function postgresSize(ctx, n) {
       ctx.log(`PostgreSQL ${n} rows, run ${run}/${runs}`);
       if (o.only.includes('import')) {
         await truncateTracks(pgUrl);
-        await R.attempt(`pg.import.psql.${n}`, async () => R.add(`pg.import.psql.${n}`, (await psqlCopyIn(pgUrl, file)).ms));
+        await R.attempt(`pg.import.psql.${n}`, async () => {
+          const { result, cpu } = await cpuDuring({ db: postmasterPid() }, () => psqlCopyIn(pgUrl, file));
+          R.add(`pg.import.psql.${n}`, result.ms);
+          addCpu(R, `pg.import.psql.cpu`, n, { client: result.cpuMs, db: cpu.db });
+        });
 
         await truncateTracks(pgUrl);
         await R.attempt([`pg.import.direct.${n}`, `pg.merge.direct.${n}`], async () => {
@@ -79,7 +89,8 @@ export async function postgresSize(ctx, n) {
         await analyzeTracks(pgUrl);
         if (service) {
           await R.attempt([`pg.import.catalog.${n}`, `pg.import.catalog.peak.${n}`, `pg.merge.catalog.${n}`], async () => {
-            const first = await catalogImport(file, service.url, ctx.scratch);
+            const { result: first, cpu } = await cpuDuring({ service: service.pid, db: postmasterPid() }, () => catalogImport(file, service.url, ctx.scratch));
+            addCpu(R, 'pg.import.cpu', n, { client: first.cpuMs, service: cpu.service, db: cpu.db });
             const got = await countTracks(pgUrl);
             if (got !== n) throw new Error(`imported ${got} of ${n} rows`);
             R.add(`pg.import.catalog.${n}`, first.ms);
@@ -98,14 +109,16 @@ export async function postgresSize(ctx, n) {
         const out = join(ctx.scratch, 'export-catalog.csv');
         if (service) {
           await R.attempt([`pg.export.catalog.${n}`, `pg.export.catalog.peak.${n}`], async () => {
-            const res = await catalogExport(out, service.url);
+            const { result: res, cpu } = await cpuDuring({ service: service.pid, db: postmasterPid() }, () => catalogExport(out, service.url));
+            addCpu(R, 'pg.export.cpu', n, { client: res.cpuMs, service: cpu.service, db: cpu.db });
             R.add(`pg.export.catalog.${n}`, res.ms);
           if (res.via === 'engine') R.note('via.export', 'engine');
             R.add(`pg.export.catalog.peak.${n}`, res.peakKb);
           });
         }
         await R.attempt([`pg.export.psql.${n}`, `pg.export.psql.${n}.peak`], async () => {
-          const res = await psqlCopyOut(pgUrl, join(ctx.scratch, 'export-psql.csv'));
+          const { result: res, cpu } = await cpuDuring({ db: postmasterPid() }, () => psqlCopyOut(pgUrl, join(ctx.scratch, 'export-psql.csv')));
+          addCpu(R, 'pg.export.psql.cpu', n, { client: res.cpuMs, db: cpu.db });
           R.add(`pg.export.psql.${n}`, res.ms);
           R.add(`pg.export.psql.${n}.peak`, res.peakKb);
         });
@@ -175,7 +188,13 @@ export async function postgresService(ctx, n) {
       await R.attempt(`pg.load.workers${w}`, async () => {
         const svc = viaCli ? await startCatalog({ databaseUrl: pgUrl, workers: w }) : await startClusterDriver({ databaseUrl: pgUrl, workers: w });
         try {
-          for (let run = 1; run <= o.runs; run++) R.add(`pg.load.workers${w}`, (await load(svc.url + PAGE_PATH, { seconds: o.loadSeconds })).rps);
+          for (let run = 1; run <= o.runs; run++) {
+            const { result, cpu } = await cpuDuring({ service: svc.pid, db: postmasterPid() }, () => load(svc.url + PAGE_PATH, { seconds: o.loadSeconds }));
+            R.add(`pg.load.workers${w}`, result.rps);
+            // cores kept busy over the load window (the probe request and set-up are noise here)
+            const per = o.loadSeconds * 1000;
+            addCpu(R, `pg.load.workers${w}.cores`, 'x', { service: cpu.service / per, db: cpu.db / per, bench: cpu.bench / per });
+          }
         } finally {
           await svc.stop();
         }
