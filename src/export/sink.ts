@@ -10,7 +10,8 @@ import type { TextSink } from './writers.js';
  */
 export function fileSink(path: string): TextSink & { commit(): Promise<void>; abort(): Promise<void> } {
   const tmp = `${path}.${randomBytes(4).toString('hex')}.partial`;
-  const stream = createWriteStream(tmp);
+  // a high-water mark above one piece of a COPY read (64 KB), so writing overlaps reading the next
+  const stream = createWriteStream(tmp, { highWaterMark: 1 << 20 });
   let failed: Error | null = null;
   stream.on('error', (err) => {
     failed = err;

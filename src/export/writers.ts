@@ -1,4 +1,3 @@
-import { stringify as yamlText } from 'yaml';
 import type { ColumnDef, TableDef } from '../schema/catalog.js';
 import { DEFAULT_NULL_TOKEN } from '../import/coerce.js';
 import { knownDefault } from '../import/existing.js';
@@ -110,7 +109,9 @@ export function exportWriter(format: InputFormat, out: TextSink, opts: WriterOpt
         async write(rows) {
           if (!rows.length) return;
           count += rows.length;
-          await out.write(yamlText(rows, { lineWidth: 0, aliasDuplicateObjects: false }));
+          // loaded here only: the yaml package costs ≈70 ms to load, which every CSV export paid
+          const { stringify } = await import('yaml');
+          await out.write(stringify(rows, { lineWidth: 0, aliasDuplicateObjects: false }));
         },
         async end() {
           if (count === 0) await out.write('[]\n');
