@@ -28,8 +28,10 @@ import { ImportError, type InputFormat, type SourceRecord } from './types.js';
 export type DedupePolicy = 'last' | 'first' | 'error';
 export const DEDUPE_POLICIES: readonly DedupePolicy[] = ['last', 'first', 'error'];
 
-/** Defaults: 1,000 rows or 4 MB a batch (whichever first), 3 batches in flight. */
+/** Defaults: 1,000 rows (5,000 as COPY bodies) or 4 MB a batch (whichever first), 3 batches in flight. */
 export const DEFAULT_BATCH_ROWS = 1000;
+/** The default when the service takes COPY bodies (our own service): 5,000 rows (still ≤ 4 MB). */
+export const DEFAULT_COPY_BATCH_ROWS = 5000;
 export const DEFAULT_BATCH_BYTES = 4 * 1024 * 1024;
 export const DEFAULT_CONCURRENCY = 3;
 
@@ -447,6 +449,9 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
       const res = await transport.send({ method: 'POST', path: `/${table.name}`, query: copyQuery, headers: { 'Content-Type': COPY_CSV, Prefer: preferCopy }, body: head });
       if (res.status >= 200 && res.status < 300) {
         copyHead = head;
+        // COPY bodies carry no per-row JSON or lookups: larger batches halve the per-request cost
+        // (commits, round trips; on PGlite a quarter of its CPU per 100k rows)
+        if (opts.batchRows === undefined) limits.rows = DEFAULT_COPY_BATCH_ROWS;
       } else {
         const f = faultOf(res);
         if (!((res.status === 400 || res.status === 415) && (f.code === 'PGRST102' || f.code === 'PGRST107' || f.code.startsWith('HTTP')))) throw new BatchError(f);

@@ -91,7 +91,9 @@ function directCopyAllowed(planned: Planned): boolean {
  * (no temporary table, no INSERT … SELECT). Any error (a key that exists, a bad value) rolls the
  * savepoint back and returns null: the caller then runs the staging path, which gives that
  * request exactly the outcome and error it had before. Rows that conflict make this attempt cost
- * the rows before the first conflict; an all-conflicts batch fails on its first row.
+ * the rows before the first conflict; an all-conflicts batch fails on its first row. A row lock
+ * held by another transaction makes it give up after 200 ms (`lock_timeout`), so it never waits
+ * in a cycle with another writer: upserts keep their promise of no deadlocks.
  */
 async function copyDirect(
   tx: Queryable,
@@ -102,6 +104,10 @@ async function copyDirect(
 ): Promise<WriteResult | null> {
   if (!tx.copyCsv) return null;
   await tx.query('SAVEPOINT pgrst_copy_direct');
+  // COPY writes rows in body order, not in key order as the upsert does: rather than wait on a
+  // row another transaction is writing (and maybe deadlock with an upsert that would then fail),
+  // give up at once and take the ordered path. Undone with the savepoint, or ends with the commit.
+  await tx.query(`SELECT set_config('lock_timeout', '200ms', true)`);
   let n: number;
   try {
     n = await tx.copyCsv(tableRef(schema, plan.table), plan.columns.map((c) => ident(c.name)), body);

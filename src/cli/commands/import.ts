@@ -51,7 +51,7 @@ export function defineImport(ctx: Context, table: TableDef): Command {
     .option('--map <header=field>', 'map a source header to a field, repeatable ("Release Title=release_title")', collect)
     .option('--ignore-unknown', 'skip (and report) headers that match no field instead of failing')
     .option('--null <token>', 'cell text meaning null (default \\N); export writes the same')
-    .option('--batch-size <rows>', 'rows per request (default 1000; halved automatically on 413)')
+    .option('--batch-size <rows>', 'rows per request (default 1000, or 5000 when the service takes COPY bodies; halved automatically on 413)')
     .option('--batch-bytes <size>', 'largest request body, e.g. 4MB (default 4MB)')
     .option('--concurrency <n>', 'requests in flight (default 3)')
     .option('--rejects <file>', 'where rejected rows go (default <file>.rejects.csv beside the input)')
