@@ -205,6 +205,58 @@ export class CatalogClient {
   }
 }
 
+/**
+ * A response body's pieces as they arrive, each as node:http received it. The stream's own async
+ * iterator reads with `read()`, which joins every piece buffered meanwhile into a new buffer (a
+ * copy of most of the body when the reader is slower than the socket); here a few pieces wait in
+ * a queue instead, and the socket is paused while they do. A body cut off throws.
+ */
+async function* piecesOf(res: IncomingMessage): AsyncGenerator<Uint8Array> {
+  const queue: Buffer[] = [];
+  let ended = false;
+  let failed: Error | null = null;
+  let wake: (() => void) | null = null;
+  const notify = () => {
+    const w = wake;
+    wake = null;
+    w?.();
+  };
+  res.on('data', (chunk: Buffer) => {
+    queue.push(chunk);
+    if (queue.length >= 16) res.pause();
+    notify();
+  });
+  res.on('end', () => {
+    ended = true;
+    notify();
+  });
+  res.on('error', (err) => {
+    failed = err;
+    notify();
+  });
+  res.on('close', () => {
+    if (!res.complete) failed ??= timeoutError('ECONNRESET', 'the connection closed before the whole response arrived');
+    notify();
+  });
+  try {
+    for (;;) {
+      const chunk = queue.shift();
+      if (chunk) {
+        if (queue.length < 4 && res.isPaused()) res.resume();
+        yield chunk;
+        continue;
+      }
+      if (failed) throw failed;
+      if (ended) return;
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+      });
+    }
+  } finally {
+    res.removeAllListeners('data');
+  }
+}
+
 /** One exchange whose body is read as it arrives (see CatalogClient.stream). */
 function openStream(request: Transport['request'], url: string, options: RequestOptions, body: string | Uint8Array | undefined): Promise<HttpStream> {
   return new Promise<HttpStream>((resolve, reject) => {
@@ -213,14 +265,10 @@ function openStream(request: Transport['request'], url: string, options: Request
       clearTimeout(connectTimer);
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(res.headersDistinct)) if (v) headers[k] = v.join(', ');
-      async function* pieces(): AsyncGenerator<Uint8Array> {
-        for await (const chunk of res) yield chunk as Buffer;
-        if (!res.complete) throw timeoutError('ECONNRESET', 'the connection closed before the whole response arrived');
-      }
       resolve({
         status: res.statusCode ?? 0,
         headers,
-        body: pieces(),
+        body: piecesOf(res),
         async text() {
           const chunks: Buffer[] = [];
           for await (const chunk of res) chunks.push(chunk as Buffer);
