@@ -4,7 +4,7 @@ import type { Reply } from './exchange.js';
 import { COPY_CSV } from './payload.js';
 import { type Planned, rootWindow } from './plan.js';
 import { contentLocation } from './response.js';
-import { buildCopyRead } from './sql.js';
+import { buildCopyRead, tableRef } from './sql.js';
 
 /**
  * Our extension for bulk reads: a GET with `Accept: application/vnd.catalog.copy+csv` answers
@@ -129,6 +129,7 @@ export async function copyOutReply(store: Store, planned: Planned, maxRows: numb
   }
   if (!store.copyCsvOut) throw notAvailable('This store cannot run COPY TO.');
   const select = buildCopyRead(plan, store.schema);
+  if (store.kind === 'pglite') await boundedForPGlite(store, planned);
   const headers: Record<string, string> = {
     'content-location': contentLocation(request.table.name, request.search),
     'content-type': COPY_CT,
@@ -147,6 +148,28 @@ export async function copyOutReply(store: Store, planned: Planned, maxRows: numb
   const first = await relay.next();
   const stream = first.done ? emptyStream() : pieces(relay, first.value);
   return { status: 200, headers, body: null, stream };
+}
+
+/**
+ * Rows a COPY read may have on PGlite. PGlite makes a COPY's whole output in its WebAssembly
+ * memory, which grows by about twice the output and never shrinks (300k tracks: +266 MB that
+ * stayed): up to this many rows (≈25 MB of tracks) that is a bounded, one-off cost.
+ */
+export const PGLITE_COPY_ROWS = 50_000;
+
+/**
+ * On PGlite, a COPY read of a table with more rows than PGLITE_COPY_ROWS must ask for at most that
+ * many (else 406: the client pages). The table's rows are counted, not the read's (filters and
+ * order could make that a whole scan and sort): counting stops after one row too many.
+ */
+async function boundedForPGlite(store: Store, planned: Planned): Promise<void> {
+  const asked = rootWindow(planned.request.query, planned.request.range);
+  if (asked.limit !== undefined && asked.limit <= PGLITE_COPY_ROWS) return;
+  const table = tableRef(store.schema, planned.request.table);
+  const r = await store.query<{ n: number | string }>(`SELECT count(*) AS n FROM (SELECT 1 FROM ${table} LIMIT ${PGLITE_COPY_ROWS + 1}) AS _c`);
+  if (Number(r.rows[0]?.n ?? 0) > PGLITE_COPY_ROWS) {
+    throw notAvailable(`The embedded store (PGlite) makes a COPY's whole output in memory: ask for at most ${PGLITE_COPY_ROWS} rows with limit=, or page with application/json or text/csv.`);
+  }
 }
 
 async function* emptyStream(): AsyncGenerator<Uint8Array> {}

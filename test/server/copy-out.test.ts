@@ -2,6 +2,7 @@ import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/server/app.js';
 import { type RunningServer, startServer } from '../../src/server/listen.js';
+import { PGLITE_COPY_ROWS } from '../../src/server/copy-out.js';
 import { COPY_CSV } from '../../src/server/payload.js';
 import type { Store } from '../../src/store/store.js';
 import { STORE_KINDS, disposeStore } from '../support/stores.js';
@@ -107,6 +108,26 @@ for (const { kind, make, skip } of STORE_KINDS) {
       const ok = await send(capped, 'GET', '/releases?select=id&limit=5&order=id', { headers: ACCEPT });
       expect(ok.status).toBe(200);
       expect(ok.text.trim().split('\n')).toEqual(['id', ...R.slice(0, 5)]);
+    });
+
+    it('on PGlite, a table over PGLITE_COPY_ROWS rows is read by COPY only with a limit up to it (its whole output is made in memory)', async () => {
+      await store.query(`insert into tracks (track_title) select 'T' || i from generate_series(1, ${PGLITE_COPY_ROWS + 1}) as i`);
+      try {
+        const whole = await send(app, 'GET', '/tracks?select=track_title', { headers: ACCEPT });
+        const limited = await send(app, 'GET', `/tracks?select=track_title&limit=${PGLITE_COPY_ROWS}`, { headers: ACCEPT });
+        expect(limited.status).toBe(200);
+        expect(limited.text.split('\n')).toHaveLength(PGLITE_COPY_ROWS + 2);
+        if (kind === 'pglite') {
+          expect(whole.status).toBe(406);
+          expect(whole.json.code).toBe('PGRST107');
+          expect(whole.json.details).toMatch(/PGlite/);
+        } else {
+          expect(whole.status).toBe(200);
+          expect(whole.text.split('\n')).toHaveLength(PGLITE_COPY_ROWS + 3);
+        }
+      } finally {
+        await store.query('delete from tracks');
+      }
     });
 
     it('over a socket: a large read arrives whole, chunked, in order', async () => {
