@@ -1,3 +1,5 @@
+import { parse } from 'csv-parse/sync';
+import { stringify } from 'csv-stringify/sync';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CopyTranscoder, fieldPlans, MALFORMED, MORE, NEEDS_JSON, OK, OVERFLOW, RAGGED, REFUSED, validJson } from '../../src/import/copy-transcode.js';
@@ -62,6 +64,45 @@ describe('CSV → COPY transcoder', () => {
     expect(tc.record(buf, 0, buf.length, false, Buffer.alloc(100), 0)).toBe(MORE);
     const full = Buffer.from('abcdefghij\n');
     expect(tc.record(full, 0, full.length, false, Buffer.alloc(4), 0)).toBe(OVERFLOW);
+  });
+
+  it('property: finds the same records and lines as csv-parse, wherever the input is cut (MORE) ', () => {
+    // three text columns (passed through byte for byte): the COPY lines must parse to the cells written
+    const resolver = new FieldResolver(table('artists'));
+    const plans = fieldPlans(['stage_name', 'biography', 'city'].map((h) => resolver.resolve(h)), null);
+    const cell = fc.string({ unit: fc.constantFrom('a', 'b', ',', '"', '\n', '\r', ' ', 'é', '日', '\\', '.'), minLength: 1, maxLength: 12 });
+    fc.assert(
+      fc.property(fc.array(fc.tuple(cell, cell, cell), { minLength: 1, maxLength: 12 }), fc.array(fc.nat(400), { maxLength: 6 }), fc.boolean(), (rows, cutsRaw, crlf) => {
+        // (a CR or LF in a cell is always quoted: unquoted, either ends a line for COPY)
+        const csv = Buffer.from(stringify(rows, { record_delimiter: crlf ? '\r\n' : '\n', quoted_match: /[\r\n]/ }));
+        const cuts = [...new Set(cutsRaw.map((c) => c % (csv.length + 1)))].sort((a, b) => a - b);
+        const tc = new CopyTranscoder(plans, null, 0);
+        const out = Buffer.alloc(1 << 16);
+        let o = 0;
+        let p = 0;
+        let lines = 0;
+        let records = 0;
+        // the input arrives in pieces: each cut is where the data read so far ends
+        for (const end of [...cuts, csv.length]) {
+          const eof = end === csv.length;
+          while (p < end) {
+            const status = tc.record(csv, p, end, eof, out, o);
+            if (status === MORE) break;
+            expect(status).toBe(OK);
+            o = tc.outEnd;
+            lines += tc.lines;
+            records++;
+            p = tc.next;
+          }
+        }
+        expect(records).toBe(rows.length);
+        expect(lines).toBe(rows.reduce((sum, r) => sum + 1 + r.join('').split('\n').length - 1, 0));
+        const back = parse(out.subarray(0, o), { record_delimiter: '\n' }) as string[][];
+        // an empty unquoted COPY cell would be NULL: the cells here are never empty
+        expect(back).toEqual(rows.map((r) => [...r]));
+      }),
+      { numRuns: 400 },
+    );
   });
 
   it('validJson agrees with JSON.parse, in plain and CSV-quoted form', () => {
