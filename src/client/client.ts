@@ -257,12 +257,28 @@ async function* piecesOf(res: IncomingMessage): AsyncGenerator<Uint8Array> {
   }
 }
 
+/**
+ * A request's time limits: IDLE_TIMEOUT_MS of silence, and CONNECT_TIMEOUT_MS to connect a new
+ * socket (a pooled one is already connected); either calls `fail`. Returns what clears the
+ * connect timer.
+ */
+function timeouts(req: NodeRequest, fail: (err: Error) => void): () => void {
+  let connectTimer: NodeJS.Timeout | undefined;
+  req.setTimeout(IDLE_TIMEOUT_MS, () => fail(timeoutError('ETIMEDOUT', `no answer for ${IDLE_TIMEOUT_MS / 1000} s`)));
+  req.on('socket', (socket) => {
+    if (!socket.connecting) return;
+    connectTimer = setTimeout(() => fail(timeoutError('ETIMEDOUT', `could not connect within ${CONNECT_TIMEOUT_MS / 1000} s`)), CONNECT_TIMEOUT_MS);
+    socket.once(typeof (socket as { encrypted?: boolean }).encrypted === 'boolean' ? 'secureConnect' : 'connect', () => clearTimeout(connectTimer));
+  });
+  return () => clearTimeout(connectTimer);
+}
+
 /** One exchange whose body is read as it arrives (see CatalogClient.stream). */
 function openStream(request: Transport['request'], url: string, options: RequestOptions, body: string | Uint8Array | undefined): Promise<HttpStream> {
   return new Promise<HttpStream>((resolve, reject) => {
-    let connectTimer: NodeJS.Timeout | undefined;
+    let clearConnect = () => {};
     const req: NodeRequest = request(url, options, (res: IncomingMessage) => {
-      clearTimeout(connectTimer);
+      clearConnect();
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(res.headersDistinct)) if (v) headers[k] = v.join(', ');
       resolve({
@@ -278,17 +294,12 @@ function openStream(request: Transport['request'], url: string, options: Request
       });
     });
     const fail = (err: Error) => {
-      clearTimeout(connectTimer);
+      clearConnect();
       req.destroy(err);
       reject(err);
     };
     req.on('error', fail);
-    req.setTimeout(IDLE_TIMEOUT_MS, () => fail(timeoutError('ETIMEDOUT', `no answer for ${IDLE_TIMEOUT_MS / 1000} s`)));
-    req.on('socket', (socket) => {
-      if (!socket.connecting) return;
-      connectTimer = setTimeout(() => fail(timeoutError('ETIMEDOUT', `could not connect within ${CONNECT_TIMEOUT_MS / 1000} s`)), CONNECT_TIMEOUT_MS);
-      socket.once(typeof (socket as { encrypted?: boolean }).encrypted === 'boolean' ? 'secureConnect' : 'connect', () => clearTimeout(connectTimer));
-    });
+    clearConnect = timeouts(req, fail);
     if (body !== undefined) req.setHeader('content-length', String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength));
     req.end(body);
   });
@@ -306,9 +317,9 @@ function send(
 ): Promise<ClientResponse> {
   return new Promise<ClientResponse>((resolve, reject) => {
     let req: NodeRequest;
-    let connectTimer: NodeJS.Timeout | undefined;
+    let clearConnect = () => {};
     const fail = (err: Error) => {
-      clearTimeout(connectTimer);
+      clearConnect();
       req.destroy();
       reject(err);
     };
@@ -320,7 +331,7 @@ function send(
         if (!res.complete) fail(timeoutError('ECONNRESET', 'the connection closed before the whole response arrived'));
       });
       res.on('end', () => {
-        clearTimeout(connectTimer);
+        clearConnect();
         const headers: Record<string, string> = {};
         for (const [k, v] of Object.entries(res.headersDistinct)) if (v) headers[k] = v.join(', ');
         const bytes = Buffer.concat(chunks);
@@ -337,13 +348,7 @@ function send(
       });
     });
     req.on('error', fail);
-    req.setTimeout(IDLE_TIMEOUT_MS, () => fail(timeoutError('ETIMEDOUT', `no answer for ${IDLE_TIMEOUT_MS / 1000} s`)));
-    req.on('socket', (socket) => {
-      // A pooled socket is already connected; a new one gets CONNECT_TIMEOUT_MS to connect.
-      if (!socket.connecting) return;
-      connectTimer = setTimeout(() => fail(timeoutError('ETIMEDOUT', `could not connect within ${CONNECT_TIMEOUT_MS / 1000} s`)), CONNECT_TIMEOUT_MS);
-      socket.once(typeof (socket as { encrypted?: boolean }).encrypted === 'boolean' ? 'secureConnect' : 'connect', () => clearTimeout(connectTimer));
-    });
+    clearConnect = timeouts(req, fail);
     req.end(body);
   });
 }

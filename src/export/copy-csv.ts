@@ -1,7 +1,9 @@
 import type { TableDef } from '../schema/catalog.js';
 import { DEFAULT_NULL_TOKEN } from '../import/coerce.js';
 import { knownDefault } from '../import/existing.js';
-import { ExportError } from './pages.js';
+import { COPY_CSV } from '../import/copy-transcode.js';
+import type { CsvPage } from './csv-pages.js';
+import { ExportError, type PageFormat } from './pages.js';
 import { csvCell } from './writers.js';
 
 const QUOTE = 34;
@@ -44,9 +46,20 @@ export interface CopyCsvRewriter {
   end(): void;
   /** Rows written (the header not counted). */
   readonly rows: number;
+  /** With `keyAt`: the key of the first and of the last row written, unquoted (undefined before any). */
+  readonly firstKey: string | undefined;
+  readonly lastKey: string | undefined;
+  /** With `keyAt`: where the first row's output ends, in the output of the push that wrote it. */
+  readonly firstRowEnd: number;
 }
 
-export function copyCsvRewriter(table: TableDef, columns: string[], nullToken: string | undefined): CopyCsvRewriter {
+/** A key field's text: unquoted, quotes undoubled. */
+function keyText(buf: Uint8Array, start: number, end: number): string {
+  const s = Buffer.from(buf.buffer, buf.byteOffset + start, end - start).toString('utf8');
+  return s.charCodeAt(0) === QUOTE ? s.slice(1, -1).replaceAll('""', '"') : s;
+}
+
+export function copyCsvRewriter(table: TableDef, columns: string[], nullToken: string | undefined, keyAt = -1): CopyCsvRewriter {
   const byName = new Map(table.columns.map((c) => [c.name, c]));
   const token = Buffer.from(csvCell(nullToken ?? DEFAULT_NULL_TOKEN));
   const rewrite = columns.map((name) => {
@@ -57,6 +70,9 @@ export function copyCsvRewriter(table: TableDef, columns: string[], nullToken: s
   let carry: Uint8Array | null = null;
   let header = true;
   let rows = 0;
+  let firstKey: string | undefined;
+  let lastKey: string | undefined;
+  let firstRowEnd = 0;
 
   function push(chunk: Uint8Array): Uint8Array {
     let buf = chunk;
@@ -83,6 +99,11 @@ export function copyCsvRewriter(table: TableDef, columns: string[], nullToken: s
     let wRow = 0;
     let i = 0;
     let col = 0;
+    // the key field of the row being read, and of the last complete row
+    let keyStart = -1;
+    let keyEnd = -1;
+    let lastStart = -1;
+    let lastEnd = -1;
     rows: for (;;) {
       // a field starts at i
       if (i >= n) break;
@@ -126,6 +147,10 @@ export function copyCsvRewriter(table: TableDef, columns: string[], nullToken: s
           from = end;
         }
       }
+      if (col === keyAt) {
+        keyStart = i;
+        keyEnd = end!;
+      }
       i = end!;
       const c = buf[i];
       if (c === COMMA) {
@@ -156,7 +181,16 @@ export function copyCsvRewriter(table: TableDef, columns: string[], nullToken: s
       w = copyRange(buf, from, rowStart, out, w);
       from = rowStart;
       wRow = w;
+      if (keyAt >= 0 && rows > 0) {
+        if (firstKey === undefined) {
+          firstKey = keyText(buf, keyStart, keyEnd);
+          firstRowEnd = w;
+        }
+        lastStart = keyStart;
+        lastEnd = keyEnd;
+      }
     }
+    if (lastStart >= 0) lastKey = keyText(buf, lastStart, lastEnd);
     if (rowStart < n) carry = Buffer.from(buf.subarray(rowStart));
     return out.subarray(0, wRow);
   }
@@ -169,6 +203,42 @@ export function copyCsvRewriter(table: TableDef, columns: string[], nullToken: s
     },
     get rows() {
       return rows;
+    },
+    get firstKey() {
+      return firstKey;
+    },
+    get lastKey() {
+      return lastKey;
+    },
+    get firstRowEnd() {
+      return firstRowEnd;
+    },
+  };
+}
+
+/**
+ * COPY pages: what a service that caps COPY reads (PGlite's 50,000 rows, `--max-rows`) is asked
+ * for instead of one stream, by the same keyset/offset paging as the CSV pages (pages.ts), each
+ * page rewritten whole into the CSV pages' bytes.
+ */
+export function copyPageFormat(table: TableDef, columns: string[], nullToken: string | undefined): PageFormat<CsvPage> {
+  return {
+    accept: COPY_CSV,
+    bytes: true,
+    parse(body, pk, _stripKey, overlap) {
+      const keyAt = pk ? columns.indexOf(pk) : -1;
+      const rw = copyCsvRewriter(table, columns, nullToken, keyAt);
+      let bytes: Uint8Array = rw.push(typeof body === 'string' ? Buffer.from(body) : body);
+      rw.end();
+      let count = rw.rows;
+      let firstKey: string | undefined;
+      if (overlap && count > 0) {
+        // the first row repeats the last one of the page before: left out, its key checked by the caller
+        firstKey = rw.firstKey;
+        bytes = bytes.subarray(rw.firstRowEnd);
+        count--;
+      }
+      return { page: { bytes, count }, count, lastKey: keyAt >= 0 ? rw.lastKey ?? null : null, firstKey };
     },
   };
 }

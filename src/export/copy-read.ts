@@ -20,22 +20,30 @@ export interface CopyReadOptions {
 }
 
 /**
+ * What a COPY read came to: the rows written, or nothing written and how to page instead —
+ * `copyRows` when the service offers COPY for reads of at most that many rows (its
+ * `Catalog-Copy-Max-Rows` on the 406), else CSV pages.
+ */
+export type CopyReadResult = { rows: number } | { rows: null; copyRows?: number };
+
+/**
  * A CSV export as one COPY read (our service's `Accept: application/vnd.catalog.copy+csv`): the
  * whole result streamed, rewritten piece by piece into the bytes the page path writes
- * (copy-csv.ts) and written straight out. Returns the rows written, or null without writing
- * anything when the service does not offer it — 406 (PostgREST, an older catalog, a read its
- * db-max-rows would cap), 415, or another media type answered — so the caller pages instead.
+ * (copy-csv.ts) and written straight out. Writes nothing when the service does not offer it —
+ * 406 (PostgREST, an older catalog, a read its db-max-rows or PGlite would cap), 415, or another
+ * media type answered — so the caller pages instead.
  * Rows come in the order paging would give them (the key as a tie-breaker).
  */
-export async function copyRead(opts: CopyReadOptions): Promise<number | null> {
+export async function copyRead(opts: CopyReadOptions): Promise<CopyReadResult> {
   const { transport, table } = opts;
-  if (!transport.stream) return null;
+  if (!transport.stream) return { rows: null };
   const query: Query = { ...opts.query, order: exportOrder(table, opts.query) };
   const res = await transport.stream({ method: 'GET', path: `/${table.name}`, query: compileQuery(query), headers: { Accept: COPY_CSV } });
   const type = (res.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
   if (res.status === 406 || res.status === 415 || (res.status < 300 && type !== COPY_CSV)) {
     res.cancel();
-    return null;
+    const cap = Number(res.headers['catalog-copy-max-rows']);
+    return res.status === 406 && Number.isSafeInteger(cap) && cap > 0 ? { rows: null, copyRows: cap } : { rows: null };
   }
   if (res.status >= 300) {
     const f = faultOf({ status: res.status, headers: res.headers, body: await res.text() });
@@ -55,7 +63,7 @@ export async function copyRead(opts: CopyReadOptions): Promise<number | null> {
         throw new ExportError(`reading ${table.name} failed after ${rewriter.rows} rows: the service ended the transfer early (${(err as Error).message})`, 502, 'PGRST000');
       }
       if (next.done) break;
-      if (opts.signal?.aborted) return rewriter.rows;
+      if (opts.signal?.aborted) return { rows: rewriter.rows };
       const bytes = rewriter.push(next.value);
       if (bytes.length) await opts.out.write(bytes);
       opts.onPage?.(rewriter.rows);
@@ -65,5 +73,5 @@ export async function copyRead(opts: CopyReadOptions): Promise<number | null> {
     if (!complete) res.cancel();
   }
   rewriter.end();
-  return rewriter.rows;
+  return { rows: rewriter.rows };
 }

@@ -2,10 +2,14 @@ import type { Query, SelectItem } from '../grammar/types.js';
 import type { TableDef } from '../schema/catalog.js';
 import type { Transport } from '../import/transport.js';
 import type { InputFormat } from '../import/types.js';
+import { copyPageFormat } from './copy-csv.js';
 import { copyRead } from './copy-read.js';
 import { csvPageFormat, csvPassThrough } from './csv-pages.js';
 import { exportPages, pagesOf } from './pages.js';
 import { csvLines, exportWriter, type TextSink } from './writers.js';
+
+/** Rows per COPY page (≈10 MB of tracks; two are on their way while one is written). */
+const COPY_PAGE_ROWS = 20_000;
 
 export interface ExportOptions {
   transport: Transport;
@@ -43,11 +47,16 @@ export async function exportTable(opts: ExportOptions): Promise<number> {
   if (opts.format === 'csv' && csvPassThrough(opts.table, query)) {
     // one COPY read where the service offers it, the same bytes as the pages below
     const copied = await copyRead({ ...paging, columns, out: opts.out, nullToken: opts.nullToken });
-    if (copied !== null) return copied;
-    // the service's own CSV pages, written through: rows never become objects here
+    if (copied.rows !== null) return copied.rows;
+    // pages: COPY pages where the service caps COPY reads (as big as it takes, up to COPY_PAGE_ROWS),
+    // else the service's own CSV pages; written through either way: rows never become objects here
+    // (a page asked for ahead carries one row more: pages stay one under the cap)
+    const copyPages = copied.copyRows !== undefined && copied.copyRows >= 2;
+    const format = copyPages ? copyPageFormat(opts.table, columns, opts.nullToken) : csvPageFormat(opts.table, columns, opts.nullToken);
+    const pageSize = copyPages ? Math.min(copied.copyRows! - 1, COPY_PAGE_ROWS) : opts.pageSize;
     await opts.out.write(csvLines([columns]));
     let n = 0;
-    for await (const page of pagesOf(paging, csvPageFormat(opts.table, columns, opts.nullToken))) {
+    for await (const page of pagesOf({ ...paging, pageSize }, format)) {
       if (page.bytes.length) await opts.out.write(page.bytes);
       n += page.count;
     }

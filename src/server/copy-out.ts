@@ -18,8 +18,13 @@ import { buildCopyRead, tableRef } from './sql.js';
 
 export const COPY_CT = `${COPY_CSV}; charset=utf-8`;
 
-function notAvailable(details: string): ApiError {
-  return new ApiError(406, 'PGRST107', `None of these media types are available: ${COPY_CSV}`, { details });
+/**
+ * 406 as PostgREST answers a media type it does not offer. `maxRows`: the type is offered for reads
+ * of at most that many rows, said in `Catalog-Copy-Max-Rows` (a client may page with it).
+ */
+function notAvailable(details: string, maxRows?: number): ApiError {
+  const headers = maxRows === undefined ? undefined : { 'Catalog-Copy-Max-Rows': String(maxRows) };
+  return new ApiError(406, 'PGRST107', `None of these media types are available: ${COPY_CSV}`, { details, headers });
 }
 
 /**
@@ -124,7 +129,7 @@ export async function copyOutReply(store: Store, planned: Planned, maxRows: numb
   if (maxRows !== undefined) {
     const asked = rootWindow(request.query, request.range);
     if (asked.limit === undefined || asked.limit > maxRows) {
-      throw notAvailable(`The server caps reads at ${maxRows} rows (db-max-rows): ask for at most ${maxRows} rows with limit=, or page with application/json or text/csv.`);
+      throw notAvailable(`The server caps reads at ${maxRows} rows (db-max-rows): ask for at most ${maxRows} rows with limit=, or page with application/json or text/csv.`, maxRows);
     }
   }
   if (!store.copyCsvOut) throw notAvailable('This store cannot run COPY TO.');
@@ -168,7 +173,7 @@ async function boundedForPGlite(store: Store, planned: Planned): Promise<void> {
   const table = tableRef(store.schema, planned.request.table);
   const r = await store.query<{ n: number | string }>(`SELECT count(*) AS n FROM (SELECT 1 FROM ${table} LIMIT ${PGLITE_COPY_ROWS + 1}) AS _c`);
   if (Number(r.rows[0]?.n ?? 0) > PGLITE_COPY_ROWS) {
-    throw notAvailable(`The embedded store (PGlite) makes a COPY's whole output in memory: ask for at most ${PGLITE_COPY_ROWS} rows with limit=, or page with application/json or text/csv.`);
+    throw notAvailable(`The embedded store (PGlite) makes a COPY's whole output in memory: ask for at most ${PGLITE_COPY_ROWS} rows with limit=, or page with application/json or text/csv.`, PGLITE_COPY_ROWS);
   }
 }
 

@@ -9,6 +9,7 @@ import { parseQuery } from '../../src/grammar/parse.js';
 import { COPY_CSV } from '../../src/import/copy-transcode.js';
 import { importFile } from '../../src/import/engine.js';
 import { clientTransport, type HttpRequest, type Transport } from '../../src/import/transport.js';
+import { PGLITE_COPY_ROWS } from '../../src/server/copy-out.js';
 import { type RunningServer, startServer } from '../../src/server/listen.js';
 import type { Store } from '../../src/store/store.js';
 import { disposeStore, STORE_KINDS, tempDir } from '../support/stores.js';
@@ -148,12 +149,46 @@ for (const kind of STORE_KINDS) {
       expect(fallback.bytes.equals(copy.bytes)).toBe(true);
     });
 
-    it('with db-max-rows the service answers 406 and the export pages past the cap', async () => {
-      const capped = serverFor(store, { maxRows: 10, streams: true });
-      const { n } = await exportWith(capped, '', undefined);
-      expect(n).toBe(TEXTS.length * 2);
-      expect(capped.log[0].res.status).toBe(406);
-      expect(capped.log.length).toBeGreaterThan(5);
+    it('with db-max-rows the service answers 406 with Catalog-Copy-Max-Rows, and the export reads COPY pages under the cap, with the same bytes', async () => {
+      for (const [query, nullToken] of CASES) {
+        const capped = serverFor(store, { maxRows: 10, streams: true });
+        const paged = await exportWith(capped, query, nullToken);
+        if (query.includes('limit=9')) expect(capped.log).toHaveLength(1); // within the cap: one COPY read
+        else {
+          expect(capped.log[0].res.status).toBe(406);
+          expect(capped.log[0].res.headers['catalog-copy-max-rows']).toBe('10');
+          expect(capped.log.slice(1).every((l) => l.req.headers?.Accept === COPY_CSV && l.res.status === 200)).toBe(true);
+        }
+        const pages = await exportWith(transport(true), query, nullToken);
+        expect(paged.n, query).toBe(pages.n);
+        expect(paged.bytes.toString('utf8'), `${query} ${nullToken}`).toBe(pages.bytes.toString('utf8'));
+      }
+    });
+
+    it('a table over PGlite\'s COPY cap is read in COPY pages there (one read on PostgreSQL), with the same bytes', async () => {
+      const own = await kind.make();
+      try {
+        await own.query(`insert into ${own.schema}.tracks (track_title, isrc_code, lyrics) select 'T ' || i, case when i % 7 = 0 then null else lpad(i::text, 6, '0') end, case when i % 5 = 0 then '' else 'la (la)' end from generate_series(1, ${PGLITE_COPY_ROWS + 500}) as i`);
+        const t = serverFor(own, { streams: true });
+        const copy = join(tempDir('copy-export-'), 'copy.csv');
+        const sink = fileSink(copy);
+        const n = await exportTable({ transport: t, table: table('tracks'), format: 'csv', out: sink });
+        await sink.commit();
+        expect(n).toBe(PGLITE_COPY_ROWS + 500);
+        const reads = t.log.map((l) => `${l.res.status} ${l.req.headers?.Accept}`);
+        if (kind.kind === 'pglite') {
+          expect(reads[0]).toBe(`406 ${COPY_CSV}`);
+          expect(reads.slice(1).every((r) => r === `200 ${COPY_CSV}`)).toBe(true);
+          expect(reads.length).toBeGreaterThan(3);
+        } else expect(reads).toEqual([`200 ${COPY_CSV}`]);
+        const pagesPath = join(tempDir('copy-export-'), 'pages.csv');
+        const pagesSink = fileSink(pagesPath);
+        await exportTable({ transport: serverFor(own), table: table('tracks'), format: 'csv', out: pagesSink, pageSize: 5000 });
+        await pagesSink.commit();
+        expect(readFileSync(copy).equals(readFileSync(pagesPath))).toBe(true);
+      } finally {
+        await disposeStore(own);
+      }
     });
 
     it('in process (the fetch adapter) the COPY read streams too', async () => {

@@ -121,6 +121,7 @@ for (const { kind, make, skip } of STORE_KINDS) {
           expect(whole.status).toBe(406);
           expect(whole.json.code).toBe('PGRST107');
           expect(whole.json.details).toMatch(/PGlite/);
+          expect(whole.headers.get('catalog-copy-max-rows')).toBe(String(PGLITE_COPY_ROWS));
         } else {
           expect(whole.status).toBe(200);
           expect(whole.text.split('\n')).toHaveLength(PGLITE_COPY_ROWS + 3);
