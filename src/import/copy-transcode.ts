@@ -424,112 +424,138 @@ function isoInstant(buf: Uint8Array, a: number, b: number): boolean {
  * word (it also refuses `\u0000`); this only spares the round trip for what is plainly not JSON.
  */
 export function validJson(buf: Uint8Array, a: number, b: number, escaped: boolean): boolean {
-  const q = escaped ? 2 : 1;
-  let i = a;
-  let depth = 0;
-  const ws = () => {
-    while (i < b) {
-      const c = buf[i];
-      if (c === 32 || c === 9 || c === 10 || c === 13) i++;
-      else break;
+  jBuf = buf;
+  jAt = a;
+  jEnd = b;
+  jQ = escaped ? 2 : 1;
+  jDepth = 0;
+  const ok = jValue();
+  jBuf = EMPTY;
+  if (!ok) return false;
+  jWs();
+  return jAt === b;
+}
+
+// validJson's reader state: module-level (not closures made per call) so that checking 400k
+// JSON cells allocates nothing
+let jBuf: Uint8Array = EMPTY;
+let jAt = 0;
+let jEnd = 0;
+let jQ = 1;
+let jDepth = 0;
+
+function jWs(): void {
+  const buf = jBuf;
+  while (jAt < jEnd) {
+    const c = buf[jAt];
+    if (c === 32 || c === 9 || c === 10 || c === 13) jAt++;
+    else break;
+  }
+}
+
+function jQuote(): boolean {
+  return jBuf[jAt] === QUOTE && (jQ === 1 || jBuf[jAt + 1] === QUOTE);
+}
+
+function jStr(): boolean {
+  const buf = jBuf;
+  const q = jQ;
+  const b = jEnd;
+  let i = jAt + q;
+  while (i < b) {
+    const c = buf[i];
+    if (c === QUOTE) {
+      if (q === 2 && buf[i + 1] !== QUOTE) return false;
+      jAt = i + q;
+      return true;
     }
-  };
-  const quote = () => buf[i] === QUOTE && (q === 1 || buf[i + 1] === QUOTE);
-  const str = (): boolean => {
-    i += q;
-    while (i < b) {
-      const c = buf[i];
-      if (c === QUOTE) {
-        if (q === 2 && buf[i + 1] !== QUOTE) return false;
-        i += q;
-        return true;
+    if (c < 32) return false;
+    if (c === BACKSLASH) {
+      const e = buf[i + 1];
+      if (e === QUOTE) i += 1 + q;
+      else if (e === 117) {
+        for (let k = 2; k < 6; k++) {
+          const h = buf[i + k] | 32;
+          if (!((h >= 48 && h <= 57) || (h >= 97 && h <= 102))) return false;
+        }
+        i += 6;
+      } else if (e === BACKSLASH || e === 47 || e === 98 || e === 102 || e === 110 || e === 114 || e === 116) i += 2;
+      else return false;
+      continue;
+    }
+    i++;
+  }
+  return false;
+}
+
+function jDigits(): boolean {
+  const f = jAt;
+  while (jAt < jEnd && jBuf[jAt] >= 48 && jBuf[jAt] <= 57) jAt++;
+  return jAt > f;
+}
+
+function jNum(): boolean {
+  const buf = jBuf;
+  if (buf[jAt] === 45) jAt++;
+  if (buf[jAt] === 48) jAt++;
+  else if (!jDigits()) return false;
+  if (buf[jAt] === DOT) {
+    jAt++;
+    if (!jDigits()) return false;
+  }
+  if (buf[jAt] === 101 || buf[jAt] === 69) {
+    jAt++;
+    if (buf[jAt] === 43 || buf[jAt] === 45) jAt++;
+    if (!jDigits()) return false;
+  }
+  return true;
+}
+
+function jWord(w: string): boolean {
+  for (let k = 0; k < w.length; k++) if (jBuf[jAt + k] !== w.charCodeAt(k)) return false;
+  jAt += w.length;
+  return true;
+}
+
+function jValue(): boolean {
+  jWs();
+  if (jAt >= jEnd) return false;
+  const c = jBuf[jAt];
+  if (c === QUOTE) return jQuote() && jStr();
+  if (c === 123 || c === 91) {
+    if (++jDepth > 500) return false;
+    const close = c === 123 ? 125 : 93;
+    jAt++;
+    jWs();
+    if (jBuf[jAt] === close) {
+      jAt++;
+      jDepth--;
+      return true;
+    }
+    for (;;) {
+      if (c === 123) {
+        jWs();
+        if (!(jQuote() && jStr())) return false;
+        jWs();
+        if (jBuf[jAt] !== 58) return false;
+        jAt++;
       }
-      if (c < 32) return false;
-      if (c === BACKSLASH) {
-        const e = buf[i + 1];
-        if (e === QUOTE) i += 1 + q;
-        else if (e === 117) {
-          for (let k = 2; k < 6; k++) {
-            const h = buf[i + k] | 32;
-            if (!((h >= 48 && h <= 57) || (h >= 97 && h <= 102))) return false;
-          }
-          i += 6;
-        } else if (e === BACKSLASH || e === 47 || e === 98 || e === 102 || e === 110 || e === 114 || e === 116) i += 2;
-        else return false;
+      if (!jValue()) return false;
+      jWs();
+      if (jBuf[jAt] === 44) {
+        jAt++;
         continue;
       }
-      i++;
+      if (jBuf[jAt] !== close) return false;
+      jAt++;
+      jDepth--;
+      return true;
     }
-    return false;
-  };
-  const digitsAt = (): boolean => {
-    const f = i;
-    while (i < b && buf[i] >= 48 && buf[i] <= 57) i++;
-    return i > f;
-  };
-  const num = (): boolean => {
-    if (buf[i] === 45) i++;
-    if (buf[i] === 48) i++;
-    else if (!digitsAt()) return false;
-    if (buf[i] === DOT) {
-      i++;
-      if (!digitsAt()) return false;
-    }
-    if (buf[i] === 101 || buf[i] === 69) {
-      i++;
-      if (buf[i] === 43 || buf[i] === 45) i++;
-      if (!digitsAt()) return false;
-    }
-    return true;
-  };
-  const word = (w: string): boolean => {
-    for (let k = 0; k < w.length; k++) if (buf[i + k] !== w.charCodeAt(k)) return false;
-    i += w.length;
-    return true;
-  };
-  const value = (): boolean => {
-    ws();
-    if (i >= b) return false;
-    const c = buf[i];
-    if (c === QUOTE) return quote() && str();
-    if (c === 123 || c === 91) {
-      if (++depth > 500) return false;
-      const close = c === 123 ? 125 : 93;
-      i++;
-      ws();
-      if (buf[i] === close) {
-        i++;
-        depth--;
-        return true;
-      }
-      for (;;) {
-        if (c === 123) {
-          ws();
-          if (!(quote() && str())) return false;
-          ws();
-          if (buf[i] !== 58) return false;
-          i++;
-        }
-        if (!value()) return false;
-        ws();
-        if (buf[i] === 44) {
-          i++;
-          continue;
-        }
-        if (buf[i] !== close) return false;
-        i++;
-        depth--;
-        return true;
-      }
-    }
-    if (c === 116) return word('true');
-    if (c === 102) return word('false');
-    if (c === 110) return word('null');
-    return num();
-  };
-  if (!value()) return false;
-  ws();
-  return i === b;
+  }
+  if (c === 116) return jWord('true');
+  if (c === 102) return jWord('false');
+  if (c === 110) return jWord('null');
+  return jNum();
 }
 
 /** A field's content as text (quotes removed, doubled quotes undone). */
