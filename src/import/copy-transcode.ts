@@ -429,11 +429,13 @@ export function validJson(buf: Uint8Array, a: number, b: number, escaped: boolea
   jEnd = b;
   jQ = escaped ? 2 : 1;
   jDepth = 0;
-  const ok = jValue();
-  jBuf = EMPTY;
-  if (!ok) return false;
-  jWs();
-  return jAt === b;
+  let ok = jValue();
+  if (ok) {
+    jWs();
+    ok = jAt === b;
+  }
+  jBuf = EMPTY; // (the cell's chunk is not kept alive by this module)
+  return ok;
 }
 
 // validJson's reader state: module-level (not closures made per call) so that checking 400k
