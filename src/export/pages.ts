@@ -26,7 +26,8 @@ export interface PageOptions {
   onPage?: (rowsSoFar: number) => void;
 }
 
-const DEFAULT_PAGE = 2000;
+/** Rows per page unless told (`--page-size`). */
+export const DEFAULT_PAGE = 2000;
 /** Pages requested ahead of the one being written (the service, the database and this process each work on one). */
 const AHEAD = 2;
 
