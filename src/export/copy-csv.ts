@@ -18,6 +18,8 @@ const CR = 13;
  * string, as a record literal does.)
  */
 const RECORD_QUOTES = new Uint8Array(256);
+/** Bytes of output slab to allocate at a time. */
+const SLAB = 1 << 20;
 for (const c of [32, 9, 11, 12, 92, 40, 41]) RECORD_QUOTES[c] = 1;
 
 /** Copies `src[from, to)` into `dst` at `w` and returns the new end (a loop for short runs, which beats a view per run: see csv-pages.ts copyRange; 64 measured best here). */
@@ -67,7 +69,12 @@ export function copyCsvRewriter(table: TableDef, columns: string[], nullToken: s
     return nullToken !== undefined || (col !== undefined && knownDefault(col) !== null);
   });
   const malformed = (why: string) => new ExportError(`the service's COPY CSV is malformed: ${why}`, 502, 'PGRST000');
-  let carry: Uint8Array | null = null;
+  // the part row carried to the next piece is kept at the start of `input`, the piece appended to it
+  let input = Buffer.alloc(0);
+  let carried = 0;
+  // output is appended to a slab of about a megabyte; each push hands out a view of its part
+  let slab = Buffer.alloc(0);
+  let slabUsed = 0;
   let header = true;
   let rows = 0;
   let firstKey: string | undefined;
@@ -75,28 +82,36 @@ export function copyCsvRewriter(table: TableDef, columns: string[], nullToken: s
   let firstRowEnd = 0;
 
   function push(chunk: Uint8Array): Uint8Array {
-    let buf = chunk;
-    if (carry) {
-      const joined = Buffer.allocUnsafe(carry.length + chunk.length);
-      joined.set(carry, 0);
-      joined.set(chunk, carry.length);
-      buf = joined;
-      carry = null;
+    const n = carried + chunk.length;
+    if (input.length < n) {
+      const bigger = Buffer.allocUnsafe(Math.max(n, input.length * 2, 1 << 17));
+      input.copy(bigger, 0, 0, carried);
+      input = bigger;
     }
-    const n = buf.length;
-    let out = Buffer.allocUnsafe(n + (n >> 2) + 64);
-    let w = 0;
-    /** Makes room for `need` more bytes. */
+    input.set(chunk, carried);
+    const buf = input;
+    // this push's output goes to out[start, …): allocations are one per slab, not one per piece
+    let out = slab;
+    let start = slabUsed;
+    if (out.length - start < n + (n >> 2) + 64) {
+      out = Buffer.allocUnsafe(Math.max(SLAB, n + (n >> 1) + 64));
+      start = 0;
+    }
+    let w = start;
+    /** Makes room for `need` more bytes (a new slab, this push's output so far moved to it). */
     const room = (need: number) => {
       if (w + need <= out.length) return;
-      const bigger = Buffer.allocUnsafe(Math.max(out.length * 2, w + need));
-      out.copy(bigger, 0, 0, w);
+      const bigger = Buffer.allocUnsafe(Math.max(SLAB, (w - start + need) * 2));
+      out.copy(bigger, 0, start, w);
+      w -= start;
+      wRow -= start;
+      start = 0;
       out = bigger;
     };
     // bytes from `from` on are still to be copied as they are; a row starts at `rowStart` (output `wRow`)
     let from = 0;
     let rowStart = 0;
-    let wRow = 0;
+    let wRow = start;
     let i = 0;
     let col = 0;
     // the key field of the row being read, and of the last complete row
@@ -184,21 +199,24 @@ export function copyCsvRewriter(table: TableDef, columns: string[], nullToken: s
       if (keyAt >= 0 && rows > 0) {
         if (firstKey === undefined) {
           firstKey = keyText(buf, keyStart, keyEnd);
-          firstRowEnd = w;
+          firstRowEnd = w - start;
         }
         lastStart = keyStart;
         lastEnd = keyEnd;
       }
     }
     if (lastStart >= 0) lastKey = keyText(buf, lastStart, lastEnd);
-    if (rowStart < n) carry = Buffer.from(buf.subarray(rowStart));
-    return out.subarray(0, wRow);
+    carried = n - rowStart;
+    if (carried > 0 && rowStart > 0) input.copyWithin(0, rowStart, n);
+    slab = out;
+    slabUsed = wRow;
+    return out.subarray(start, wRow);
   }
 
   return {
     push,
     end() {
-      if (carry && carry.length) throw malformed('the last row has no line end (the transfer was cut off?)');
+      if (carried > 0) throw malformed('the last row has no line end (the transfer was cut off?)');
       if (header) throw malformed('no header line');
     },
     get rows() {
