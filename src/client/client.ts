@@ -133,6 +133,7 @@ export class CatalogClient {
   async stream(r: ClientRequest): Promise<HttpStream> {
     const idempotent = r.idempotent ?? (r.method === 'GET' || r.method === 'HEAD');
     const retries = idempotent ? this.opts.retries ?? 3 : 0;
+    const sleep = this.opts.sleep ?? ((ms: number) => new Promise<void>((res) => setTimeout(res, ms)));
     for (let attempt = 0; ; attempt++) {
       const url = this.url(r);
       const started = (this.opts.now ?? Date.now)();
@@ -141,12 +142,18 @@ export class CatalogClient {
         const { request, agent } = await this.pool();
         const res = await openStream(request, url, { method: r.method, headers: this.headersFor(r), agent }, r.body);
         status = res.status;
+        if (RETRY_STATUSES.has(res.status) && attempt < retries) {
+          // as `request` does: a 502/503/504 before any of the body is tried again after a pause
+          res.cancel();
+          await sleep(backoffMs(attempt, retryAfterMs(res.headers['retry-after'], (this.opts.now ?? Date.now)()), this.opts.random));
+          continue;
+        }
         return res;
       } catch (err) {
         const e = err as NodeJS.ErrnoException;
         if (CONNECTION_CODES.test(e.code ?? '')) {
           if (attempt < retries) {
-            await (this.opts.sleep ?? ((ms: number) => new Promise<void>((res) => setTimeout(res, ms))))(backoffMs(attempt, null, this.opts.random));
+            await sleep(backoffMs(attempt, null, this.opts.random));
             continue;
           }
           throw new ConnectionError(this.base.href.replace(/\/$/, ''), `${e.code}${e.message ? ` (${e.message})` : ''}`);

@@ -62,6 +62,45 @@ describe('CatalogClient', () => {
     await client.close();
   });
 
+  it('stream: hands back the response at its headers, the body piece by piece; retries a 503 first; error statuses are returned', async () => {
+    let calls = 0;
+    const url = await serve((req, res) => {
+      calls++;
+      if (calls === 1) return void res.writeHead(503, { 'Retry-After': '1' }).end('{"code":"PGRST000","message":"later"}');
+      if (req.url?.startsWith('/missing')) return void res.writeHead(404, { 'Content-Type': 'application/json' }).end('{"code":"PGRST205","message":"no table"}');
+      res.writeHead(200, { 'Content-Type': 'text/plain' });
+      res.write('a'.repeat(100_000));
+      setTimeout(() => res.end('b'), 20);
+    });
+    const waits: number[] = [];
+    const client = new CatalogClient({ baseUrl: url, sleep: async (ms) => void waits.push(ms), random: () => 0.5 });
+    const res = await client.stream({ method: 'GET', path: '/labels', headers: { Accept: 'text/plain' } });
+    expect(res.status).toBe(200);
+    expect(waits).toEqual([1000]);
+    let text = '';
+    for await (const piece of res.body) text += Buffer.from(piece).toString();
+    expect(text).toBe(`${'a'.repeat(100_000)}b`);
+    const missing = await client.stream({ method: 'GET', path: '/missing' });
+    expect(missing.status).toBe(404);
+    expect(JSON.parse(await missing.text()).code).toBe('PGRST205');
+    await client.close();
+  });
+
+  it('stream: a body cut off before its end throws from its iterator', async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'text/plain' });
+      res.write('part of it');
+      setTimeout(() => res.destroy(), 20);
+    });
+    const client = new CatalogClient({ baseUrl: url, ...noSleep });
+    const res = await client.stream({ method: 'GET', path: '/labels' });
+    const read = async () => {
+      for await (const _ of res.body) void _;
+    };
+    await expect(read()).rejects.toThrow();
+    await client.close();
+  });
+
   it('does not retry a plain POST, but does retry one marked idempotent', async () => {
     let calls = 0;
     const url = await serve((_req, res) => {
