@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importFile } from '../../src/import/engine.js';
@@ -103,6 +104,19 @@ for (const kind of STORE_KINDS) {
       expect(s.rejectedRows[2].message).toMatch(/column metadata.*json/);
       expect(s.rejectedRows[4].message).toMatch(/expected 5 fields/);
       expect(server.log.filter((l) => l.req.method === 'POST' && l.res.status >= 400)).toHaveLength(0);
+    });
+
+    it('a cell that is not UTF-8 is that row\'s reject (22021, its line), never stored altered; the others land', async () => {
+      const dir = tmp();
+      const input = join(dir, 'labels.csv');
+      // CSV cells go to the database as bytes: PostgreSQL checks the encoding and refuses the row
+      writeFileSync(input, Buffer.concat([Buffer.from(`id,name\n${uuid('1ab00000', 21)},Good One\n${uuid('1ab00000', 22)},Bad `), Buffer.from([0xff]), Buffer.from(` Label\n${uuid('1ab00000', 23)},Good Two\n`)]));
+      const s = await importFile({ table: table('labels'), input }, serverFor(store));
+      expect(s.inserted).toBe(2);
+      expect(s.rejectedRows.map((r) => [r.line, r.code])).toEqual([[3, '22021']]);
+      const ids = [21, 22, 23].map((n) => uuid('1ab00000', n));
+      const names = (await store.query<{ name: string }>(`select name from labels where id = any($1::uuid[]) order by id`, [ids])).rows.map((r) => r.name);
+      expect(names).toEqual(['Good One', 'Good Two']);
     });
   });
 }
