@@ -214,6 +214,20 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The rows' COPY lines after `head`, as one buffer: lines that follow each other in one buffer (a batch's usually all do) are copied as one range. */
 function copyBody(head: Buffer, rows: PendingRow[]): Buffer {
+  const first = rows[0];
+  if (first?.copyOut && first.copyAt === head.length && first.copyOut.subarray(0, head.length).equals(head)) {
+    // the rows' own buffer starts with the header: when they follow each other, it is the body
+    let to = first.copyAt;
+    let whole = true;
+    for (const r of rows) {
+      if (r.copyOut !== first.copyOut || r.copyAt !== to) {
+        whole = false;
+        break;
+      }
+      to += r.bytes;
+    }
+    if (whole) return first.copyOut.subarray(0, to);
+  }
   const parts: Buffer[] = [head];
   let total = head.length;
   let buf: Buffer | null = null;
@@ -795,8 +809,16 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
         const avg = copiedRows > 100 ? copied / copiedRows : 1024;
         return Math.min(Math.max(limits.bytes, 64 * 1024), Math.max(64 * 1024, Math.ceil(limits.rows * avg * 1.25) + 16 * 1024));
       };
-      let out = Buffer.allocUnsafe(outSize());
-      let outPos = 0;
+      // each buffer starts with the COPY header line: a batch whose lines fill one buffer in order
+      // (the usual case) is sent as that buffer's first bytes, without copying it into a body
+      const head = Buffer.from(copyHead);
+      const freshOut = (size: number): Buffer => {
+        const b = Buffer.allocUnsafe(size + head.length);
+        head.copy(b, 0);
+        return b;
+      };
+      let out = freshOut(outSize());
+      let outPos = head.length;
       let index = 0;
       bytesNow = () => file.bytesRead();
       const sourceRecord = (src: Buffer, a: number, b: number, i: number, l: number): SourceRecord => csvRecordAt(src.toString('utf8', a, b), headers, i, l);
@@ -814,9 +836,9 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
               open = null;
               dispatch(b);
               while (inflight.size >= concurrency) await Promise.race(inflight.values());
-              out = Buffer.allocUnsafe(outSize());
-            } else out = Buffer.allocUnsafe(out.length * 2);
-            outPos = 0;
+              out = freshOut(outSize());
+            } else out = freshOut(out.length * 2);
+            outPos = head.length;
             continue;
           }
           const recIndex = index++;
@@ -857,8 +879,8 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
           await addRow(recIndex, recLine, row);
           if (open !== before) {
             // the batch went out: its rows keep their bytes; the next batch writes elsewhere
-            out = Buffer.allocUnsafe(outSize());
-            outPos = 0;
+            out = freshOut(outSize());
+            outPos = head.length;
           }
         }
       } finally {
