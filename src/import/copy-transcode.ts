@@ -122,6 +122,13 @@ function canonicalUuid(buf: Uint8Array, a: number, b: number): boolean {
   return true;
 }
 
+/** Copies src[a, b) to dst at o and returns the new end (natively for long runs, a loop for short ones). */
+function copyRange(src: Buffer, a: number, b: number, dst: Buffer, o: number): number {
+  if (b - a > 64) return o + src.copy(dst, o, a, b);
+  for (let i = a; i < b; i++) dst[o++] = src[i];
+  return o;
+}
+
 /**
  * Reads records from a buffer and writes each as a COPY CSV line. Call `record()` at the start of a
  * record (blank lines already skipped); it returns a status and sets `next` (where the next record
@@ -135,6 +142,8 @@ export class CopyTranscoder {
   key: string | null = null;
   private readonly nullToken: Buffer | null;
   private readonly keyParts: Array<string | null>;
+  /** Every field goes to the output: a record's unchanged stretches are copied whole. */
+  private readonly allMapped: boolean;
 
   constructor(
     private readonly plans: Array<FieldPlan | null>,
@@ -145,6 +154,7 @@ export class CopyTranscoder {
   ) {
     this.nullToken = nullToken === null ? null : Buffer.from(nullToken);
     this.keyParts = new Array<string | null>(keyLength).fill(null);
+    this.allMapped = plans.every((plan) => plan !== null);
   }
 
   /**
@@ -163,6 +173,11 @@ export class CopyTranscoder {
     let field = 0;
     let wrote = 0;
     const start = o;
+    // with every field in the output, the COPY line is the record's own bytes but for the fields
+    // rewritten: [runStart, field start) is copied in one go when a rewritten field (or the end) comes
+    const run = out !== null && this.allMapped;
+    let runStart = p;
+    let lastEnd = p;
     const cap = out ? out.length : 0;
     for (let k = 0; k < this.keyParts.length; k++) this.keyParts[k] = null;
     for (;;) {
@@ -329,7 +344,18 @@ export class CopyTranscoder {
                 plan.kind === K_UUID ? (text !== null ? text.toString('latin1') : status === REFUSED ? null : buf.toString('latin1', ca, cb)) : keyText(plan, buf, ca, cb, escaped);
             }
           }
-          if (out !== null && status === OK) {
+          if (run && status === OK) {
+            lastEnd = b;
+            if (text !== null && !(text.length === 0 && a === b)) {
+              const len = a - runStart;
+              if (o + len + text.length + 2 > cap) status = OVERFLOW;
+              else {
+                o = copyRange(buf, runStart, a, out as Buffer, o);
+                for (let i = 0; i < text.length; i++) (out as Buffer)[o++] = text[i];
+                runStart = b;
+              }
+            }
+          } else if (out !== null && status === OK) {
             if (text !== null) raw = false;
             const size = raw ? b - a : (text as Buffer).length;
             if (o + size + 2 > cap) status = OVERFLOW;
@@ -355,7 +381,13 @@ export class CopyTranscoder {
       }
     }
     if (field !== nFields && status !== MALFORMED) status = RAGGED;
-    if (out !== null && status === OK) {
+    if (run && status === OK) {
+      if (o + (lastEnd - runStart) + 1 > cap) status = OVERFLOW;
+      else {
+        o = copyRange(buf, runStart, lastEnd, out as Buffer, o);
+        (out as Buffer)[o++] = LF;
+      }
+    } else if (out !== null && status === OK) {
       if (o + 1 > cap) status = OVERFLOW;
       else out[o++] = LF;
     }
