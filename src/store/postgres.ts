@@ -37,8 +37,7 @@ let copyTo: Promise<CopyTo> | null = null;
 
 /**
  * `COPY (select) TO STDOUT` on a connection of its own, each piece handed to `write` before the
- * next is read (pg-copy-streams pauses the socket meanwhile, so memory stays flat). The connection
- * is dropped afterwards if anything failed: a COPY stopped half way leaves it mid-protocol.
+ * next is read (pg-copy-streams pauses the socket meanwhile, so memory stays flat).
  */
 async function copyOut(pool: Pool, select: string, write: (chunk: Uint8Array) => Promise<void>): Promise<number> {
   copyTo ??= import('pg-copy-streams').then((m) => m.to as unknown as CopyTo);
@@ -49,16 +48,25 @@ async function copyOut(pool: Pool, select: string, write: (chunk: Uint8Array) =>
   } catch (err) {
     throw toStoreError(err);
   }
-  let broken = false;
+  // a COPY the database failed ends cleanly (the connection goes on to the next query); one stopped
+  // because `write` failed (the client went away) is still sending: that connection is dropped
+  let stopped = false;
   try {
     const stream = client.query(to(`COPY (${select}) TO STDOUT WITH (FORMAT csv, HEADER true)`) as never) as unknown as NodeJS.ReadableStream & { rowCount?: number };
-    for await (const chunk of stream) await write(chunk as Uint8Array);
+    for await (const chunk of stream) {
+      try {
+        await write(chunk as Uint8Array);
+      } catch (err) {
+        stopped = true;
+        throw err;
+      }
+    }
     return stream.rowCount ?? 0;
   } catch (err) {
-    broken = true;
-    throw isDatabaseError(err) ? toStoreError(err) : err;
+    if (!isDatabaseError(err)) stopped = true;
+    throw stopped ? err : toStoreError(err);
   } finally {
-    client.release(broken);
+    client.release(stopped);
   }
 }
 
