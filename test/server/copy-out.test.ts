@@ -149,6 +149,30 @@ for (const { kind, make, skip } of STORE_KINDS) {
       }
     });
 
+    it('a client that goes away mid-stream stops the COPY; the service goes on answering', async () => {
+      const logged: string[] = [];
+      const server: RunningServer = await startServer({ store, port: 0, host: '127.0.0.1', log: (l) => logged.push(l) });
+      try {
+        await store.query(`insert into tracks (track_title, lyrics) select 'T' || i, repeat('la ', 200) from generate_series(1, 30000) as i`);
+        // more abandoned reads than the pool has connections: each must give its connection back
+        for (let k = 0; k < 6; k++) {
+          const abort = new AbortController();
+          const res = await fetch(`${server.url}/tracks?select=track_title,lyrics`, { headers: ACCEPT, signal: abort.signal });
+          const reader = res.body!.getReader();
+          await reader.read();
+          abort.abort();
+        }
+        const after = await fetch(`${server.url}/tracks?select=track_title&limit=2&order=track_title`, { headers: ACCEPT });
+        expect(after.status).toBe(200);
+        expect(await after.text()).toBe('track_title\nT1\nT10\n');
+        await new Promise((r) => setTimeout(r, 100));
+        expect(logged.every((l) => /streamed response cut off: the (client closed the connection|response was closed)/.test(l))).toBe(true);
+      } finally {
+        await store.query('delete from tracks');
+        await server.close();
+      }
+    });
+
     it('an error after rows went out cuts the response off (no final chunk); before any row it is an error answer', async () => {
       const logged: string[] = [];
       const server: RunningServer = await startServer({ store, port: 0, host: '127.0.0.1', log: (l) => logged.push(l) });
