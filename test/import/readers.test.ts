@@ -63,6 +63,12 @@ describe('readers', () => {
     ]);
   });
 
+  it('csv: CR-only line endings (old Mac Excel) stop at the header with how to convert, not as an unknown field', async () => {
+    await expect(read('mac.csv', 'id,name\r1,a\r2,b\r', 'csv')).rejects.toThrow(/line 1 ends with a lone carriage return.*tr '\\r' '\\n'/);
+    // CRLF is fine
+    expect((await read('win.csv', 'id,name\r\n1,a\r\n', 'csv'))[0].values).toEqual({ id: '1', name: 'a' });
+  });
+
   it('csv: a ragged record is passed on with an error, the rest continue', async () => {
     const recs = await read('a.csv', 'id,name\n1\n2,b\n', 'csv');
     expect(recs[0].error).toMatch(/expected 2 fields/);

@@ -60,6 +60,13 @@ export function csvReader(path: string, delimiter = ','): RecordReader {
           const batch = done ? scanner.end() : scanner.push(next.value as string);
           for (const { cells, line } of batch) {
             if (!headers) {
+              if (cells.some((h) => h.includes('\r'))) {
+                // classic Mac line ends: the whole file would read as one header line
+                throw new ImportError(
+                  `${path}: line 1 ends with a lone carriage return (CR line endings, as old Mac Excel writes): convert the file first, e.g. tr '\\r' '\\n' < ${path} > fixed.csv`,
+                  2,
+                );
+              }
               headers = cells;
               const seen = new Set<string>();
               for (const h of headers) {
