@@ -1,10 +1,11 @@
 import type { TableDef } from '../schema/catalog.js';
 import { DEFAULT_NULL_TOKEN } from '../import/coerce.js';
 import { knownDefault } from '../import/existing.js';
-import { COPY_CSV } from '../import/copy-transcode.js';
+import { COPY_CSV } from '../grammar/media.js';
 import type { CsvPage } from './csv-pages.js';
 import { ExportError, type PageFormat } from './pages.js';
 import { csvCell } from './writers.js';
+import { copyRange } from '../io/bytes.js';
 
 const QUOTE = 34;
 const COMMA = 44;
@@ -21,16 +22,6 @@ const RECORD_QUOTES = new Uint8Array(256);
 /** Bytes of output slab to allocate at a time. */
 const SLAB = 1 << 20;
 for (const c of [32, 9, 11, 12, 92, 40, 41]) RECORD_QUOTES[c] = 1;
-
-/** Copies `src[from, to)` into `dst` at `w` and returns the new end (a loop for short runs, which beats a view per run: see csv-pages.ts copyRange; 64 measured best here). */
-function copyRange(src: Uint8Array, from: number, to: number, dst: Buffer, w: number): number {
-  if (to - from > 64) {
-    dst.set(src.subarray(from, to), w);
-    return w + to - from;
-  }
-  for (let k = from; k < to; k++) dst[w++] = src[k];
-  return w;
-}
 
 /**
  * Rewrites the service's COPY CSV stream (`COPY … TO STDOUT (FORMAT csv, HEADER true)`) into

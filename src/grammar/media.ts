@@ -17,6 +17,14 @@ export const MEDIA = {
   any: '*/*',
 } as const;
 
+/**
+ * Our bulk media type (not PostgREST's), one name for both sides: CSV as PostgreSQL's
+ * `COPY … (FORMAT csv, HEADER true)` reads and writes it. A POST body of it is loaded with COPY
+ * (src/server/payload.ts); a GET that accepts it is answered by `COPY … TO STDOUT`
+ * (src/server/copy-out.ts). `catalog import` and `export` use it.
+ */
+export const COPY_CSV = 'application/vnd.catalog.copy+csv';
+
 /** Haskell `reads :: Double` prefix: `0.5` → 0.5, `1e-1x` → 0.1; no leading digit → undefined. */
 function readQ(s: string): number | undefined {
   const m = /^\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/.exec(s);

@@ -1,5 +1,6 @@
 import { type FileHandle, open } from 'node:fs/promises';
 import type { ColumnDef } from '../schema/catalog.js';
+import { copyRange } from '../io/bytes.js';
 import { DATE, FALSE, TRUE, normalizeUuid, validDate, validInstant } from './coerce.js';
 import { knownDefault } from './existing.js';
 
@@ -9,15 +10,14 @@ import { knownDefault } from './existing.js';
  * COPY's CSV format reads, so a text or JSON cell goes out byte for byte as it came in (quotes and
  * all); only empty cells (the column default), the null token (NULL), uuids that are not in
  * canonical form, booleans, dates and timestamps are rewritten, and those are validated as the
- * import's coercion validates them (src/import/coerce.ts). jsonb text is left to the database,
- * which rejects what is not JSON (the batch is then split down to the row).
+ * import's coercion validates them (src/import/coerce.ts). jsonb text is syntax-checked in place
+ * (validJson); the database has the last word on the rest (a refused row's batch is then split
+ * down to the row).
  *
  * A record the transcoder cannot write (a refused value, a left-out cell with a volatile default,
  * the wrong number of fields) gets a status, and the import handles it through the ordinary path.
  */
 
-/** The service's COPY body media type (src/server/payload.ts). */
-export const COPY_CSV = 'application/vnd.catalog.copy+csv';
 
 /** Status of `record()`. */
 export const OK = 0;
@@ -120,13 +120,6 @@ function canonicalUuid(buf: Uint8Array, a: number, b: number): boolean {
     } else if (!isHex(c)) return false;
   }
   return true;
-}
-
-/** Copies src[a, b) to dst at o and returns the new end (natively for long runs, a loop for short ones). */
-function copyRange(src: Buffer, a: number, b: number, dst: Buffer, o: number): number {
-  if (b - a > 64) return o + src.copy(dst, o, a, b);
-  for (let i = a; i < b; i++) dst[o++] = src[i];
-  return o;
 }
 
 /**
@@ -351,7 +344,7 @@ export class CopyTranscoder {
               if (o + len + text.length + 2 > cap) status = OVERFLOW;
               else {
                 o = copyRange(buf, runStart, a, out as Buffer, o);
-                for (let i = 0; i < text.length; i++) (out as Buffer)[o++] = text[i];
+                o = copyRange(text, 0, text.length, out as Buffer, o);
                 runStart = b;
               }
             }
@@ -361,13 +354,8 @@ export class CopyTranscoder {
             if (o + size + 2 > cap) status = OVERFLOW;
             else {
               if (wrote > 0) out[o++] = COMMA;
-              if (raw) {
-                if (size > 1024) o += buf.copy(out, o, a, b);
-                else for (let i = a; i < b; i++) out[o++] = buf[i];
-              } else {
-                const t = text as Buffer;
-                for (let i = 0; i < t.length; i++) out[o++] = t[i];
-              }
+              if (raw) o = copyRange(buf, a, b, out, o);
+              else o = copyRange(text as Buffer, 0, size, out, o);
               wrote++;
             }
           }

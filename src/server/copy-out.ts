@@ -1,7 +1,7 @@
 import type { Store } from '../store/store.js';
 import { ApiError } from './errors.js';
 import type { Reply } from './exchange.js';
-import { COPY_CSV } from './payload.js';
+import { COPY_CSV } from '../grammar/media.js';
 import { type Planned, rootWindow } from './plan.js';
 import { contentLocation } from './response.js';
 import { buildCopyRead, tableRef } from './sql.js';

@@ -1,6 +1,6 @@
 import type { MediaType } from '../grammar/types.js';
 import { ApiError } from './errors.js';
-import { COPY_CSV } from './payload.js';
+import { COPY_CSV } from '../grammar/media.js';
 import type { BodyFormat } from './sql.js';
 
 /** The representation chosen for a table response. */

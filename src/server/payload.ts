@@ -1,4 +1,5 @@
 import { parse as parseCsv } from 'csv-parse/sync';
+import { COPY_CSV, parseMediaType } from '../grammar/media.js';
 import { ApiError } from './errors.js';
 
 /**
@@ -26,13 +27,6 @@ export interface Payload {
   copy?: Uint8Array;
 }
 
-/**
- * Our bulk media type (not PostgREST's): CSV as PostgreSQL's `COPY … (FORMAT csv, HEADER true)`
- * reads it — a header line of column names, then one record per row; an unquoted empty field is
- * NULL, a quoted `""` the empty string; values are PostgreSQL input text of the column's type
- * (jsonb as JSON text). `catalog import` sends it; a POST (insert/upsert) only.
- */
-export const COPY_CSV = 'application/vnd.catalog.copy+csv';
 
 /** 400 PGRST102 with PostgREST's message. */
 function invalidBody(message: string): ApiError {
@@ -54,7 +48,7 @@ export interface PayloadOptions {
  * Example: `parsePayload('[{"name":"a"},{"name":"b"}]', null)` → keys `['name']`, 2 rows.
  */
 export function parsePayload(body: string | Uint8Array, contentType: string | null, opts: PayloadOptions = {}): Payload {
-  const mime = (contentType ?? '').split(';')[0].trim().toLowerCase();
+  const mime = parseMediaType(contentType ?? '').type;
   // a COPY body goes to the database as the bytes it came in (PostgreSQL checks their encoding)
   if (mime === COPY_CSV) return fromCopyCsv(typeof body === 'string' ? Buffer.from(body) : body, opts);
   const text = typeof body === 'string' ? body : new TextDecoder('utf-8').decode(body);
@@ -138,6 +132,11 @@ function fromCsv(text: string, opts: PayloadOptions): Payload {
 /** Unquoted or plainly quoted names of a header line (no separators or quotes inside names). */
 const HEADER_NAME = /^(?:"([^",\r\n]*)"|([^",\r\n]*))$/;
 
+/**
+ * `COPY_CSV` bodies (see grammar/media.ts): a header line of column names, then one record per
+ * row; an unquoted empty field is NULL, a quoted `""` the empty string; values are PostgreSQL
+ * input text of the column's type (jsonb as JSON text). POST (insert/upsert) only.
+ */
 function fromCopyCsv(bytes: Uint8Array, opts: PayloadOptions): Payload {
   if (opts.method !== undefined && opts.method !== 'POST') throw invalidBody(`Content-Type not acceptable: ${COPY_CSV} (POST only)`);
   if (opts.columns) throw invalidBody(`columns= cannot be combined with ${COPY_CSV}: the header line names the columns`);

@@ -1,4 +1,4 @@
-import { parseAccept } from '../grammar/media.js';
+import { COPY_CSV, parseAccept, parseMediaType } from '../grammar/media.js';
 import { parseQuery } from '../grammar/parse.js';
 import { parsePrefer } from '../grammar/prefer.js';
 import { parseRange } from '../grammar/range.js';
@@ -7,7 +7,7 @@ import { tableByName, type TableDef } from '../schema/catalog.js';
 import { authenticate, authorize, type Principal } from './auth.js';
 import { ApiError, notFoundEmpty } from './errors.js';
 import type { Incoming } from './exchange.js';
-import { COPY_CSV, parsePayload, type Payload } from './payload.js';
+import { parsePayload, type Payload } from './payload.js';
 import { checkPaging } from './plan.js';
 
 /**
@@ -135,7 +135,7 @@ export async function parseRequest(req: Incoming, opts: RequestOptions): Promise
   const hasBody = method === 'POST' || method === 'PATCH' || method === 'PUT';
   const body = hasBody ? await req.bytes(opts.maxBodyBytes) : null;
   // only a COPY body stays bytes; the other parsers (and the checks below) read text
-  const isCopy = (req.header('content-type') ?? '').split(';')[0].trim().toLowerCase() === COPY_CSV;
+  const isCopy = parseMediaType(req.header('content-type') ?? '').type === COPY_CSV;
   const text = body === null || isCopy ? '' : new TextDecoder('utf-8').decode(body);
 
   if (!table) {

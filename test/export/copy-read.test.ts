@@ -6,7 +6,7 @@ import { copyCsvRewriter } from '../../src/export/copy-csv.js';
 import { exportTable } from '../../src/export/export.js';
 import { fileSink } from '../../src/export/sink.js';
 import { parseQuery } from '../../src/grammar/parse.js';
-import { COPY_CSV } from '../../src/import/copy-transcode.js';
+import { COPY_CSV } from '../../src/grammar/media.js';
 import { importFile } from '../../src/import/engine.js';
 import { clientTransport, type HttpRequest, type Transport } from '../../src/import/transport.js';
 import { PGLITE_COPY_ROWS } from '../../src/server/copy-out.js';

@@ -1,6 +1,6 @@
 import { createApp } from '../../src/server/app.js';
 import type { Store } from '../../src/store/store.js';
-import { COPY_CSV } from '../../src/import/copy-transcode.js';
+import { COPY_CSV } from '../../src/grammar/media.js';
 import { appTransport, type HttpRequest, type HttpResponse, type HttpStream, type Transport } from '../../src/import/transport.js';
 
 export { file, table, tmp } from './files.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { App } from '../../src/server/app.js';
-import { COPY_CSV } from '../../src/server/payload.js';
+import { COPY_CSV } from '../../src/grammar/media.js';
 import type { Store } from '../../src/store/store.js';
 import { STORE_KINDS, disposeStore } from '../support/stores.js';
 import { L, appFor, seedFixture, send } from './support.js';

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/server/app.js';
 import { type RunningServer, startServer } from '../../src/server/listen.js';
 import { PGLITE_COPY_ROWS } from '../../src/server/copy-out.js';
-import { COPY_CSV } from '../../src/server/payload.js';
+import { COPY_CSV } from '../../src/grammar/media.js';
 import type { Store } from '../../src/store/store.js';
 import { STORE_KINDS, disposeStore } from '../support/stores.js';
 import { L, R, appFor, seedFixture, send } from './support.js';
