@@ -1,4 +1,4 @@
-import { open as open_, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { ColumnDef, TableDef } from '../schema/catalog.js';
@@ -145,6 +145,11 @@ interface PendingRow {
   complete: boolean;
 }
 
+/** The source record of a CSV record's bytes `src[a, z)` (its cells decoded the ordinary way). */
+function recordOf(src: Buffer, a: number, z: number, headers: string[], index: number, line: number): SourceRecord {
+  return csvRecordAt(src.toString('utf8', a, z), headers, index, line);
+}
+
 /** A row the transcoder wrote as a COPY line; its source record is decoded again only for a reject. */
 class CopyRow implements PendingRow {
   json: string | null = null;
@@ -165,7 +170,7 @@ class CopyRow implements PendingRow {
   ) {}
 
   get record(): SourceRecord {
-    this.rec ??= csvRecordAt(this.src.toString('utf8', this.a, this.z), this.headers, this.index, this.line);
+    this.rec ??= recordOf(this.src, this.a, this.z, this.headers, this.index, this.line);
     return this.rec;
   }
 }
@@ -213,40 +218,20 @@ function isTransient(res: HttpResponse): boolean {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** The rows' COPY lines after `head`, as one buffer: lines that follow each other in one buffer (a batch's usually all do) are copied as one range. */
+/**
+ * The rows' COPY lines after `head`, as one buffer. Lines that follow each other in one buffer are
+ * taken as one range; every batch buffer starts with `head` (see `freshOut`), so a batch whose
+ * lines are one range from just after it (the usual case) is that buffer's first bytes, uncopied.
+ */
 function copyBody(head: Buffer, rows: PendingRow[]): Buffer {
-  const first = rows[0];
-  if (first?.copyOut && first.copyAt === head.length && first.copyOut.subarray(0, head.length).equals(head)) {
-    // the rows' own buffer starts with the header: when they follow each other, it is the body
-    let to = first.copyAt;
-    let whole = true;
-    for (const r of rows) {
-      if (r.copyOut !== first.copyOut || r.copyAt !== to) {
-        whole = false;
-        break;
-      }
-      to += r.bytes;
-    }
-    if (whole) return first.copyOut.subarray(0, to);
-  }
-  const parts: Buffer[] = [head];
-  let total = head.length;
-  let buf: Buffer | null = null;
-  let from = 0;
-  let to = 0;
+  const ranges: Array<[Buffer, number, number]> = [];
   for (const r of rows) {
-    if (r.copyOut === buf && r.copyAt === to) {
-      to += r.bytes;
-      continue;
-    }
-    if (buf) parts.push(buf.subarray(from, to));
-    buf = r.copyOut;
-    from = r.copyAt;
-    to = from + r.bytes;
+    const last = ranges[ranges.length - 1];
+    if (last && last[0] === r.copyOut && last[2] === r.copyAt) last[2] += r.bytes;
+    else ranges.push([r.copyOut as Buffer, r.copyAt, r.copyAt + r.bytes]);
   }
-  if (buf) parts.push(buf.subarray(from, to));
-  for (let i = 1; i < parts.length; i++) total += parts[i].length;
-  return Buffer.concat(parts, total);
+  if (ranges.length === 1 && ranges[0][1] === head.length) return ranges[0][0].subarray(0, ranges[0][2]);
+  return Buffer.concat([head, ...ranges.map(([b, from, to]) => b.subarray(from, to))]);
 }
 
 /** The service's `Catalog-Counts: inserted=N, updated=N, unchanged=N` of a batch, or null without one. */
@@ -387,7 +372,7 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
             if (opts.signal?.aborted) return true;
           }
           if (status === RAGGED || tc.key === null || !finder.note(tc.key)) continue;
-          const rec = csvRecordAt(file.buf.toString('utf8', file.recStart, file.p), headers, index, file.recLine);
+          const rec = recordOf(file.buf, file.recStart, file.p, headers, index, file.recLine);
           if (buildRow(rec, resolver, fromText, nullToken).ok) finder.candidates.set(tc.key, index);
           else if (!finder.candidates.has(tc.key)) finder.candidates.set(tc.key, -1);
         }
@@ -474,12 +459,13 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
       ...(conflictKey ? [`resolution=${opts.ignoreDuplicates ? 'ignore-duplicates' : 'merge-duplicates'}`, 'unchanged=skip'] : []),
       'return=minimal',
     ].join(', ');
-    let copyHead: string | null = null;
+    /** The COPY header line, once the service has said it takes COPY bodies. */
+    let copyHead: Buffer | null = null;
     if (fromText && !opts.dryRun && columns.length > 0 && scanHeaders) {
       const head = `${scanHeaders.map((h) => resolver.resolve(h)?.name).filter((n) => n !== undefined).join(',')}\n`;
       const res = await transport.send({ method: 'POST', path: `/${table.name}`, query: copyQuery, headers: { 'Content-Type': COPY_CSV, Prefer: preferCopy }, body: head });
       if (res.status >= 200 && res.status < 300) {
-        copyHead = head;
+        copyHead = Buffer.from(head);
         // COPY bodies carry no per-row JSON or lookups: larger batches halve the per-request cost
         // (commits, round trips; on PGlite a quarter of its CPU per 100k rows)
         if (opts.batchRows === undefined) limits.rows = DEFAULT_COPY_BATCH_ROWS;
@@ -531,24 +517,30 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
     // only volatile defaults (now(), gen_random_uuid()) must be left to the server.
     const fill = compareColumns.map((col) => ({ name: col.name, value: knownDefault(col) }));
 
+    /** Fills the cells the row left out with their known constant defaults; false when a volatile one is left to the service. */
+    function fillDefaults(row: Record<string, unknown>): boolean {
+      let complete = true;
+      for (const f of fill) {
+        if (f.name in row) continue;
+        if (f.value === undefined) complete = false;
+        else row[f.name] = f.value;
+      }
+      return complete;
+    }
+
     /** The JSON text of a row that was encoded for COPY only (a batch that must go as JSON). */
     function jsonOf(r: PendingRow): string {
       if (r.json !== null) return r.json;
       const built = buildRow(r.record, resolver, fromText, nullToken);
-      if (!built.ok) throw new Error(`line ${r.record.line}: ${built.message}`); // copyLine accepted it: cannot happen
-      const row = built.row;
-      for (const f of fill) {
-        if (f.name in row) continue;
-        if (f.value === undefined) r.complete = false;
-        else row[f.name] = f.value;
-      }
-      r.json = JSON.stringify(row);
+      if (!built.ok) throw new Error(`line ${r.record.line}: ${built.message}`); // the transcoder accepted it: cannot happen
+      if (!fillDefaults(built.row)) r.complete = false;
+      r.json = JSON.stringify(built.row);
       return r.json;
     }
 
     function request(rows: PendingRow[]): { headers: Record<string, string>; body: string | Buffer; query: string } {
       if (copyHead !== null && rows.every((r) => r.copyOut !== null)) {
-        const body = copyBody(Buffer.from(copyHead), rows);
+        const body = copyBody(copyHead, rows);
         return { headers: { 'Content-Type': COPY_CSV, Prefer: preferCopy }, body, query: copyQuery };
       }
       const body = `[${rows.map(jsonOf).join(',')}]`;
@@ -751,12 +743,7 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
 
     /** A row built the ordinary way (mapped, coerced, constant defaults filled) as a JSON row. */
     function jsonRow(rec: SourceRecord, row: Record<string, unknown>, key: string | null): PendingRow {
-      let complete = true;
-      for (const f of fill) {
-        if (f.name in row) continue;
-        if (f.value === undefined) complete = false;
-        else row[f.name] = f.value;
-      }
+      const complete = fillDefaults(row);
       const json = JSON.stringify(row);
       return { record: rec, json, copyOut: null, copyAt: 0, bytes: Buffer.byteLength(json) + 1, key, kind: 'insert', complete };
     }
@@ -812,7 +799,7 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
       };
       // each buffer starts with the COPY header line: a batch whose lines fill one buffer in order
       // (the usual case) is sent as that buffer's first bytes, without copying it into a body
-      const head = Buffer.from(copyHead);
+      const head = copyHead;
       const freshOut = (size: number): Buffer => {
         const b = Buffer.allocUnsafe(size + head.length);
         head.copy(b, 0);
@@ -822,7 +809,6 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
       let outPos = head.length;
       let index = 0;
       bytesNow = () => file.bytesRead();
-      const sourceRecord = (src: Buffer, a: number, b: number, i: number, l: number): SourceRecord => csvRecordAt(src.toString('utf8', a, b), headers, i, l);
       try {
         for (;;) {
           const status = file.read(tc, out, outPos);
@@ -864,7 +850,7 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
           if (!open) open = newBatch(recIndex, recLine);
           open.end = recIndex + 1;
           if (status !== OK) {
-            await addRecord(sourceRecord(src, a, z, recIndex, recLine));
+            await addRecord(recordOf(src, a, z, headers, recIndex, recLine));
             continue;
           }
           const row = new CopyRow(tc.key, src, a, z, recIndex, recLine, headers);

@@ -148,7 +148,8 @@ export async function execute(store: Store, planned: Planned, statement: Stateme
       let received: number | null = null;
       const plan0 = planned.plan;
       if (plan0.kind !== 'read' && plan0.payload?.copy !== undefined) {
-        // COPY_CSV: the body goes into this session's staging table; the statement reads it there
+        // COPY_CSV: first straight into the table (copyDirect); else into this session's staging
+        // table, which the statement reads
         if (!tx.copyCsv) throw new ApiError(415, 'PGRST102', 'This store cannot load COPY bodies');
         if (directCopyAllowed(planned)) {
           const direct = await copyDirect(tx, plan0, store.schema, plan0.payload.copy, timezoneApplied);
