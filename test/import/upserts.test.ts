@@ -57,11 +57,14 @@ for (const kind of STORE_KINDS) {
       expect(await nameOf(3)).toBeUndefined();
     });
 
-    it('updates changed rows, leaves identical ones alone, and counts each (COPY bodies: the service compares)', async () => {
+    /**
+     * Imports two artists, then through `server` a file with one of them unchanged (`yes` = true),
+     * one renamed and one new with an empty is_signed, and checks the outcome both paths share.
+     */
+    async function importChangedUnchangedNew(server: ReturnType<typeof serverFor>): Promise<void> {
       const dir = tmp();
       await importFile({ table: table('artists'), input: file(dir, 'a.csv', `id,stage_name,is_signed\n${id(1)},One,true\n${id(2)},Two,false\n`) }, serverFor(store));
       const before = await rowsOf(store, 'artists');
-      const server = serverFor(store);
       const s = await importFile(
         { table: table('artists'), input: file(dir, 'b.csv', `id,stage_name,is_signed\n${id(1)},One,yes\n${id(2)},Two renamed,false\n${id(3)},Three,\n`) },
         server,
@@ -71,6 +74,11 @@ for (const kind of STORE_KINDS) {
       expect(after.find((r) => r.id === id(1))).toEqual(before.find((r) => r.id === id(1))); // not even `updated` moved
       expect(after.find((r) => r.id === id(2))?.stage_name).toBe('Two renamed');
       expect(after.find((r) => r.id === id(3))?.is_signed).toBe(false); // empty cell → column default
+    }
+
+    it('updates changed rows, leaves identical ones alone, and counts each (COPY bodies: the service compares)', async () => {
+      const server = serverFor(store);
+      await importChangedUnchangedNew(server);
       // no lookups: an empty COPY body (is it taken?), then one batch of all three rows
       expect(server.log.map((l) => l.req.method)).toEqual(['POST', 'POST']);
       const post = server.log[1];
@@ -82,19 +90,8 @@ for (const kind of STORE_KINDS) {
     });
 
     it('updates changed rows, leaves identical ones alone, and counts each (a PostgREST without COPY bodies: JSON and lookups)', async () => {
-      const dir = tmp();
-      await importFile({ table: table('artists'), input: file(dir, 'a.csv', `id,stage_name,is_signed\n${id(1)},One,true\n${id(2)},Two,false\n`) }, serverFor(store));
-      const before = await rowsOf(store, 'artists');
       const server = serverFor(store, { plainPostgrest: true });
-      const s = await importFile(
-        { table: table('artists'), input: file(dir, 'b.csv', `id,stage_name,is_signed\n${id(1)},One,yes\n${id(2)},Two renamed,false\n${id(3)},Three,\n`) },
-        server,
-      );
-      expect(s).toMatchObject({ inserted: 1, updated: 1, unchanged: 1 });
-      const after = await rowsOf(store, 'artists');
-      expect(after.find((r) => r.id === id(1))).toEqual(before.find((r) => r.id === id(1))); // not even `updated` moved
-      expect(after.find((r) => r.id === id(2))?.stage_name).toBe('Two renamed');
-      expect(after.find((r) => r.id === id(3))?.is_signed).toBe(false); // empty cell → column default
+      await importChangedUnchangedNew(server);
       const post = server.log.find((l) => l.req.method === 'POST' && l.res.status < 300)!;
       expect(JSON.parse(post.req.body as string)).toHaveLength(2);
       // the empty is_signed cell was filled with its constant default (false): every row is complete,
