@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/server/app.js';
-import { COPY_CSV } from '../../src/server/payload.js';
+import { COPY_CSV } from '../../src/grammar/media.js';
 import type { Store } from '../../src/store/store.js';
 import { disposeStore, STORE_KINDS } from '../support/stores.js';
 import { hostileCorpus, injectionPlaces, invariants, seedSmall } from './cases.mjs';
