@@ -82,7 +82,6 @@ function wrap(on: { pool: Pool } | { client: PoolClient }): Queryable {
       }
     },
   };
-  if ('pool' in on) q.copyCsvOut = (select, write) => copyOut(on.pool, select, write);
   if ('client' in on) {
     q.copyCsv = async (target, columns, csv) => {
       try {
