@@ -1,5 +1,5 @@
 import type { Agent as HttpAgent, ClientRequest as NodeRequest, IncomingMessage, RequestOptions } from 'node:http';
-import type { HttpStream } from '../import/transport.js';
+import type { HttpStream } from './transport.js';
 import { ConnectionError, ServiceError } from './errors.js';
 import { backoffMs, RETRY_STATUSES, retryAfterMs } from './retry.js';
 

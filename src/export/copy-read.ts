@@ -1,7 +1,7 @@
 import { compileQuery } from '../grammar/compile.js';
 import type { Query } from '../grammar/types.js';
 import { COPY_CSV } from '../grammar/media.js';
-import { faultOf, type Transport } from '../import/transport.js';
+import { faultOf, type Transport } from '../client/transport.js';
 import type { TableDef } from '../schema/catalog.js';
 import { copyCsvRewriter } from './copy-csv.js';
 import { ExportError, exportOrder } from './pages.js';

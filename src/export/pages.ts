@@ -1,7 +1,7 @@
 import { compileQuery } from '../grammar/compile.js';
 import type { Query, SelectItem, WhereClause } from '../grammar/types.js';
 import type { TableDef } from '../schema/catalog.js';
-import { type HttpResponse, type Transport, faultOf } from '../import/transport.js';
+import { type HttpResponse, type Transport, faultOf } from '../client/transport.js';
 
 /** An export read that failed (the service answered an error). */
 export class ExportError extends Error {

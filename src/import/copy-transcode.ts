@@ -2,7 +2,7 @@ import { type FileHandle, open } from 'node:fs/promises';
 import type { ColumnDef } from '../schema/catalog.js';
 import { copyRange } from '../io/bytes.js';
 import { DATE, FALSE, TRUE, normalizeUuid, validDate, validInstant } from './coerce.js';
-import { knownDefault } from './existing.js';
+import { knownDefault } from '../schema/conventions.js';
 
 /**
  * CSV bytes in, COPY CSV bytes out, one record at a time, without making strings or objects for

@@ -5,13 +5,28 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 
+/** A temporary copy of a stream; `complete` is false when a stop request cut it short. */
+export interface Spool {
+  path: string;
+  complete: boolean;
+  cleanup(): Promise<void>;
+}
+
 /**
- * Copies a stream (stdin) to a temporary file, because an import reads its input twice (a scan
- * for duplicate keys, then the load) and memory must stay flat. `cleanup()` removes it.
+ * Copies a stream (stdin, a FIFO) to a temporary file, because an import reads its input twice (a
+ * scan for duplicate keys, then the load) and memory must stay flat. `signal` stops the copy at
+ * once, even while the stream has no writer yet. `cleanup()` removes the file.
  */
-export async function spoolToFile(stream: Readable, ext: string, dir = tmpdir()): Promise<{ path: string; cleanup(): Promise<void> }> {
-  const folder = await mkdtemp(join(dir, 'catalog-import-'));
+export async function spoolToFile(stream: Readable, ext: string, opts: { dir?: string; signal?: AbortSignal } = {}): Promise<Spool> {
+  const folder = await mkdtemp(join(opts.dir ?? tmpdir(), 'catalog-import-'));
   const path = join(folder, `stdin.${ext}`);
-  await pipeline(stream, createWriteStream(path));
-  return { path, cleanup: () => rm(folder, { recursive: true, force: true }) };
+  const cleanup = () => rm(folder, { recursive: true, force: true });
+  try {
+    await pipeline(stream, createWriteStream(path), { signal: opts.signal });
+    return { path, complete: true, cleanup };
+  } catch (err) {
+    if (opts.signal?.aborted) return { path, complete: false, cleanup };
+    await cleanup();
+    throw err;
+  }
 }

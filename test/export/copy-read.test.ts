@@ -8,7 +8,7 @@ import { fileSink } from '../../src/export/sink.js';
 import { parseQuery } from '../../src/grammar/parse.js';
 import { COPY_CSV } from '../../src/grammar/media.js';
 import { importFile } from '../../src/import/engine.js';
-import { clientTransport, type HttpRequest, type Transport } from '../../src/import/transport.js';
+import { clientTransport, type HttpRequest, type Transport } from '../../src/client/transport.js';
 import { PGLITE_COPY_ROWS } from '../../src/server/copy-out.js';
 import { type RunningServer, startServer } from '../../src/server/listen.js';
 import type { Store } from '../../src/store/store.js';

@@ -5,7 +5,7 @@ import { CatalogClient } from '../../src/client/client.js';
 import { exportTable } from '../../src/export/export.js';
 import { fileSink } from '../../src/export/sink.js';
 import { importFile } from '../../src/import/engine.js';
-import { clientTransport, type Transport } from '../../src/import/transport.js';
+import { clientTransport, type Transport } from '../../src/client/transport.js';
 import { type RunningServer, startServer } from '../../src/server/listen.js';
 import type { Store } from '../../src/store/store.js';
 import { disposeStore, STORE_KINDS, tempDir } from '../support/stores.js';

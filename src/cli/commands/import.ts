@@ -3,7 +3,7 @@ import { basename } from 'node:path';
 import { Command, Option } from 'commander';
 import type { TableDef } from '../../schema/catalog.js';
 import type { ImportOptions, ImportSummary } from '../../import/engine.js';
-import type { Transport } from '../../import/transport.js';
+import type { Transport } from '../../client/transport.js';
 import type { Context } from '../context.js';
 import { PartialFailure, UsageError } from '../errors.js';
 import { parseMaps } from '../../import/mapping.js';
@@ -148,7 +148,7 @@ export function importOptions(opts: RunImportOptions, table: TableDef, ctx: Cont
 
 /** The service as the engine's Transport: the CLI's client (retries of writes left to the engine). */
 export async function contextTransport(ctx: Context): Promise<Transport> {
-  const { clientTransport } = await import('../../import/transport.js');
+  const { clientTransport } = await import('../../client/transport.js');
   const { client } = await ctx.endpoint();
   return clientTransport(client);
 }
@@ -164,7 +164,7 @@ export async function asCliError(err: unknown): Promise<unknown> {
     import('../../import/engine.js'),
     import('../../client/errors.js'),
   ]);
-  if (err instanceof ImportError) return err.exitCode === 2 ? new UsageError(err.message) : new Error(err.message);
+  if (err instanceof ImportError) return err.kind === 'usage' ? new UsageError(err.message) : new Error(err.message);
   if (err instanceof BatchError) {
     const f = err.fault;
     return new ServiceError(f.status, f.code, f.message, f.details, f.hint, JSON.stringify(f));

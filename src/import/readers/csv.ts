@@ -64,13 +64,13 @@ export function csvReader(path: string, delimiter = ','): RecordReader {
                 // classic Mac line ends: the whole file would read as one header line
                 throw new ImportError(
                   `${path}: line 1 ends with a lone carriage return (CR line endings, as old Mac Excel writes): convert the file first, e.g. tr '\\r' '\\n' < ${path} > fixed.csv`,
-                  2,
+                  'usage',
                 );
               }
               headers = cells;
               const seen = new Set<string>();
               for (const h of headers) {
-                if (seen.has(h)) throw new ImportError(`${path}: the header "${h}" appears twice (line ${line})`, 2);
+                if (seen.has(h)) throw new ImportError(`${path}: the header "${h}" appears twice (line ${line})`, 'usage');
                 seen.add(h);
               }
               continue;

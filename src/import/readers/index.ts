@@ -23,12 +23,12 @@ export function detectFormat(path: string, explicit?: string): InputFormat {
     if ((INPUT_FORMATS as readonly string[]).includes(f)) return f as InputFormat;
     if (f === 'jsonl') return 'ndjson';
     if (f === 'yml') return 'yaml';
-    throw new ImportError(`unknown format "${explicit}": use one of ${INPUT_FORMATS.join(', ')}`, 2);
+    throw new ImportError(`unknown format "${explicit}": use one of ${INPUT_FORMATS.join(', ')}`, 'usage');
   }
-  if (path === '-') throw new ImportError(`reading stdin needs --format (${INPUT_FORMATS.join(', ')})`, 2);
+  if (path === '-') throw new ImportError(`reading stdin needs --format (${INPUT_FORMATS.join(', ')})`, 'usage');
   const ext = extname(path).toLowerCase();
   const f = BY_EXTENSION[ext];
-  if (!f) throw new ImportError(`cannot tell the format of ${path} from its extension: pass --format (${INPUT_FORMATS.join(', ')})`, 2);
+  if (!f) throw new ImportError(`cannot tell the format of ${path} from its extension: pass --format (${INPUT_FORMATS.join(', ')})`, 'usage');
   return f;
 }
 
