@@ -153,6 +153,10 @@ export class CopyTranscoder {
   /**
    * The record at buf[p..n). With `out`, writes its COPY line at out[o..]; without, only reads it
    * (the key scan). `eof`: no more input follows `n`.
+   *
+   * One function of ~240 lines on purpose: it is the import's hot loop (every byte of a CSV file
+   * passes through it once), and its state (position, quote state, field index, key parts) lives in
+   * locals rather than fields or closures read on every byte. (Not split for that reason.)
    */
   record(buf: Buffer, p: number, n: number, eof: boolean, out: Buffer | null, o: number): number {
     const plans = this.plans;
