@@ -3,7 +3,8 @@ import { setFlagsFromString } from 'node:v8';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import type { CatalogClient, ClientRequest, ClientResponse } from '../client/client.js';
+import type { ClientRequest, ClientResponse } from '../client/client.js';
+import type { ServiceClient, Transport } from '../client/transport.js';
 import { type IO, nodeOutput } from '../io/streams.js';
 import { type Prompter, terminalPrompter } from '../io/prompt.js';
 import { startSpinner } from '../io/spinner.js';
@@ -33,7 +34,8 @@ export interface GlobalOptions {
 /** A running service the command talks to. */
 export interface Endpoint {
   url: string;
-  client: CatalogClient;
+  /** The service as a Transport (send, stream) with `request` that throws ServiceError. */
+  client: ServiceClient;
 }
 
 /** The slice of src/server/listen.ts the context needs (loaded lazily; injectable in tests). */
@@ -58,6 +60,11 @@ export interface ContextDeps {
    * real command-line process says yes; contexts inside other programs (tests) leave V8 alone.
    */
   ownsProcess?: boolean;
+  /**
+   * The service as a Transport instead of a URL or the embedded catalog: commands then run in
+   * process without a socket (`appTransport(createApp({ store }))`, as the server's tests do).
+   */
+  transport?: Transport;
 }
 
 const DEFAULT_SERVE_URL = 'http://127.0.0.1:3000';
@@ -166,6 +173,11 @@ export class Context {
   }
 
   private async openEndpoint(): Promise<Endpoint> {
+    if (this.deps.transport) {
+      const { transportClient } = await import('../client/transport.js');
+      const client = transportClient(this.deps.transport);
+      return { url: client.url({ path: '' }), client };
+    }
     const config = await this.config();
     const { CatalogClient } = await import('../client/client.js');
     const makeClient = (url: string) => {

@@ -1,7 +1,7 @@
 import type { Agent as HttpAgent, ClientRequest as NodeRequest, IncomingMessage, RequestOptions } from 'node:http';
-import type { HttpStream } from './transport.js';
 import { ConnectionError, ServiceError } from './errors.js';
-import { backoffMs, RETRY_STATUSES, retryAfterMs } from './retry.js';
+import { backoffMs, RETRY_STATUSES, retryAfterMs, retrying } from './retry.js';
+import type { HttpRequest, HttpResponse, HttpStream, ServiceClient } from './transport.js';
 
 export interface ClientOptions {
   baseUrl: string;
@@ -20,27 +20,10 @@ export interface ClientOptions {
   userAgent?: string;
 }
 
-export interface ClientRequest {
-  method: string;
-  /** `/artists`; joined to the base URL's path. */
-  path: string;
-  /** Query string without `?`, already encoded. */
-  query?: string;
-  headers?: Record<string, string>;
-  body?: string | Uint8Array;
-  /** Overrides the method's default (GET/HEAD idempotent, everything else not). */
-  idempotent?: boolean;
-}
-
-export interface ClientResponse {
-  status: number;
-  /** Lower-cased names; repeated headers joined with `, `. */
-  headers: Record<string, string>;
-  /** The body as UTF-8 text, decoded on first use. */
-  body: string;
-  /** The body as received: an export writes CSV pages through without decoding them. */
-  bytes?: Uint8Array;
-}
+/** A request to the service: the transport's (src/client/transport.ts). */
+export type ClientRequest = HttpRequest;
+/** An answer (the body decoded on first use). */
+export type ClientResponse = HttpResponse;
 
 const CONNECTION_CODES = /^(ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EPIPE|UND_ERR_.*)$/;
 
@@ -52,7 +35,7 @@ const CONNECT_TIMEOUT_MS = 10_000;
 const IDLE_TIMEOUT_MS = 300_000;
 
 /** What the client needs of node:http and node:https. */
-interface Transport {
+interface NodeHttp {
   request: (typeof import('node:http'))['request'];
   Agent: new (opts: { keepAlive: boolean; maxSockets: number }) => HttpAgent;
 }
@@ -72,9 +55,9 @@ function timeoutError(code: string, message: string): NodeJS.ErrnoException {
  * node:http rather than undici: a command makes one or a few requests, and undici costs ~170 ms
  * to import and delays the exit of every command by as much again; node:http is already in node.
  */
-export class CatalogClient {
+export class CatalogClient implements ServiceClient {
   private agent: HttpAgent | null = null;
-  private transport: Promise<Transport> | null = null;
+  private http: Promise<NodeHttp> | null = null;
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly base: URL;
 
@@ -98,78 +81,76 @@ export class CatalogClient {
     return h;
   }
 
-  /** Sends a request, retrying idempotent ones on connection errors and 502/503/504. */
-  async request(r: ClientRequest): Promise<ClientResponse> {
+  /**
+   * The one retry loop of both exchanges: an idempotent request is tried again after a connection
+   * error or a 502/503/504 (backoff with jitter, or the service's Retry-After).
+   */
+  private retried<T extends { status: number; headers: Record<string, string> }>(r: ClientRequest, attempt: () => Promise<T>, drop: (res: T) => void): Promise<T> {
     const idempotent = r.idempotent ?? (r.method === 'GET' || r.method === 'HEAD');
-    const retries = idempotent ? this.opts.retries ?? 3 : 0;
     const now = this.opts.now ?? Date.now;
-    const sleep = this.opts.sleep ?? ((ms: number) => new Promise<void>((res) => setTimeout(res, ms)));
-    for (let attempt = 0; ; attempt++) {
-      let res: ClientResponse;
-      try {
-        res = await this.once(r);
-      } catch (err) {
-        if (err instanceof ConnectionError && attempt < retries) {
-          await sleep(backoffMs(attempt, null, this.opts.random));
-          continue;
-        }
-        throw err;
-      }
-      if (RETRY_STATUSES.has(res.status) && attempt < retries) {
-        await sleep(backoffMs(attempt, retryAfterMs(res.headers['retry-after'], now()), this.opts.random));
-        continue;
-      }
-      if (res.status >= 300) throw ServiceError.fromResponse(res.status, res.body, `${r.method} ${this.url(r)}`);
-      return res;
-    }
+    return retrying(attempt, {
+      retries: idempotent ? (this.opts.retries ?? 3) : 0,
+      sleep: this.opts.sleep,
+      again: (o, n) => {
+        if ('error' in o) return o.error instanceof ConnectionError ? backoffMs(n, null, this.opts.random) : null;
+        if (!RETRY_STATUSES.has(o.value.status)) return null;
+        drop(o.value);
+        return backoffMs(n, retryAfterMs(o.value.headers['retry-after'], now()), this.opts.random);
+      },
+    });
+  }
+
+  /** Sends a request (retrying idempotent ones) and returns the answer, whatever its status: the Transport. */
+  send(r: ClientRequest): Promise<ClientResponse> {
+    return this.retried(r, () => this.once(r), () => {});
+  }
+
+  /** Sends a request as `send` does; an answer of 300 or more is thrown as ServiceError. */
+  async request(r: ClientRequest): Promise<ClientResponse> {
+    const res = await this.send(r);
+    if (res.status >= 300) throw ServiceError.fromResponse(res.status, res.body, `${r.method} ${this.url(r)}`);
+    return res;
   }
 
   /**
    * Sends a request and hands back the response as soon as its headers arrive, the body to be read
    * as it comes (an export's COPY read: never whole in memory). Any status is returned, not thrown;
-   * connection failures before the headers are retried for idempotent requests, as `request` does.
-   * A body cut off before its end throws from its iterator.
+   * connection failures and 502/503/504 before the body are retried for idempotent requests, as
+   * `send` does. A body cut off before its end throws from its iterator.
    */
-  async stream(r: ClientRequest): Promise<HttpStream> {
-    const idempotent = r.idempotent ?? (r.method === 'GET' || r.method === 'HEAD');
-    const retries = idempotent ? this.opts.retries ?? 3 : 0;
-    const sleep = this.opts.sleep ?? ((ms: number) => new Promise<void>((res) => setTimeout(res, ms)));
-    for (let attempt = 0; ; attempt++) {
-      const url = this.url(r);
-      const started = (this.opts.now ?? Date.now)();
-      let status = 0;
-      try {
-        const { request, agent } = await this.pool();
-        const res = await openStream(request, url, { method: r.method, headers: this.headersFor(r), agent }, r.body);
-        status = res.status;
-        if (RETRY_STATUSES.has(res.status) && attempt < retries) {
-          // as `request` does: a 502/503/504 before any of the body is tried again after a pause
-          res.cancel();
-          await sleep(backoffMs(attempt, retryAfterMs(res.headers['retry-after'], (this.opts.now ?? Date.now)()), this.opts.random));
-          continue;
-        }
-        return res;
-      } catch (err) {
-        const e = err as NodeJS.ErrnoException;
-        if (CONNECTION_CODES.test(e.code ?? '')) {
-          if (attempt < retries) {
-            await sleep(backoffMs(attempt, null, this.opts.random));
-            continue;
-          }
-          throw new ConnectionError(this.base.href.replace(/\/$/, ''), `${e.code}${e.message ? ` (${e.message})` : ''}`);
-        }
-        throw err;
-      } finally {
-        const ms = Math.round((this.opts.now ?? Date.now)() - started);
-        this.opts.onExchange?.(`${r.method} ${url} → ${status || 'failed'} (${ms} ms to the headers)`);
-      }
+  stream(r: ClientRequest): Promise<HttpStream> {
+    return this.retried(r, () => this.openOnce(r), (res) => res.cancel());
+  }
+
+  private async openOnce(r: ClientRequest): Promise<HttpStream> {
+    const url = this.url(r);
+    const started = (this.opts.now ?? Date.now)();
+    let status = 0;
+    try {
+      const { request, agent } = await this.pool();
+      const res = await openStream(request, url, { method: r.method, headers: this.headersFor(r), agent }, r.body);
+      status = res.status;
+      return res;
+    } catch (err) {
+      throw this.connectionError(err);
+    } finally {
+      const ms = Math.round((this.opts.now ?? Date.now)() - started);
+      this.opts.onExchange?.(`${r.method} ${url} → ${status || 'failed'} (${ms} ms to the headers)`);
     }
   }
 
+  /** A socket-level failure as ConnectionError; anything else as it is. */
+  private connectionError(err: unknown): unknown {
+    const e = err as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
+    const code = e.code ?? e.cause?.code ?? '';
+    if (CONNECTION_CODES.test(code)) return new ConnectionError(this.base.href.replace(/\/$/, ''), `${code}${e.message ? ` (${e.message})` : ''}`);
+    return err;
+  }
+
   /** The node:http or node:https module for the base URL, and its keep-alive pool. */
-  private async pool(): Promise<{ request: Transport['request']; agent: HttpAgent }> {
-    this.transport ??= this.base.protocol === 'https:' ? import('node:https') : import('node:http');
-    const { request, Agent } = await this.transport;
+  private async pool(): Promise<{ request: NodeHttp['request']; agent: HttpAgent }> {
+    this.http ??= this.base.protocol === 'https:' ? import('node:https') : import('node:http');
+    const { request, Agent } = await this.http;
     this.agent ??= new Agent({ keepAlive: true, maxSockets: MAX_SOCKETS });
     return { request, agent: this.agent };
   }
@@ -193,10 +174,7 @@ export class CatalogClient {
       status = res.status;
       return res;
     } catch (err) {
-      const e = err as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
-      const code = e.code ?? e.cause?.code ?? '';
-      if (CONNECTION_CODES.test(code)) throw new ConnectionError(this.base.href.replace(/\/$/, ''), `${code}${e.message ? ` (${e.message})` : ''}`);
-      throw err;
+      throw this.connectionError(err);
     } finally {
       const ms = Math.round((this.opts.now ?? Date.now)() - started);
       this.opts.onExchange?.(`${r.method} ${url} → ${status || 'failed'} (${ms} ms)`);
@@ -281,7 +259,7 @@ function timeouts(req: NodeRequest, fail: (err: Error) => void): () => void {
 }
 
 /** One exchange whose body is read as it arrives (see CatalogClient.stream). */
-function openStream(request: Transport['request'], url: string, options: RequestOptions, body: string | Uint8Array | undefined): Promise<HttpStream> {
+function openStream(request: NodeHttp['request'], url: string, options: RequestOptions, body: string | Uint8Array | undefined): Promise<HttpStream> {
   return new Promise<HttpStream>((resolve, reject) => {
     let clearConnect = () => {};
     const req: NodeRequest = request(url, options, (res: IncomingMessage) => {
@@ -317,7 +295,7 @@ function openStream(request: Transport['request'], url: string, options: Request
  * byte-order mark dropped as fetch's text() does) and joins repeated response headers with `, `.
  */
 function send(
-  request: Transport['request'],
+  request: NodeHttp['request'],
   url: string,
   options: RequestOptions,
   body: string | Uint8Array | undefined,

@@ -1,4 +1,11 @@
-/** One HTTP exchange as the import and export engines see it. */
+import { ServiceError } from './errors.js';
+
+/**
+ * The one transport of the project: every exchange with the service, from the CLI's commands and
+ * the import and export engines, is an HttpRequest sent through a Transport. CatalogClient
+ * (client.ts) is the node:http one; `appTransport` calls an in-process app (tests, in-process CLI
+ * runs). The one fault type is ServiceError (errors.ts): `faultOf` reads it from an answer.
+ */
 export interface HttpRequest {
   method: string;
   /** `/tracks` */
@@ -7,17 +14,23 @@ export interface HttpRequest {
   query?: string;
   headers?: Record<string, string>;
   body?: string | Uint8Array;
+  /** Whether it may be sent again after an unclear failure (default: GET and HEAD only). */
+  idempotent?: boolean;
 }
 
 export interface HttpResponse {
   status: number;
+  /** Lower-cased names; repeated headers joined with `, `. */
   headers: Record<string, string>;
+  /** The body as UTF-8 text. */
   body: string;
+  /** The body as received, where the transport has it (an export writes CSV pages through). */
+  bytes?: Uint8Array;
 }
 
 /**
- * Sends requests and returns every response, error statuses included (the engines decide what a
- * 409 or 413 means); throws only when no response arrived (connection failure).
+ * Sends requests and returns every response, error statuses included (callers decide what a 409
+ * or 413 means); throws only when no response arrived (ConnectionError).
  */
 export interface Transport {
   send(req: HttpRequest): Promise<HttpResponse>;
@@ -45,17 +58,19 @@ function lowerHeaders(h: Headers): Record<string, string> {
   return out;
 }
 
-/** A transport that calls an in-process app's `handle(Request)` (tests, the embedded catalog). */
+/** A transport that calls an in-process app's `handle(Request)` (tests, the CLI run in process). */
 export function appTransport(app: { handle(req: Request): Promise<Response> }, base = 'http://catalog.local'): Transport {
+  const call = (req: HttpRequest) => {
+    const url = `${base}${req.path}${req.query ? `?${req.query}` : ''}`;
+    return app.handle(new Request(url, { method: req.method, headers: req.headers, body: req.body as BodyInit | undefined }));
+  };
   return {
     async send(req) {
-      const url = `${base}${req.path}${req.query ? `?${req.query}` : ''}`;
-      const res = await app.handle(new Request(url, { method: req.method, headers: req.headers, body: req.body as BodyInit | undefined }));
+      const res = await call(req);
       return { status: res.status, headers: lowerHeaders(res.headers), body: await res.text() };
     },
     async stream(req) {
-      const url = `${base}${req.path}${req.query ? `?${req.query}` : ''}`;
-      const res = await app.handle(new Request(url, { method: req.method, headers: req.headers, body: req.body as BodyInit | undefined }));
+      const res = await call(req);
       const body = res.body;
       return {
         status: res.status,
@@ -68,68 +83,44 @@ export function appTransport(app: { handle(req: Request): Promise<Response> }, b
   };
 }
 
-/** The parts of the CLI's CatalogClient (src/client/client.ts) this adapter uses. */
-export interface ClientLike {
-  request(r: { method: string; path: string; query?: string; headers?: Record<string, string>; body?: string | Uint8Array; idempotent?: boolean }): Promise<{
-    status: number;
-    headers: Record<string, string>;
-    body: string;
-  }>;
-  stream?(r: { method: string; path: string; query?: string; headers?: Record<string, string> }): Promise<HttpStream>;
+/** A service fault's SQLSTATE-like code: the body's `code`, else `HTTP<status>` (a proxy's page, a bare 413). */
+export const faultCode = (f: ServiceError): string => f.code ?? `HTTP${f.status}`;
+
+/**
+ * The fault an error answer carries (PostgREST's `{code,message,details,hint}`, tolerant of
+ * non-JSON bodies from proxies or a front server).
+ */
+export function faultOf(res: HttpResponse, request?: string): ServiceError {
+  return ServiceError.fromResponse(res.status, res.body, request);
 }
 
 /**
- * A transport over the CLI's CatalogClient. The client throws ServiceError for non-2xx; that
- * becomes a plain response again. Upsert batches and reads are marked idempotent so the client
- * may retry them on connection errors and 502/503/504.
+ * What commands use of a service: the Transport, `request` (an answer of 300 or more thrown as
+ * ServiceError), and the URL and headers of a request (what `--dry-run` prints as curl).
  */
-export function clientTransport(client: ClientLike, opts: { idempotentWrites?: boolean } = {}): Transport {
+export interface ServiceClient extends Transport {
+  request(req: HttpRequest): Promise<HttpResponse>;
+  url(req: Pick<HttpRequest, 'path' | 'query'>): string;
+  headersFor(req: HttpRequest): Record<string, string>;
+  close(): Promise<void>;
+}
+
+/**
+ * A ServiceClient over any Transport: the CLI run in process on an `appTransport`, without a
+ * socket (tests, as the server's tests run). No retries: nothing in between can fail.
+ */
+export function transportClient(t: Transport, base = 'http://catalog.local'): ServiceClient {
+  const url = (req: Pick<HttpRequest, 'path' | 'query'>) => `${base}${req.path}${req.query ? `?${req.query}` : ''}`;
   return {
-    async send(req) {
-      try {
-        const idempotent = req.method === 'GET' || req.method === 'HEAD' || Boolean(opts.idempotentWrites);
-        return await client.request({ ...req, idempotent });
-      } catch (err) {
-        const e = err as { status?: unknown; body?: unknown; headers?: unknown; code?: unknown; message?: unknown; details?: unknown; hint?: unknown };
-        if (typeof e.status === 'number' && e.status >= 300) {
-          const body =
-            typeof e.body === 'string' && e.body !== ''
-              ? e.body
-              : JSON.stringify({ code: e.code ?? null, message: e.message ?? null, details: e.details ?? null, hint: e.hint ?? null });
-          return { status: e.status, headers: (e.headers as Record<string, string>) ?? {}, body };
-        }
-        throw err;
-      }
+    send: (req) => t.send(req),
+    ...(t.stream ? { stream: (req: HttpRequest) => t.stream!(req) } : {}),
+    async request(req) {
+      const res = await t.send(req);
+      if (res.status >= 300) throw faultOf(res, `${req.method} ${url(req)}`);
+      return res;
     },
-    ...(client.stream ? { stream: (req: HttpRequest) => client.stream!(req) } : {}),
+    url,
+    headersFor: (req) => ({ accept: 'application/json', ...(req.body !== undefined ? { 'content-type': 'application/json' } : {}), ...req.headers }),
+    close: async () => {},
   };
-}
-
-/** A PostgREST error body, tolerant of non-JSON bodies (proxies, 413 from a front server). */
-export interface ServiceFault {
-  status: number;
-  code: string;
-  message: string;
-  details: string | null;
-  hint: string | null;
-}
-
-/** Reads the `{code,message,details,hint}` body of an error response. */
-export function faultOf(res: HttpResponse): ServiceFault {
-  let code = `HTTP${res.status}`;
-  let message = res.body.trim().slice(0, 300) || `HTTP ${res.status}`;
-  let details: string | null = null;
-  let hint: string | null = null;
-  try {
-    const b = JSON.parse(res.body) as Record<string, unknown>;
-    if (b && typeof b === 'object') {
-      if (typeof b.code === 'string') code = b.code;
-      if (typeof b.message === 'string') message = b.message;
-      if (typeof b.details === 'string') details = b.details;
-      if (typeof b.hint === 'string') hint = b.hint;
-    }
-  } catch {
-    /* not JSON: keep the text */
-  }
-  return { status: res.status, code, message, details, hint };
 }

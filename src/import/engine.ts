@@ -10,7 +10,6 @@ import { RowShaper, Shape, planShape } from './stages/shape.js';
 import { openSource } from './stages/source.js';
 
 export * from './options.js';
-export { BatchError } from './stages/send.js';
 
 /** A transport that counts the requests it sends (the summary reports them). */
 function counting(t: Transport): Transport & { count: number } {

@@ -1,6 +1,6 @@
 import type { ColumnDef } from '../schema/catalog.js';
 import { instantKey, normalizeUuid } from './coerce.js';
-import { faultOf, type ServiceFault, type Transport } from '../client/transport.js';
+import { faultOf, type Transport } from '../client/transport.js';
 import { encodeComponent } from '../grammar/query-string.js';
 import { inListQuery, rangeQuery } from './requests.js';
 
@@ -12,17 +12,9 @@ const MAX_KEYS = 200;
 /** At most the characters a key takes in an encoded `in.(…)` list (quoted, escaped, percent-encoded). */
 const listCost = (key: string): number => encodeComponent(key.replace(/[\\"]/g, '\\$&')).length + 7;
 
-/** Lookup failed: the server answered something other than rows. */
-export class LookupError extends Error {
-  constructor(readonly fault: ServiceFault) {
-    super(`looking up existing rows failed: ${fault.code} ${fault.message}`);
-    this.name = 'LookupError';
-  }
-}
-
 async function getRows(transport: Transport, table: string, query: string): Promise<Record<string, unknown>[]> {
   const res = await transport.send({ method: 'GET', path: `/${table}`, query, headers: { Accept: 'application/json' } });
-  if (res.status !== 200 && res.status !== 206) throw new LookupError(faultOf(res));
+  if (res.status !== 200 && res.status !== 206) throw faultOf(res, `GET /${table}?${query}`); // the import stops on it
   return JSON.parse(res.body) as Record<string, unknown>[];
 }
 

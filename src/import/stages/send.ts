@@ -1,7 +1,8 @@
-import { type HttpResponse, type ServiceFault, type Transport, faultOf } from '../../client/transport.js';
+import type { ServiceError } from '../../client/errors.js';
+import { faultCode, faultOf, type HttpResponse, type Transport } from '../../client/transport.js';
 import { retrying } from '../../client/retry.js';
 import { COPY_CSV } from '../../grammar/media.js';
-import { ExistingLookup, LookupError, sameValue } from '../existing.js';
+import { ExistingLookup, sameValue } from '../existing.js';
 import type { Settings } from '../options.js';
 import { probeQuery, writePrefer, writeQuery } from '../requests.js';
 import { knownDefault } from '../../schema/conventions.js';
@@ -14,24 +15,17 @@ import type { PendingRow, Shape } from './shape.js';
  * An idempotent (keyed) batch is retried after a connection error or 502/503/504. A 413 or a
  * statement timeout shrinks the batch limits and splits the batch; a data error (SQLSTATE class
  * 22/23, P0001) splits it in halves until the failing rows are alone and rejected. Anything else
- * (auth, unknown column, outage after retries) is a BatchError: the import stops.
+ * (auth, unknown column, outage after retries) stops the import: the service's fault (ServiceError)
+ * is thrown as it is.
  */
 
-/** A batch failure that is not about its rows (auth, unknown column, server down): the import stops. */
-export class BatchError extends Error {
-  constructor(readonly fault: ServiceFault) {
-    super(`the server refused a batch: ${fault.status} ${fault.code}: ${fault.message}${fault.details ? ` (${fault.details})` : ''}`);
-    this.name = 'BatchError';
-  }
-}
-
 /** SQLSTATE classes that blame the data of some row: split the batch to find it. */
-const isRowFault = (f: ServiceFault): boolean => /^(22|23|P0001|21000)/.test(f.code);
-const isShrinkFault = (res: HttpResponse, f: ServiceFault): boolean => res.status === 413 || f.code === '57014' || f.code === '54000';
+const isRowFault = (f: ServiceError): boolean => /^(22|23|P0001|21000)/.test(faultCode(f));
+const isShrinkFault = (res: HttpResponse, f: ServiceError): boolean => res.status === 413 || f.code === '57014' || f.code === '54000';
 const isTransient = (res: HttpResponse): boolean => res.status === 502 || res.status === 503 || res.status === 504;
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 /** `Key (id)=(…)`-style details make the reject message self-contained. */
-const faultMessage = (f: ServiceFault): string => (f.details ? `${f.message} (${f.details})` : f.message);
+const faultMessage = (f: ServiceError): string => (f.details ? `${f.message} (${f.details})` : f.message);
 
 /**
  * The rows' COPY lines after `head`, as one buffer. Lines that follow each other in one buffer are
@@ -84,15 +78,15 @@ async function negotiateCopy(c: SendContext, copyQuery: string, copyPrefer: stri
   const res = await c.transport.send({ method: 'POST', path: `/${settings.table.name}`, query: copyQuery, headers: { 'Content-Type': COPY_CSV, Prefer: copyPrefer }, body: head });
   if (res.status >= 200 && res.status < 300) return Buffer.from(head);
   const f = faultOf(res);
-  if ((res.status === 400 || res.status === 415) && (f.code === 'PGRST102' || f.code === 'PGRST107' || f.code.startsWith('HTTP'))) return null;
-  throw new BatchError(f);
+  if ((res.status === 400 || res.status === 415) && (f.code === 'PGRST102' || f.code === 'PGRST107' || f.code === null)) return null;
+  throw f;
 }
 
 /** An empty table cannot hold any of the file's keys, and after dedupe no two batches share one: then no lookups at all. */
 async function emptyTable(c: SendContext): Promise<boolean> {
   const key = c.shape.plan.keyColumn!;
   const probe = await c.transport.send({ method: 'GET', path: `/${c.settings.table.name}`, query: probeQuery(key.name), headers: { Accept: 'application/json' } });
-  if (probe.status >= 400) throw new BatchError(faultOf(probe));
+  if (probe.status >= 400) throw faultOf(probe);
   return probe.status === 200 && probe.body.trim() === '[]';
 }
 
@@ -137,7 +131,7 @@ async function dryRunProbe(c: SendContext, wire: Wire): Promise<void> {
     headers: { 'Content-Type': 'application/json', Prefer: wire.jsonPrefer(false) },
     body: '[]',
   });
-  if (res.status >= 300) throw new BatchError(faultOf(res));
+  if (res.status >= 300) throw faultOf(res);
 }
 
 export class Sender {
@@ -176,12 +170,7 @@ export class Sender {
   /** The rows that are new or differ from the stored ones (marked insert or update); the rest are counted unchanged. */
   private async changedRows(rows: PendingRow[], out: BatchOutcome): Promise<PendingRow[]> {
     const keys = rows.filter((r) => r.key !== null).map((r) => r.key as string);
-    let existing: Map<string, Record<string, unknown>>;
-    try {
-      existing = await this.lookup!.find(keys);
-    } catch (err) {
-      throw err instanceof LookupError ? new BatchError(err.fault) : err;
-    }
+    const existing = await this.lookup!.find(keys);
     const { compareColumns } = this.c.shape.plan;
     return rows.filter((r) => {
       const stored = r.key === null ? undefined : existing.get(r.key);
@@ -218,10 +207,10 @@ export class Sender {
     }
     const f = faultOf(res);
     const shrinkFault = isShrinkFault(res, f);
-    if (!shrinkFault && !isRowFault(f)) throw new BatchError(f);
+    if (!shrinkFault && !isRowFault(f)) throw f;
     if (rows.length === 1) {
       const message = res.status === 413 ? `the row alone is larger than the server accepts (${f.message})` : faultMessage(f);
-      out.rejects.push({ record: rows[0].record, code: f.code, message });
+      out.rejects.push({ record: rows[0].record, code: faultCode(f), message });
       return;
     }
     if (shrinkFault) this.c.shrink(Math.floor(rows.length / 2), Math.floor(rows.reduce((n, r) => n + r.bytes, 2) / 2));

@@ -6,7 +6,8 @@ import { FieldResolver } from '../../../src/import/mapping.js';
 import { settle } from '../../../src/import/options.js';
 import { inListQuery, rangeQuery, writePrefer, writeQuery } from '../../../src/import/requests.js';
 import type { Batch } from '../../../src/import/stages/batch.js';
-import { BatchError, Sender } from '../../../src/import/stages/send.js';
+import { Sender } from '../../../src/import/stages/send.js';
+import { ServiceError } from '../../../src/client/errors.js';
 import { RowShaper, Shape, planShape } from '../../../src/import/stages/shape.js';
 import { keyOf } from '../../../src/import/rows.js';
 import type { Store } from '../../../src/store/store.js';
@@ -95,15 +96,15 @@ for (const kind of STORE_KINDS) {
       expect(server.log.some((l) => l.res.status === 413)).toBe(true);
     });
 
-    it('a fault not about the rows stops the import (BatchError with the service’s fault)', async () => {
+    it('a fault not about the rows stops the import (the service’s fault, thrown as it is)', async () => {
       const { shape, settings, batch } = shapeFor('labels', ['id', 'name']);
       const refusing: Transport = {
         send: async (req) => (req.method === 'POST' ? { status: 401, headers: {}, body: JSON.stringify({ code: 'PGRST301', message: 'JWT invalid', details: null, hint: null }) } : serverFor(store).send(req)),
       };
       const sender = await Sender.open({ transport: refusing, shape, settings, headers: null, shrink: () => {} });
       const err = await sender.process(batch([{ id: labelId(200), name: 'x' }])).catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(BatchError);
-      expect((err as BatchError).fault).toMatchObject({ status: 401, code: 'PGRST301' });
+      expect(err).toBeInstanceOf(ServiceError);
+      expect(err).toMatchObject({ status: 401, code: 'PGRST301', message: 'JWT invalid' });
     });
 
     it('(mocked 503s) retries a keyed batch after a gateway error, never a plain insert', async () => {
@@ -133,7 +134,7 @@ for (const kind of STORE_KINDS) {
       const t2 = flaky(1);
       const s2 = await Sender.open({ transport: t2, ...plain, headers: null, shrink: () => {} });
       const err = await s2.process(plain.batch([{ name: 'y' }])).catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(BatchError);
+      expect(err).toMatchObject({ status: 503 });
       expect(t2.posts).toHaveLength(1);
     });
 
@@ -141,8 +142,8 @@ for (const kind of STORE_KINDS) {
       const { shape, batch } = shapeFor('tracks', ['isrc_code', 'track_title'], { onConflict: ['isrc_code'] });
       const settings = settle({ table: table('tracks'), input: 'x.json', dryRun: true, onConflict: ['isrc_code'] });
       const err = await Sender.open({ transport: serverFor(store), shape, settings, headers: null, shrink: () => {} }).catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(BatchError);
-      expect((err as BatchError).fault.code).toBe('42P10');
+      expect(err).toBeInstanceOf(ServiceError);
+      expect(err).toMatchObject({ code: '42P10' });
       expect(batch).toBeDefined();
       expect(await countOf(store, 'tracks')).toBe(0);
     });
