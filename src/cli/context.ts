@@ -29,6 +29,8 @@ export interface GlobalOptions {
   /** false with --no-color. */
   color?: boolean;
   refreshSchema?: boolean;
+  /** Seconds to wait for an answer (`--timeout`; env CATALOG_TIMEOUT). */
+  timeout?: string;
 }
 
 /** A running service the command talks to. */
@@ -179,6 +181,7 @@ export class Context {
       return { url: client.url({ path: '' }), client };
     }
     const config = await this.config();
+    const timeoutMs = this.timeoutMs();
     const { CatalogClient } = await import('../client/client.js');
     const makeClient = (url: string) => {
       const client = new CatalogClient({
@@ -186,6 +189,7 @@ export class Context {
         token: config.token?.value,
         headers: Object.fromEntries(config.headers.map((h) => [h.name, h.value])),
         userAgent: `catalog/${this.version}`,
+        timeoutMs,
         onExchange: this.globals.verbose ? (line) => void this.io.stderr.write(`${this.style().dim(line)}\n`) : undefined,
       });
       this.closers.push(() => client.close());
@@ -219,6 +223,18 @@ export class Context {
     const client = makeClient(server.url);
     this.closers.push(() => server.close());
     return { url: server.url, client };
+  }
+
+  /** The request timeout from `--timeout` or CATALOG_TIMEOUT (seconds), or undefined for the client's default. */
+  private timeoutMs(): number | undefined {
+    const flag = this.globals.timeout;
+    const raw = flag ?? this.env.CATALOG_TIMEOUT;
+    if (raw === undefined || raw.trim() === '') return undefined;
+    const seconds = Number(raw);
+    if (!Number.isFinite(seconds) || seconds <= 0) {
+      throw new UsageError(`${flag !== undefined ? '--timeout' : 'CATALOG_TIMEOUT'} needs a number of seconds greater than 0, not '${raw}'`);
+    }
+    return seconds * 1000;
   }
 
   /** The schema the command validates against: built in (embedded), cached per URL, or fetched. */

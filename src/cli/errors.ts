@@ -1,4 +1,4 @@
-import { ConnectionError, ServiceError } from '../client/errors.js';
+import { ConnectionError, ServiceError, TimeoutError } from '../client/errors.js';
 import { ImportError } from '../import/types.js';
 import type { Style } from '../io/style.js';
 
@@ -63,6 +63,9 @@ export function describeError(err: unknown, s: Style, opts: { tokenGiven?: boole
   if (isGrammarError(err)) {
     const e = err as Error & { details?: string | null; hint?: string | null };
     return [head(e.message), ...(e.details ? [`  ${s.dim('details:')} ${e.details}`] : []), ...(e.hint ? [hint(e.hint)] : [])];
+  }
+  if (err instanceof TimeoutError) {
+    return [head(err.message), hint(`pass --timeout SECONDS (or set CATALOG_TIMEOUT) to wait longer than ${err.seconds} s; or is --url / CATALOG_URL the service?`)];
   }
   if (err instanceof ConnectionError) {
     return [head(err.message), hint(`is the service running? Start one with \`catalog serve\`, or check --url / CATALOG_URL (now ${err.url})`)];

@@ -1,5 +1,5 @@
 import type { Agent as HttpAgent, ClientRequest as NodeRequest, IncomingMessage, RequestOptions } from 'node:http';
-import { ConnectionError, ServiceError } from './errors.js';
+import { ConnectionError, ServiceError, TimeoutError } from './errors.js';
 import { backoffMs, RETRY_STATUSES, retryAfterMs, retrying } from './retry.js';
 import type { HttpRequest, HttpResponse, HttpStream, ServiceClient } from './transport.js';
 
@@ -11,6 +11,8 @@ export interface ClientOptions {
   headers?: Record<string, string>;
   /** Retries for idempotent requests (default 3). */
   retries?: number;
+  /** Longest silence while waiting for an answer or the next piece of its body (default 60 s; `--timeout`). */
+  timeoutMs?: number;
   /** Called with one line per exchange: method, URL, status, milliseconds (`-v`). */
   onExchange?: (line: string) => void;
   /** Seams for tests: waiting, randomness and time. */
@@ -31,8 +33,10 @@ const CONNECTION_CODES = /^(ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOU
 const MAX_SOCKETS = 8;
 /** Longest wait for a TCP (and TLS) connection. */
 const CONNECT_TIMEOUT_MS = 10_000;
-/** Longest silence while waiting for the response headers or the next piece of the body. */
-const IDLE_TIMEOUT_MS = 300_000;
+/** Longest silence while waiting for the response headers or the next piece of the body, unless told otherwise. */
+export const DEFAULT_TIMEOUT_MS = 60_000;
+/** The code of an idle timeout (a TimeoutError, not retried), apart from a connect timeout (retried). */
+const IDLE_TIMEOUT = 'ECATALOG_IDLE_TIMEOUT';
 
 /** What the client needs of node:http and node:https. */
 interface NodeHttp {
@@ -49,8 +53,8 @@ function timeoutError(code: string, message: string): NodeJS.ErrnoException {
  * HTTP client for a PostgREST-style service: one keep-alive connection pool per client (node:http,
  * or node:https for https URLs, loaded on the first request), bearer token and extra headers, and
  * retries with backoff, jitter and Retry-After for idempotent requests only. Non-2xx answers throw
- * ServiceError; unreachable services, refused or reset connections and timeouts (10 s to connect,
- * 300 s of silence) throw ConnectionError.
+ * ServiceError; unreachable services, refused or reset connections and a connect timeout (10 s)
+ * throw ConnectionError; silence past the request timeout (60 s, `--timeout`) throws TimeoutError.
  *
  * node:http rather than undici: a command makes one or a few requests, and undici costs ~170 ms
  * to import and delays the exit of every command by as much again; node:http is already in node.
@@ -60,6 +64,10 @@ export class CatalogClient implements ServiceClient {
   private http: Promise<NodeHttp> | null = null;
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly base: URL;
+
+  private get timeoutMs(): number {
+    return this.opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  }
 
   constructor(private readonly opts: ClientOptions) {
     this.base = new URL(opts.baseUrl.endsWith('/') ? opts.baseUrl : `${opts.baseUrl}/`);
@@ -100,15 +108,24 @@ export class CatalogClient implements ServiceClient {
     });
   }
 
-  /** Sends a request (retrying idempotent ones) and returns the answer, whatever its status: the Transport. */
-  send(r: ClientRequest): Promise<ClientResponse> {
-    return this.retried(r, () => this.once(r), () => {});
+  /**
+   * Sends a request (retrying idempotent ones) and returns the answer, whatever its status: the
+   * Transport. A successful answer that is an HTML page to a request for JSON or CSV is no
+   * PostgREST service's: it is thrown as such (ServiceError naming the URL, status and content type).
+   */
+  async send(r: ClientRequest): Promise<ClientResponse> {
+    const res = await this.retried(r, () => this.once(r), () => {});
+    res.request = `${r.method} ${this.url(r)}`;
+    const type = res.headers['content-type'] ?? '';
+    const asked = this.headersFor(r).accept ?? '';
+    if (res.status < 300 && /^text\/html/i.test(type) && /json|csv/i.test(asked)) throw ServiceError.notAService(res.status, type, res.body, res.request);
+    return res;
   }
 
   /** Sends a request as `send` does; an answer of 300 or more is thrown as ServiceError. */
   async request(r: ClientRequest): Promise<ClientResponse> {
     const res = await this.send(r);
-    if (res.status >= 300) throw ServiceError.fromResponse(res.status, res.body, `${r.method} ${this.url(r)}`);
+    if (res.status >= 300) throw ServiceError.fromResponse(res.status, res.body, res.request, res.headers['content-type'] ?? '');
     return res;
   }
 
@@ -128,7 +145,7 @@ export class CatalogClient implements ServiceClient {
     let status = 0;
     try {
       const { request, agent } = await this.pool();
-      const res = await openStream(request, url, { method: r.method, headers: this.headersFor(r), agent }, r.body);
+      const res = await openStream(request, url, { method: r.method, headers: this.headersFor(r), agent }, r.body, this.timeoutMs);
       status = res.status;
       return res;
     } catch (err) {
@@ -143,6 +160,7 @@ export class CatalogClient implements ServiceClient {
   private connectionError(err: unknown): unknown {
     const e = err as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
     const code = e.code ?? e.cause?.code ?? '';
+    if (code === IDLE_TIMEOUT) return new TimeoutError(this.base.href.replace(/\/$/, ''), this.timeoutMs / 1000);
     if (CONNECTION_CODES.test(code)) return new ConnectionError(this.base.href.replace(/\/$/, ''), `${code}${e.message ? ` (${e.message})` : ''}`);
     return err;
   }
@@ -163,7 +181,7 @@ export class CatalogClient implements ServiceClient {
       const { request, agent } = await this.pool();
       const headers = this.headersFor(r);
       if (r.body !== undefined) headers['content-length'] = String(typeof r.body === 'string' ? Buffer.byteLength(r.body) : r.body.byteLength);
-      const exchange = send(request, url, { method: r.method, headers, agent }, r.body);
+      const exchange = send(request, url, { method: r.method, headers, agent }, r.body, this.timeoutMs);
       this.inFlight.add(exchange);
       let res: ClientResponse;
       try {
@@ -243,13 +261,13 @@ async function* piecesOf(res: IncomingMessage): AsyncGenerator<Uint8Array> {
 }
 
 /**
- * A request's time limits: IDLE_TIMEOUT_MS of silence, and CONNECT_TIMEOUT_MS to connect a new
+ * A request's time limits: `idleMs` of silence, and CONNECT_TIMEOUT_MS to connect a new
  * socket (a pooled one is already connected); either calls `fail`. Returns what clears the
  * connect timer.
  */
-function timeouts(req: NodeRequest, fail: (err: Error) => void): () => void {
+function timeouts(req: NodeRequest, fail: (err: Error) => void, idleMs: number): () => void {
   let connectTimer: NodeJS.Timeout | undefined;
-  req.setTimeout(IDLE_TIMEOUT_MS, () => fail(timeoutError('ETIMEDOUT', `no answer for ${IDLE_TIMEOUT_MS / 1000} s`)));
+  req.setTimeout(idleMs, () => fail(timeoutError(IDLE_TIMEOUT, `no answer for ${idleMs / 1000} s`)));
   req.on('socket', (socket) => {
     if (!socket.connecting) return;
     connectTimer = setTimeout(() => fail(timeoutError('ETIMEDOUT', `could not connect within ${CONNECT_TIMEOUT_MS / 1000} s`)), CONNECT_TIMEOUT_MS);
@@ -259,7 +277,7 @@ function timeouts(req: NodeRequest, fail: (err: Error) => void): () => void {
 }
 
 /** One exchange whose body is read as it arrives (see CatalogClient.stream). */
-function openStream(request: NodeHttp['request'], url: string, options: RequestOptions, body: string | Uint8Array | undefined): Promise<HttpStream> {
+function openStream(request: NodeHttp['request'], url: string, options: RequestOptions, body: string | Uint8Array | undefined, idleMs: number): Promise<HttpStream> {
   return new Promise<HttpStream>((resolve, reject) => {
     let clearConnect = () => {};
     const req: NodeRequest = request(url, options, (res: IncomingMessage) => {
@@ -284,7 +302,7 @@ function openStream(request: NodeHttp['request'], url: string, options: RequestO
       reject(err);
     };
     req.on('error', fail);
-    clearConnect = timeouts(req, fail);
+    clearConnect = timeouts(req, fail, idleMs);
     if (body !== undefined) req.setHeader('content-length', String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength));
     req.end(body);
   });
@@ -299,6 +317,7 @@ function send(
   url: string,
   options: RequestOptions,
   body: string | Uint8Array | undefined,
+  idleMs: number,
 ): Promise<ClientResponse> {
   return new Promise<ClientResponse>((resolve, reject) => {
     let req: NodeRequest;
@@ -333,7 +352,7 @@ function send(
       });
     });
     req.on('error', fail);
-    clearConnect = timeouts(req, fail);
+    clearConnect = timeouts(req, fail, idleMs);
     req.end(body);
   });
 }

@@ -26,6 +26,8 @@ export interface HttpResponse {
   body: string;
   /** The body as received, where the transport has it (an export writes CSV pages through). */
   bytes?: Uint8Array;
+  /** `METHOD URL` of the request answered, where the transport knows the URL (messages). */
+  request?: string;
 }
 
 /**
@@ -91,7 +93,7 @@ export const faultCode = (f: ServiceError): string => f.code ?? `HTTP${f.status}
  * non-JSON bodies from proxies or a front server).
  */
 export function faultOf(res: HttpResponse, request?: string): ServiceError {
-  return ServiceError.fromResponse(res.status, res.body, request);
+  return ServiceError.fromResponse(res.status, res.body, request ?? res.request, res.headers['content-type']);
 }
 
 /**

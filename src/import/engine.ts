@@ -36,7 +36,7 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
     const plan = planShape(settings.table, shaper.resolver, settings.keyColumns, { onConflict: opts.onConflict, ignoreDuplicates: settings.ignoreDuplicates });
     const shape = new Shape(shaper, plan);
     if (plan.ignoredFields.length) settings.notice(`ignoring unknown field${plan.ignoredFields.length > 1 ? 's' : ''}: ${plan.ignoredFields.join(', ')}`);
-    const deduper = await Deduper.open(settings.dedupe, scan, plan.conflictKey, source, shaper);
+    const deduper = await Deduper.open(settings.dedupe, scan, plan.conflictKey, source, shaper, settings.stopping);
     const account = new Account(settings, source, resume, rejectsPathOf(opts, source), () => scan.headers, plan.conflictKey !== null);
     const limits = { rows: settings.batchRows, bytes: settings.batchBytes };
     let batcher: Batcher | null = null;

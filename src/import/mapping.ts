@@ -1,4 +1,5 @@
 import type { ColumnDef, TableDef } from '../schema/catalog.js';
+import { clip } from './readers/input.js';
 import { ImportError } from './types.js';
 
 /** Columns a rejects file adds in front of the original ones; an import skips them silently. */
@@ -99,7 +100,7 @@ export class FieldResolver {
   finish(): void {
     if (this.conflicts.length) throw new ImportError(this.conflicts[0], 'usage');
     if (this.unknown.length && !this.opts.ignoreUnknown) {
-      const list = this.unknown.map((k) => `"${k}"`).join(', ');
+      const list = this.unknown.map((k) => clip(k, 60)).join(', ');
       throw new ImportError(
         `unknown field${this.unknown.length > 1 ? 's' : ''} ${list} for ${this.table.name}. Valid fields: ${this.validList()}. ` +
           'Map a header with --map "Header=field" or skip unknown ones with --ignore-unknown.',

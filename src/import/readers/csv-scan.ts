@@ -38,7 +38,8 @@ const MORE = null;
  */
 export class CsvScanner {
   private buf = '';
-  private line = 1;
+  /** Line the next (or pending) record starts on. */
+  line = 1;
   private started = false;
   private readonly delim: number;
 
@@ -53,6 +54,16 @@ export class CsvScanner {
     }
     this.buf = this.buf.length ? this.buf + chunk : chunk;
     return this.drain(false);
+  }
+
+  /** Characters of a record not yet complete (held until its end arrives). */
+  get pending(): number {
+    return this.buf.length;
+  }
+
+  /** The start of the record not yet complete. */
+  pendingText(chars: number): string {
+    return this.buf.slice(0, chars);
   }
 
   end(): CsvRecord[] {

@@ -1,6 +1,6 @@
 import type { RecordReader, SourceRecord } from '../types.js';
 import { ImportError } from '../types.js';
-import { textChunks, textLines } from './input.js';
+import { MAX_RECORD_BYTES, textChunks, textLines } from './input.js';
 import { type JsonElement, JsonArraySplitter } from './json-splitter.js';
 import { pieceReader } from './scaffold.js';
 
@@ -29,7 +29,7 @@ export function jsonReader(path: string): RecordReader {
   return pieceReader(
     path,
     async function* (input) {
-      const splitter = new JsonArraySplitter();
+      const splitter = new JsonArraySplitter(MAX_RECORD_BYTES);
       try {
         for await (const chunk of textChunks(input.stream)) yield* splitter.push(chunk);
         yield* splitter.end();
@@ -50,7 +50,7 @@ export function ndjsonReader(path: string): RecordReader {
   return pieceReader(
     path,
     async function* (input) {
-      for await (const l of textLines(input.stream)) if (l.text.trim() !== '') yield l;
+      for await (const l of textLines(input.stream, path)) if (l.text.trim() !== '') yield l;
     },
     decodeJson,
   );

@@ -42,9 +42,9 @@ function toRecords(chunk: Chunk, next: () => number): SourceRecord[] {
 }
 
 /** Cuts the text into top-level items (`- …` at column 0) and documents (`---`). */
-async function* yamlChunks(input: CountedInput): AsyncGenerator<Chunk> {
+async function* yamlChunks(input: CountedInput, path: string): AsyncGenerator<Chunk> {
   let current: Chunk = { kind: 'doc', line: 1, lines: [] };
-  for await (const { text, line } of textLines(input.stream)) {
+  for await (const { text, line } of textLines(input.stream, path)) {
     if (text.startsWith('---') && (text.length === 3 || /\s/.test(text[3]))) {
       yield current;
       const rest = text.slice(3).trim();
@@ -75,5 +75,5 @@ async function* yamlChunks(input: CountedInput): AsyncGenerator<Chunk> {
  * @example for await (const r of yamlReader('rows.yaml').records()) r.values // { id: '…' }
  */
 export function yamlReader(path: string): RecordReader {
-  return pieceReader(path, yamlChunks, toRecords);
+  return pieceReader(path, (input) => yamlChunks(input, path), toRecords);
 }

@@ -129,9 +129,10 @@ export async function scanInput(c: ScanContext): Promise<Scan> {
 }
 
 /** Exact counts of the candidate keys (`--dedupe error` rejects every row of a repeated key): one more read, only when there are candidates. */
-async function candidateCounts(source: Source, shaper: RowShaper, conflictKey: string[], candidates: Map<string, number>): Promise<Map<string, number>> {
+async function candidateCounts(source: Source, shaper: RowShaper, conflictKey: string[], candidates: Map<string, number>, stopping: () => boolean): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
   for await (const rec of sourceRecords(source).records()) {
+    if (rec.index % 2000 === 0 && stopping()) break; // the load pass then stops at once
     const key = shaper.keyOf(rec, conflictKey);
     if (key !== null && candidates.has(key)) counts.set(key, (counts.get(key) ?? 0) + 1);
   }
@@ -147,9 +148,9 @@ export class Deduper {
     readonly tracksSkipped: boolean,
   ) {}
 
-  static async open(policy: DedupePolicy, scan: Scan, conflictKey: string[] | null, source: Source, shaper: RowShaper): Promise<Deduper> {
+  static async open(policy: DedupePolicy, scan: Scan, conflictKey: string[] | null, source: Source, shaper: RowShaper, stopping: () => boolean = () => false): Promise<Deduper> {
     const counted = conflictKey && policy === 'error' && scan.candidates.size > 0;
-    const counts = counted ? await candidateCounts(source, shaper, conflictKey, scan.candidates) : null;
+    const counts = counted ? await candidateCounts(source, shaper, conflictKey, scan.candidates, stopping) : null;
     const tracks = Boolean(conflictKey) && policy === 'first' && scan.candidates.size > 0;
     return new Deduper(new DedupeJudge(policy, scan.candidates, counts), conflictKey, tracks);
   }

@@ -1,7 +1,9 @@
 import { constants, createReadStream, openSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { Socket } from 'node:net';
-import type { Readable } from 'node:stream';
+import { type Readable, Transform } from 'node:stream';
+import { MAX_RECORD_BYTES, tooLong } from '../readers/input.js';
+import { JsonArraySplitter } from '../readers/json-splitter.js';
 import { detectFormat, openReader } from '../readers/index.js';
 import { spoolToFile } from '../spool.js';
 import { ImportError, type InputFormat, type RecordReader } from '../types.js';
@@ -33,6 +35,45 @@ function openStream(path: string, fifo: boolean): Readable {
   return new Socket({ fd, readable: true, writable: false });
 }
 
+/**
+ * Watches a stream on its way to the spool for a record over MAX_RECORD_BYTES: a line for the
+ * line-based formats, an element for JSON (found by the splitter, the texts thrown away).
+ */
+function recordBound(path: string, format: InputFormat): Transform {
+  let sinceLineEnd = 0;
+  let line = 1;
+  // JSON: the splitter finds element ends; malformed JSON is left for the reader to report
+  let splitter = format === 'json' ? new JsonArraySplitter(MAX_RECORD_BYTES) : null;
+  const decoder = new TextDecoder();
+  const check = (chunk: Buffer): void => {
+    if (splitter) {
+      try {
+        splitter.push(decoder.decode(chunk, { stream: true }));
+      } catch (err) {
+        if (/longer than/.test((err as Error).message)) throw new ImportError(`${path}: ${(err as Error).message}`);
+        splitter = null; // stop checking
+      }
+      return;
+    }
+    const lf = chunk.lastIndexOf(10);
+    if (lf >= 0) {
+      for (let i = chunk.indexOf(10); i >= 0 && i <= lf; i = chunk.indexOf(10, i + 1)) line++;
+      sinceLineEnd = chunk.length - lf - 1;
+    } else sinceLineEnd += chunk.length;
+    if (sinceLineEnd > MAX_RECORD_BYTES) throw tooLong(path, 'the line', line);
+  };
+  return new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      try {
+        if (format !== 'json' || splitter) check(chunk);
+        done(null, chunk);
+      } catch (err) {
+        done(err as Error);
+      }
+    },
+  });
+}
+
 /** What kind of file a path names; a usage error for none or a directory. */
 async function kindOf(path: string): Promise<'file' | 'fifo' | 'device'> {
   const s = await stat(path).catch((err: NodeJS.ErrnoException) => {
@@ -53,7 +94,7 @@ export async function openSource(opts: { input: string; format?: string; stdin?:
   }
   if (kind === 'stdin' && !opts.stdin) throw new ImportError('no stdin to read', 'usage');
   const stream = kind === 'stdin' ? (opts.stdin as Readable) : openStream(opts.input, kind === 'fifo');
-  const spool = await spoolToFile(stream, format, { signal: opts.signal });
+  const spool = await spoolToFile(stream, format, { signal: opts.signal, check: recordBound(opts.input === '-' ? 'stdin' : opts.input, format) });
   if (kind !== 'stdin') stream.destroy();
   const totalBytes = spool.complete ? (await stat(spool.path)).size : 0;
   return { input: opts.input, path: spool.path, format, streamed: true, totalBytes, interrupted: !spool.complete, cleanup: spool.cleanup };
