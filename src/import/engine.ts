@@ -32,7 +32,14 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
   try {
     const resume = await resumePoint(opts, source, settings.notice);
     const shaper = new RowShaper(new FieldResolver(settings.table, { map: opts.map, ignoreUnknown: opts.ignoreUnknown }), source.format === 'csv', settings.nullToken, settings.checks);
-    const scan = source.interrupted ? { records: 0, candidates: new Map(), headers: null } : await scanInput({ source, shaper, ...settings });
+    if (source.interrupted) {
+      // stopped while waiting for a stream (a FIFO with no writer): nothing was read or written
+      const account = new Account(settings, source, resume, rejectsPathOf(opts, source), () => null, false);
+      const plan = { conflictKey: null, columns: [], ignoredFields: [] };
+      const limits = { rows: settings.batchRows, bytes: settings.batchBytes };
+      return summarize({ opts, source, account, resume, records: 0, finished: false, interrupted: true, plan, limits, requests: 0, seconds: (settings.clock() - started) / 1000 });
+    }
+    const scan = await scanInput({ source, shaper, ...settings });
     const plan = planShape(settings.table, shaper.resolver, settings.keyColumns, { onConflict: opts.onConflict, ignoreDuplicates: settings.ignoreDuplicates });
     const shape = new Shape(shaper, plan);
     if (plan.ignoredFields.length) settings.notice(`ignoring unknown field${plan.ignoredFields.length > 1 ? 's' : ''}: ${plan.ignoredFields.join(', ')}`);
@@ -49,7 +56,7 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
     await account.start();
     batcher = new Batcher(limits, settings.concurrency, resume, (b) => sender.process(b), (b, o, at) => account.batchDone(b, o, at));
     const ctx = { source, shape, deduper, batcher, account, settings, start: resume.index, records: scan.records, headers: scan.headers, copyHead: sender.copyHead };
-    const load = source.interrupted ? { interrupted: true, read: 0, bytes: 0 } : await (sender.copyHead ? loadCopyLines(ctx) : loadRecords(ctx));
+    const load = await (sender.copyHead ? loadCopyLines(ctx) : loadRecords(ctx));
     await batcher.finish(!load.interrupted);
     const finished = !load.interrupted && !batcher.fatal;
     await account.close(finished, finished ? batcher.position : batcher.committed());

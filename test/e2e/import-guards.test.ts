@@ -104,7 +104,7 @@ describe('import guards, end to end (bin/catalog)', () => {
   it('SIGTERM while waiting on a FIFO with no writer stops the import (exit 130)', async () => {
     const fifo = join(dir, 'waiting.csv');
     execFileSync('mkfifo', [fifo]);
-    const p = start(['--url', serve.url, 'labels', 'import', fifo]);
+    const p = start(['--url', serve.url, 'labels', 'import', fifo, '--on-conflict', 'id']);
     await until(() => hasOpen(p.proc.pid!, fifo));
     p.proc.kill('SIGTERM');
     expect(await p.exited).toBe(130);
@@ -117,7 +117,7 @@ describe('import guards, end to end (bin/catalog)', () => {
     for (let i = 0; i < 60_000; i++) rows.push(`1ab00000-0000-4000-8000-${String(i).padStart(12, '0')},Label ${i}`);
     writeFileSync(input, `${rows.join('\n')}\n`);
     const checkpoint = `${input}.checkpoint.json`;
-    const p = start(['--url', serve.url, 'labels', 'import', input, '--batch-size', '200', '--concurrency', '1']);
+    const p = start(['--url', serve.url, 'labels', 'import', input, '--batch-size', '50', '--concurrency', '1']);
     await until(() => existsSync(checkpoint) || p.proc.exitCode !== null);
     p.proc.kill('SIGINT');
     expect(await p.exited).toBe(130);
