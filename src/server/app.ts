@@ -1,7 +1,7 @@
 import type { Store } from '../store/store.js';
 import { AuthError } from './auth.js';
 import { copyOutReply } from './copy-out.js';
-import { ApiError, errorReply } from './errors.js';
+import { ApiError, DEFAULT_MAX_BODY, errorReply } from './errors.js';
 import { fromRequest, type Incoming, type Reply, toResponse } from './exchange.js';
 import { execute } from './execute.js';
 import { planRequest, type Planned } from './plan.js';
@@ -28,8 +28,6 @@ export interface App {
   /** The same answer for an adapter that builds no Request/Response (listen.ts). */
   reply(req: Incoming): Promise<Reply>;
 }
-
-const DEFAULT_MAX_BODY = 64 * 1024 * 1024;
 
 /** The query building stage: the request's one statement (and the EXPLAIN for planned counts). */
 function buildStatement(planned: Planned, schema: string): { main: Statement; extra: Statement | null } {

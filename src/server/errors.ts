@@ -46,6 +46,14 @@ export function notFoundEmpty(): ApiError {
   return new ApiError(404, '', 'not found', { rawBody: '{}' });
 }
 
+/** 406 PGRST116: the singular object media type was asked for and `n` rows (not 1) came back. */
+export function singularError(n: number): ApiError {
+  return new ApiError(406, 'PGRST116', 'JSON object requested, multiple (or no) rows returned', { details: `The result contains ${n} rows` });
+}
+
+/** The largest request body the service takes by default (`--max-body`): 64 MiB, 413 above it. */
+export const DEFAULT_MAX_BODY = 64 * 1024 * 1024;
+
 /** 413 in the shape the socket adapter uses too. */
 export function payloadTooLarge(max: number): ApiError {
   return new ApiError(413, 'PGRST413', 'Payload Too Large', {

@@ -1,6 +1,6 @@
 import type { Preferences } from '../grammar/types.js';
 import type { Queryable, Store } from '../store/store.js';
-import { ApiError } from './errors.js';
+import { ApiError, singularError } from './errors.js';
 import type { Planned, WritePlan } from './plan.js';
 import { copyStage, ident, tableRef, type Statement } from './sql.js';
 
@@ -51,10 +51,6 @@ async function applyTimezone(tx: Queryable, prefs: Preferences): Promise<boolean
   if (prefs.timezone === undefined) return false;
   const r = await tx.query(`SELECT set_config('TimeZone', name, true) FROM pg_timezone_names WHERE name = $1`, [prefs.timezone]);
   return r.rows.length > 0;
-}
-
-function singularError(n: number): ApiError {
-  return new ApiError(406, 'PGRST116', 'JSON object requested, multiple (or no) rows returned', { details: `The result contains ${n} rows` });
 }
 
 /** The read's figures from its one row (and the planner estimate for `count=planned|estimated`). */

@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import type { Store } from '../store/store.js';
 import type { App } from './app.js';
 import { writeStream } from './stream-body.js';
-import { payloadTooLarge } from './errors.js';
+import { DEFAULT_MAX_BODY, payloadTooLarge } from './errors.js';
+
+export { DEFAULT_MAX_BODY };
 import type { Incoming } from './exchange.js';
 
 /** What `catalog serve` and the embedded default need to start a service. */
@@ -40,7 +42,6 @@ export interface RunningServer {
 }
 
 const LOCK_FILE = 'catalog-serve.json';
-export const DEFAULT_MAX_BODY = 64 * 1024 * 1024;
 export const DEFAULT_MAX_URL = 8 * 1024;
 export const DEFAULT_MAX_HEADER = 16 * 1024;
 

@@ -2,7 +2,7 @@ import { renderPreferenceApplied } from '../grammar/prefer.js';
 import { formatContentRange } from '../grammar/range.js';
 import type { MediaType, Preferences } from '../grammar/types.js';
 import { changelogAtom } from './changelog.js';
-import { ApiError } from './errors.js';
+import { ApiError, singularError } from './errors.js';
 import type { Incoming, Reply } from './exchange.js';
 import type { ExecResult, ReadResult, WriteResult } from './execute.js';
 import { openApiDocument } from './openapi.js';
@@ -14,10 +14,6 @@ import { outputKeys } from './sql.js';
  * Response shaping (the last stage): statuses, Content-Range (§6.2/§6.6), the 200/206/416 rule,
  * Preference-Applied, Location, Content-Location, singular objects, CSV, HEAD, OPTIONS, the root.
  */
-
-function singularError(n: number): ApiError {
-  return new ApiError(406, 'PGRST116', 'JSON object requested, multiple (or no) rows returned', { details: `The result contains ${n} rows` });
-}
 
 /** `/releases?a=eq.1&b=eq.1`: the request's query parameters sorted by name (reference §1). */
 export function contentLocation(table: string, search: string): string {
@@ -79,7 +75,7 @@ function readResponse(planned: Planned, r: ReadResult): Reply {
   if (total !== null && offset > total) {
     throw new ApiError(416, 'PGRST103', 'Requested range not satisfiable', {
       details: `An offset of ${offset} was requested, but there are only ${total} rows.`,
-      headers: { 'Content-Range': `*/${total}` },
+      headers: { 'Content-Range': formatContentRange(0, 0, total) },
     });
   }
   if (planned.representation.singular && r.n !== 1) throw singularError(r.n);
@@ -125,7 +121,7 @@ function writeResponse(planned: Planned, r: WriteResult): Reply {
   const counted = planned.prefs.count !== undefined && planned.prefs.count !== 'none';
   const headers: Record<string, string> = {};
   if (method === 'PATCH') headers['content-range'] = formatContentRange(0, r.n, counted ? r.n : null);
-  else if (method !== 'PUT') headers['content-range'] = counted ? `*/${r.n}` : '*/*';
+  else if (method !== 'PUT') headers['content-range'] = formatContentRange(0, 0, counted ? r.n : null); // no range: rows written, not read
   const pa = applied(planned, r.timezoneApplied);
   if (pa) headers['preference-applied'] = pa;
   if (plan.kind === 'insert' && (planned.prefs.unchanged || plan.payload?.copy !== undefined)) headers['catalog-counts'] = writeCounts(plan, r);
