@@ -44,7 +44,12 @@ export interface Endpoint {
 export interface ServerControl {
   startServer(opts: StartOptions): Promise<Pick<RunningServer, 'url' | 'close'>>;
   readServeLock(dataDir: string): { pid: number; url: string } | null;
+  /** The live holder of a data directory (its URL null while it opens the catalog), or null. */
+  currentHolder?(dataDir: string): Promise<{ pid: number; url: string | null } | null>;
 }
+
+/** How long a command waits for another process that holds the embedded catalog to start serving it. */
+const LOCK_WAIT_MS = 60_000;
 
 export interface ContextDeps {
   io: IO;
@@ -94,8 +99,12 @@ export class Context {
   private readonly deps: ContextDeps;
   private configP: Promise<EffectiveConfig> | null = null;
   private endpointP: Promise<Endpoint> | null = null;
+  /** The URL this process serves the embedded catalog at, once it holds it. */
+  private embedded: string | null = null;
   private schemaP: Promise<SchemaModel> | null = null;
   private readonly closers: Array<() => Promise<void>> = [];
+  /** What closes after everything else: the embedded catalog this process holds. */
+  private readonly lastClosers: Array<() => Promise<void>> = [];
 
   constructor(deps: ContextDeps) {
     this.deps = deps;
@@ -183,8 +192,9 @@ export class Context {
     const config = await this.config();
     const timeoutMs = this.timeoutMs();
     const { CatalogClient } = await import('../client/client.js');
-    const makeClient = (url: string) => {
+    const makeClient = (url: string, relocate?: () => Promise<string>) => {
       const client = new CatalogClient({
+        relocate,
         baseUrl: url,
         token: config.token?.value,
         headers: Object.fromEntries(config.headers.map((h) => [h.name, h.value])),
@@ -199,10 +209,44 @@ export class Context {
 
     const dataDir = this.paths.dataDir;
     const control = await this.serverControl();
-    const lock = control.readServeLock(dataDir);
-    if (lock) return { url: lock.url, client: makeClient(lock.url) };
-    if (this.dryRun) return { url: DEFAULT_SERVE_URL, client: makeClient(DEFAULT_SERVE_URL) };
+    if (this.dryRun) {
+      const lock = control.readServeLock(dataDir);
+      const url = lock?.url ?? DEFAULT_SERVE_URL;
+      return { url, client: makeClient(url) };
+    }
+    const url = await this.embeddedUrl(dataDir, control);
+    return { url, client: makeClient(url, () => this.embeddedUrl(dataDir, control)) };
+  }
 
+  /**
+   * The URL of the process holding the embedded catalog: the `catalog serve` or command that holds
+   * it now, or this process, which takes the directory's lock and opens it when nobody holds it.
+   * A holder that is still opening the catalog is waited for (bounded, with a message); only the
+   * lock's holder ever opens the files.
+   */
+  private async embeddedUrl(dataDir: string, control: ServerControl): Promise<string> {
+    if (this.embedded) return this.embedded;
+    const deadline = Date.now() + LOCK_WAIT_MS;
+    let told = false;
+    for (;;) {
+      const holder = control.currentHolder ? await control.currentHolder(dataDir) : control.readServeLock(dataDir);
+      if (holder?.url) return holder.url;
+      if (holder) {
+        if (Date.now() > deadline) {
+          throw new Error(`process ${holder.pid} has held the catalog in ${dataDir} for ${LOCK_WAIT_MS / 1000} s without serving it: stop it, or give --url`);
+        }
+        if (!told) await this.note(`Waiting for process ${holder.pid}, which is opening the catalog in ${dataDir}`);
+        told = true;
+        await new Promise((r) => setTimeout(r, 50));
+        continue;
+      }
+      const url = await this.openEmbedded(dataDir, control);
+      if (url) return url;
+    }
+  }
+
+  /** Takes the embedded catalog's lock and serves it in this process; null when another process took it first. */
+  private async openEmbedded(dataDir: string, control: ServerControl): Promise<string | null> {
     if (!existsSync(join(dataDir, 'PG_VERSION'))) await this.note(`Creating a new catalog in ${dataDir}`);
     const spinner = startSpinner(this.io.stderr, `Opening the catalog in ${dataDir}`);
     const short = Boolean(this.deps.ownsProcess) && !this.bulk;
@@ -215,14 +259,15 @@ export class Context {
     try {
       server = await control.startServer({ dataDir, port: 0, host: '127.0.0.1' });
     } catch (err) {
+      if ((err as Error).name === 'HeldError') return null;
       throw new Error(`cannot open the embedded catalog in ${dataDir}: ${(err as Error).message}`);
     } finally {
       spinner.stop();
     }
-    // The client's pool is registered (and so closed) before the server: nothing left for it to drain.
-    const client = makeClient(server.url);
-    this.closers.push(() => server.close());
-    return { url: server.url, client };
+    // Closed after the client pools: nothing left for them to drain.
+    this.lastClosers.push(() => server.close());
+    this.embedded = server.url;
+    return server.url;
   }
 
   /** The request timeout from `--timeout` or CATALOG_TIMEOUT (seconds), or undefined for the client's default. */
@@ -298,9 +343,11 @@ export class Context {
 
   /** Stops what the command started, in the order it was opened: HTTP pools, then the embedded catalog they talk to. */
   async close(): Promise<void> {
-    while (this.closers.length) {
-      const fn = this.closers.shift() as () => Promise<void>;
-      await fn().catch(() => {});
+    for (const list of [this.closers, this.lastClosers]) {
+      while (list.length) {
+        const fn = list.shift() as () => Promise<void>;
+        await fn().catch(() => {});
+      }
     }
   }
 }

@@ -20,7 +20,18 @@ export interface ClientOptions {
   random?: () => number;
   now?: () => number;
   userAgent?: string;
+  /**
+   * Where the service is now, asked when the connection is refused or reset before an answer: the
+   * embedded catalog's holder can be a command that exits between another command's requests, and
+   * another process then holds it (or this one does). Only for the embedded catalog: its holder
+   * drains every request it has begun before it closes, so a connection it refuses or drops
+   * carried no request it ran, and any request may be sent again.
+   */
+  relocate?: () => Promise<string>;
 }
+
+/** How long one request follows a service that moves (see ClientOptions.relocate). */
+const RELOCATE_FOR_MS = 30_000;
 
 /** A request to the service: the transport's (src/client/transport.ts). */
 export type ClientRequest = HttpRequest;
@@ -63,7 +74,7 @@ export class CatalogClient implements ServiceClient {
   private agent: HttpAgent | null = null;
   private http: Promise<NodeHttp> | null = null;
   private readonly inFlight = new Set<Promise<unknown>>();
-  private readonly base: URL;
+  private base: URL;
 
   private get timeoutMs(): number {
     return this.opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -96,7 +107,7 @@ export class CatalogClient implements ServiceClient {
   private retried<T extends { status: number; headers: Record<string, string> }>(r: ClientRequest, attempt: () => Promise<T>, drop: (res: T) => void): Promise<T> {
     const idempotent = r.idempotent ?? (r.method === 'GET' || r.method === 'HEAD');
     const now = this.opts.now ?? Date.now;
-    return retrying(attempt, {
+    return retrying(() => this.relocating(attempt), {
       retries: idempotent ? (this.opts.retries ?? 3) : 0,
       sleep: this.opts.sleep,
       again: (o, n) => {
@@ -106,6 +117,23 @@ export class CatalogClient implements ServiceClient {
         return backoffMs(n, retryAfterMs(o.value.headers['retry-after'], now()), this.opts.random);
       },
     });
+  }
+
+  /** Runs an attempt, following the service to its new address when the connection is refused. */
+  private async relocating<T>(attempt: () => Promise<T>): Promise<T> {
+    const until = Date.now() + RELOCATE_FOR_MS;
+    for (;;) {
+      try {
+        return await attempt();
+      } catch (err) {
+        const relocate = this.opts.relocate;
+        if (!relocate || Date.now() > until || !(err instanceof ConnectionError) || !/^(ECONNREFUSED|ECONNRESET|EPIPE)/.test(err.reason)) throw err;
+        // The holder may still be closing (its lock names it until its files are closed): give it a moment.
+        await new Promise((r) => setTimeout(r, 30 + Math.random() * 40));
+        const url = await relocate();
+        this.base = new URL(url.endsWith('/') ? url : `${url}/`);
+      }
+    }
   }
 
   /**

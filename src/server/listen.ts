@@ -1,14 +1,13 @@
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import type { Store } from '../store/store.js';
 import type { App } from './app.js';
 import { writeStream } from './stream-body.js';
+import { acquireDirLock, currentHolder, directoryTag, type DirLock, HOLDER_HEADER, readHolder } from './dir-lock.js';
 import { DEFAULT_MAX_BODY, payloadTooLarge } from './errors.js';
-
-export { DEFAULT_MAX_BODY };
 import type { Incoming } from './exchange.js';
+
+export { currentHolder, DEFAULT_MAX_BODY };
 
 /** What `catalog serve` and the embedded default need to start a service. */
 export interface StartOptions {
@@ -41,21 +40,13 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-const LOCK_FILE = 'catalog-serve.json';
 export const DEFAULT_MAX_URL = 8 * 1024;
 export const DEFAULT_MAX_HEADER = 16 * 1024;
 
-/** The `catalog serve` holding a data directory, if one is alive. */
+/** The live process holding a data directory and listening (a quick check: no request is made). */
 export function readServeLock(dataDir: string): { pid: number; url: string } | null {
-  const file = join(dataDir, LOCK_FILE);
-  if (!existsSync(file)) return null;
-  try {
-    const lock = JSON.parse(readFileSync(file, 'utf8')) as { pid: number; url: string };
-    process.kill(lock.pid, 0);
-    return lock;
-  } catch {
-    return null;
-  }
+  const holder = readHolder(dataDir);
+  return holder?.url ? { pid: holder.pid, url: holder.url } : null;
 }
 
 /** PostgREST refuses a JWT secret under 32 characters (HS256 wants 256 bits); so do we. */
@@ -82,14 +73,17 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   }
   const short = jwtSecretProblem(opts.jwtSecret);
   if (short) throw new Error(short);
-  if (opts.dataDir && !opts.databaseUrl && !opts.store) {
-    const holder = readServeLock(opts.dataDir);
-    if (holder && holder.pid !== process.pid) {
-      throw new Error(`the catalog in ${opts.dataDir} is already served by process ${holder.pid} at ${holder.url}`);
-    }
-  }
   const ownsStore = !opts.store;
-  const store = opts.store ?? (await openStore(opts));
+  // One process holds an embedded data directory: the lock is taken before any of its files is opened.
+  const lock: DirLock | null = opts.dataDir && !opts.databaseUrl && ownsStore ? await acquireDirLock(opts.dataDir) : null;
+  let store: Store;
+  try {
+    store = opts.store ?? (await openStore(opts));
+  } catch (err) {
+    lock?.release();
+    throw err;
+  }
+  const holderTag = lock ? directoryTag(opts.dataDir!) : null;
   const { createApp } = await import('./app.js');
   const maxBodyBytes = opts.maxBodyBytes ?? DEFAULT_MAX_BODY;
   const app = createApp({ store, jwtSecret: opts.jwtSecret, maxBodyBytes, maxRows: opts.maxRows });
@@ -108,7 +102,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
       req.resume();
       return;
     }
-    void serveOne(app, req, res, baseOf(req), maxBodyBytes, opts.log);
+    void serveOne(app, req, res, baseOf(req), maxBodyBytes, opts.log, holderTag);
   });
   // Requests node:http cannot parse (oversized headers, NUL bytes, bad framing) get a JSON answer instead of a bare status line.
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
@@ -120,16 +114,20 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     const body = JSON.stringify({ code, details, hint: null, message });
     socket.end(`HTTP/1.1 ${status} ${message}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 3000, host, () => resolve());
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(opts.port ?? 3000, host, () => resolve());
+    });
+  } catch (err) {
+    if (ownsStore) await store.close();
+    lock?.release();
+    throw err;
+  }
   const addr = server.address() as AddressInfo;
   const shownHost = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
   const url = `http://${shownHost}:${addr.port}`;
-  if (opts.dataDir && !opts.databaseUrl && ownsStore) {
-    writeFileSync(join(opts.dataDir, LOCK_FILE), JSON.stringify({ pid: process.pid, url }));
-  }
+  lock?.setUrl(url);
 
   let closing: Promise<void> | null = null;
   const close = () => {
@@ -141,8 +139,8 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
         else drained = resolve;
       });
       server.closeAllConnections();
-      if (opts.dataDir && !opts.databaseUrl && ownsStore) rmSync(join(opts.dataDir, LOCK_FILE), { force: true });
       if (ownsStore) await store.close();
+      lock?.release();
     })();
     return closing;
   };
@@ -229,6 +227,7 @@ async function serveOne(
   base: string,
   maxBodyBytes: number,
   log?: (line: string) => void,
+  holderTag: string | null = null,
 ): Promise<void> {
   try {
     const declared = Number(req.headers['content-length'] ?? 0);
@@ -248,6 +247,8 @@ async function serveOne(
     const request = incoming(req, new URL(req.url ?? '/', base));
     const answer = await app.reply(request);
     if (request.overflowed) answer.headers.connection = 'close';
+    // An embedded holder says which directory it holds, so a lock's recorded URL can be checked.
+    if (holderTag) answer.headers[HOLDER_HEADER] = holderTag;
     res.writeHead(answer.status, answer.headers);
     if (answer.stream && method !== 'HEAD') {
       const failed = await writeStream(res, answer.stream);

@@ -165,7 +165,8 @@ export function unpackPack(packFile: string, dir: string): void {
   const staging = join(dir, STAGING);
   if (!existsSync(join(staging, MARKER))) {
     rmSync(staging, { recursive: true, force: true });
-    if (readdirSync(dir).length > 0) {
+    // The holder's lock (src/server/dir-lock.ts) is taken before the catalog is made: not "content".
+    if (readdirSync(dir).some((name) => !name.startsWith('catalog-serve.json'))) {
       throw toStoreError({ code: '58P01', message: `data directory ${dir} is not empty and holds no catalog` });
     }
     const fd = openSync(packFile, 'r');

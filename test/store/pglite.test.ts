@@ -25,7 +25,7 @@ describe('PGlite store over a data directory', () => {
     const { rows } = await second.query<{ n: number }>('select count(*)::int as n from labels');
     expect(rows[0].n).toBe(250);
     const versions = await second.query<{ version: number }>('select version from catalog_migrations order by version');
-    expect(versions.rows.map((r) => r.version)).toEqual([1, 2]);
+    expect(versions.rows.map((r) => r.version)).toEqual([1, 2, 3]);
     await second.close();
   });
 

@@ -87,7 +87,7 @@ export async function runServe(opts: ServeOptions, ctx: Context): Promise<void> 
   const { startServer } = await ctx.serverControl();
   const server = await startServer(startOptions).catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'EADDRINUSE') throw new Error(`port ${port} on ${opts.host ?? '127.0.0.1'} is already in use: choose another with --port`);
-    if (/^refusing|already served/.test(err.message)) throw new UsageError(err.message);
+    if (/^refusing|already served|is held by/.test(err.message)) throw new UsageError(err.message, 'one process holds an embedded catalog: stop that one, or give this one another --data');
     throw err;
   });
   await ctx.io.stderr.write(`Serving the catalog at ${server.url} (${databaseUrl ? 'PostgreSQL' : `data in ${dataDir}`}). Press Ctrl-C to stop.\n`);

@@ -1,0 +1,227 @@
+import { createHash } from 'node:crypto';
+import { closeSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * One process holds an embedded data directory at a time. The lock is `catalog-serve.json` in the
+ * directory, created with O_CREAT|O_EXCL: the operating system lets exactly one process create it,
+ * so there is no window between "nobody holds it" and "I hold it". It records the holder's pid,
+ * the pid's start time (so a pid that another process reuses later is not taken for the holder),
+ * and, once it listens, its URL. A lock whose holder is gone is taken over with no manual step.
+ *
+ * Not proper-lockfile: its staleness is an mtime the holder refreshes from a timer, and a PGlite
+ * holder's event loop can sit inside one statement for many seconds (a 60 MB write: 24 s), long
+ * enough to be declared dead while it still has the files open. A pid and its start time are not
+ * fooled by a busy holder.
+ */
+export const LOCK_FILE = 'catalog-serve.json';
+
+export interface Holder {
+  pid: number;
+  /** The holder's URL; null while it is still opening the catalog. */
+  url: string | null;
+}
+
+interface LockInfo {
+  pid: number;
+  /** /proc start time of the pid (clock ticks since boot), or null where /proc is not available. */
+  start: string | null;
+  url: string | null;
+}
+
+/** A directory is held by another process (which the message names). */
+export class HeldError extends Error {
+  override readonly name = 'HeldError';
+  constructor(
+    readonly dataDir: string,
+    readonly holder: Holder,
+  ) {
+    super(`the catalog in ${dataDir} is held by process ${holder.pid}${holder.url ? ` (catalog serve at ${holder.url})` : ' (opening it now)'}`);
+  }
+}
+
+/** A process's start time from /proc (field 22 of stat), or null when it cannot be read. */
+function processStart(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function readInfo(path: string): LockInfo | null | 'unreadable' {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ENOENT' ? null : 'unreadable';
+  }
+  try {
+    const v = JSON.parse(text) as Partial<LockInfo>;
+    if (typeof v.pid !== 'number') return 'unreadable';
+    return { pid: v.pid, start: typeof v.start === 'string' ? v.start : null, url: typeof v.url === 'string' ? v.url : null };
+  } catch {
+    return 'unreadable';
+  }
+}
+
+/** A hash naming a data directory (what a holder answers with), so its path is never sent over the wire. */
+export function directoryTag(dataDir: string): string {
+  let real = dataDir;
+  try {
+    real = realpathSync(dataDir);
+  } catch {
+    // not there (yet): the given path
+  }
+  return createHash('sha256').update(real).digest('hex').slice(0, 32);
+}
+
+/** The header a holder answers every request with: the tag of the directory it holds. */
+export const HOLDER_HEADER = 'catalog-holder';
+
+/**
+ * Whether a recorded holder is alive: its pid runs and is the same process (same start time).
+ * An old lock without a start time counts as alive only while its URL answers as the holder of
+ * this directory, so a pid reused by an unrelated process never keeps a dead lock.
+ */
+async function holderAlive(info: LockInfo, dataDir: string): Promise<boolean> {
+  if (!pidAlive(info.pid)) return false;
+  const start = processStart(info.pid);
+  if (info.start !== null && start !== null) return start === info.start;
+  if (!info.url) return info.pid === process.pid;
+  try {
+    const res = await fetch(`${info.url}/`, { method: 'HEAD', signal: AbortSignal.timeout(2000) });
+    return res.headers.get(HOLDER_HEADER) === directoryTag(dataDir);
+  } catch {
+    return false;
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The live holder of a directory, or null when none holds it (a dead holder's lock counts as none). */
+export async function currentHolder(dataDir: string): Promise<Holder | null> {
+  const path = join(dataDir, LOCK_FILE);
+  const info = readInfo(path);
+  if (info === null) return null;
+  if (info === 'unreadable') return recentlyMade(path) ? { pid: 0, url: null } : null;
+  return (await holderAlive(info, dataDir)) ? { pid: info.pid, url: info.url } : null;
+}
+
+/** A lock file made in the last few seconds whose creator may still be writing it. */
+function recentlyMade(path: string): boolean {
+  try {
+    return Date.now() - statSync(path).mtimeMs < 5000;
+  } catch {
+    return false;
+  }
+}
+
+/** The holder a lock names when its pid runs as the same process (no request made), else null. */
+export function readHolder(dataDir: string): Holder | null {
+  const info = readInfo(join(dataDir, LOCK_FILE));
+  if (info === null || info === 'unreadable' || !pidAlive(info.pid)) return null;
+  const start = info.start === null ? null : processStart(info.pid);
+  return start === null || start === info.start ? { pid: info.pid, url: info.url } : null;
+}
+
+export interface DirLock {
+  /** Records the URL the holder listens on (readers then talk to it). */
+  setUrl(url: string): void;
+  /** Gives the directory up (removes the lock if it is still this process's). */
+  release(): void;
+}
+
+/**
+ * Takes the directory for this process, or throws HeldError naming the live holder. A dead
+ * holder's lock (its pid gone, or reused by another process) is removed and taken over.
+ */
+export async function acquireDirLock(dataDir: string): Promise<DirLock> {
+  mkdirSync(dataDir, { recursive: true });
+  const path = join(dataDir, LOCK_FILE);
+  const mine: LockInfo = { pid: process.pid, start: processStart(process.pid), url: null };
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const fd = openSync(path, 'wx');
+      try {
+        writeSync(fd, JSON.stringify(mine));
+      } finally {
+        closeSync(fd);
+      }
+      return lockHandle(path, mine);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    const holder = await currentHolder(dataDir);
+    if (holder) throw new HeldError(dataDir, holder);
+    if (attempt >= 50) throw new Error(`cannot take the lock ${path}: it keeps changing hands`);
+    await removeStale(dataDir, path);
+  }
+}
+
+/**
+ * Removes a dead holder's lock. Two processes may find the same dead lock at once: a second,
+ * short-lived O_EXCL file makes one of them the remover, which checks again that the lock is
+ * still the dead one before removing it, so a lock a third process just took is never removed.
+ */
+async function removeStale(dataDir: string, path: string): Promise<void> {
+  const guard = `${path}.takeover`;
+  let fd: number;
+  try {
+    fd = openSync(guard, 'wx');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    // Another process is taking over; a guard left by a killed one goes after a few seconds.
+    if (!recentlyMade(guard)) unlinkQuietly(guard);
+    await sleep(20 + Math.random() * 30);
+    return;
+  }
+  closeSync(fd);
+  try {
+    if (!(await currentHolder(dataDir))) unlinkQuietly(path);
+  } finally {
+    unlinkQuietly(guard);
+  }
+}
+
+function unlinkQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // already gone
+  }
+}
+
+function lockHandle(path: string, mine: LockInfo): DirLock {
+  let held = true;
+  return {
+    setUrl(url) {
+      mine.url = url;
+      // A rename replaces the file in one step: a reader sees the old content or the new, never half.
+      const tmp = `${path}.${process.pid}.tmp`;
+      const fd = openSync(tmp, 'w');
+      try {
+        writeSync(fd, JSON.stringify(mine));
+      } finally {
+        closeSync(fd);
+      }
+      renameSync(tmp, path);
+    },
+    release() {
+      if (!held) return;
+      held = false;
+      const info = readInfo(path);
+      if (info && info !== 'unreadable' && info.pid === process.pid) unlinkQuietly(path);
+    },
+  };
+}
