@@ -1,0 +1,85 @@
+import { extname } from 'node:path';
+import { ImportError } from '../types.js';
+
+/** The delimiters detection considers, in order of preference on a tie. */
+export const DELIMITERS = [',', ';', '\t', '|'] as const;
+
+const NAMES: Record<string, string> = { ',': 'comma', ';': 'semicolon', '\t': 'tab', '|': 'pipe' };
+
+/** How a delimiter is spelled on the command line, for messages. */
+export function delimiterFlag(d: string): string {
+  return d === '\t' ? `--delimiter tab` : `--delimiter '${d}'`;
+}
+
+/** A delimiter's name for messages ("semicolon"). */
+export function delimiterName(d: string): string {
+  return NAMES[d] ?? JSON.stringify(d);
+}
+
+/**
+ * The delimiter a `--delimiter` value names: one character, or `tab`/`\t`, `comma`, `semicolon`, `pipe`.
+ * @example parseDelimiter('tab') // '\t'
+ */
+export function parseDelimiter(flag: string): string {
+  const words: Record<string, string> = { tab: '\t', '\\t': '\t', comma: ',', semicolon: ';', pipe: '|' };
+  const d = words[flag.toLowerCase()] ?? flag;
+  if (d.length !== 1 || d === '"' || d === '\n' || d === '\r') {
+    throw new ImportError(`--delimiter takes one character (or tab, comma, semicolon, pipe), not ${JSON.stringify(flag)}`, 2);
+  }
+  return d;
+}
+
+/** Counts a character outside double-quoted parts of a line. */
+function countOutsideQuotes(line: string, ch: string): number {
+  let n = 0;
+  let quoted = false;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i];
+    if (c === '"') quoted = !quoted;
+    else if (c === ch && !quoted) n++;
+  }
+  return n;
+}
+
+/**
+ * The delimiter of a CSV file: `--delimiter` when given; tab for `.tsv`/`.tab`; otherwise the
+ * candidate that splits the header line into the most names (comma on a tie or when none does).
+ * @example detectDelimiter('stage_name;city;birthdate', 'a.csv') // ';'
+ */
+export function detectDelimiter(headerLine: string, path: string, flag?: string): string {
+  if (flag !== undefined) return parseDelimiter(flag);
+  const ext = extname(path).toLowerCase();
+  if (ext === '.tsv' || ext === '.tab') return '\t';
+  let best = ',';
+  let bestCount = 0;
+  for (const d of DELIMITERS) {
+    const n = countOutsideQuotes(headerLine, d);
+    if (n > bestCount) {
+      best = d;
+      bestCount = n;
+    }
+  }
+  return best;
+}
+
+/**
+ * A header that came out as one name holding another likely delimiter means the file was split
+ * with the wrong one: say which delimiter it looks like and the flag that reads it.
+ */
+export function checkSingleHeader(headers: string[], path: string, delimiter: string): void {
+  if (headers.length !== 1) return;
+  const name = headers[0];
+  const other = DELIMITERS.find((d) => d !== delimiter && name.includes(d));
+  if (!other) return;
+  throw new ImportError(
+    `${path}: the header is one name, ${JSON.stringify(name.length > 80 ? `${name.slice(0, 80)}…` : name)}, which holds ${delimiterName(other)}s: ` +
+      `the file looks ${delimiterName(other)}-separated, pass ${delimiterFlag(other)}`,
+    2,
+  );
+}
+
+/** The first line of a text (up to a line end outside quotes is not needed: header names hold no line ends). */
+export function firstLine(text: string): string {
+  const nl = text.search(/\r\n|\n|\r/);
+  return (nl < 0 ? text : text.slice(0, nl)).replace(/^\ufeff/, '');
+}
