@@ -3,7 +3,8 @@ import { setFlagsFromString } from 'node:v8';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import type { CatalogClient, ClientRequest, ClientResponse } from '../client/client.js';
+import type { ClientRequest, ClientResponse } from '../client/client.js';
+import type { ServiceClient, Transport } from '../client/transport.js';
 import { type IO, nodeOutput } from '../io/streams.js';
 import { type Prompter, terminalPrompter } from '../io/prompt.js';
 import { startSpinner } from '../io/spinner.js';
@@ -28,12 +29,15 @@ export interface GlobalOptions {
   /** false with --no-color. */
   color?: boolean;
   refreshSchema?: boolean;
+  /** Seconds to wait for an answer (`--timeout`; env CATALOG_TIMEOUT). */
+  timeout?: string;
 }
 
 /** A running service the command talks to. */
 export interface Endpoint {
   url: string;
-  client: CatalogClient;
+  /** The service as a Transport (send, stream) with `request` that throws ServiceError. */
+  client: ServiceClient;
 }
 
 /** The slice of src/server/listen.ts the context needs (loaded lazily; injectable in tests). */
@@ -58,6 +62,11 @@ export interface ContextDeps {
    * real command-line process says yes; contexts inside other programs (tests) leave V8 alone.
    */
   ownsProcess?: boolean;
+  /**
+   * The service as a Transport instead of a URL or the embedded catalog: commands then run in
+   * process without a socket (`appTransport(createApp({ store }))`, as the server's tests do).
+   */
+  transport?: Transport;
 }
 
 const DEFAULT_SERVE_URL = 'http://127.0.0.1:3000';
@@ -166,7 +175,13 @@ export class Context {
   }
 
   private async openEndpoint(): Promise<Endpoint> {
+    if (this.deps.transport) {
+      const { transportClient } = await import('../client/transport.js');
+      const client = transportClient(this.deps.transport);
+      return { url: client.url({ path: '' }), client };
+    }
     const config = await this.config();
+    const timeoutMs = this.timeoutMs();
     const { CatalogClient } = await import('../client/client.js');
     const makeClient = (url: string) => {
       const client = new CatalogClient({
@@ -174,6 +189,7 @@ export class Context {
         token: config.token?.value,
         headers: Object.fromEntries(config.headers.map((h) => [h.name, h.value])),
         userAgent: `catalog/${this.version}`,
+        timeoutMs,
         onExchange: this.globals.verbose ? (line) => void this.io.stderr.write(`${this.style().dim(line)}\n`) : undefined,
       });
       this.closers.push(() => client.close());
@@ -207,6 +223,18 @@ export class Context {
     const client = makeClient(server.url);
     this.closers.push(() => server.close());
     return { url: server.url, client };
+  }
+
+  /** The request timeout from `--timeout` or CATALOG_TIMEOUT (seconds), or undefined for the client's default. */
+  private timeoutMs(): number | undefined {
+    const flag = this.globals.timeout;
+    const raw = flag ?? this.env.CATALOG_TIMEOUT;
+    if (raw === undefined || raw.trim() === '') return undefined;
+    const seconds = Number(raw);
+    if (!Number.isFinite(seconds) || seconds <= 0) {
+      throw new UsageError(`${flag !== undefined ? '--timeout' : 'CATALOG_TIMEOUT'} needs a number of seconds greater than 0, not '${raw}'`);
+    }
+    return seconds * 1000;
   }
 
   /** The schema the command validates against: built in (embedded), cached per URL, or fetched. */

@@ -1,4 +1,5 @@
-import { ConnectionError, ServiceError } from '../client/errors.js';
+import { ConnectionError, ServiceError, TimeoutError } from '../client/errors.js';
+import { ImportError } from '../import/types.js';
 import type { Style } from '../io/style.js';
 
 /** Exit codes, documented in `catalog --help` and the README. */
@@ -25,6 +26,11 @@ export class PartialFailure extends Error {
   override readonly name = 'PartialFailure';
 }
 
+/** A command stopped on SIGINT/SIGTERM after leaving things resumable (import: a checkpoint) or clean (export). Exit 130. */
+export class Interrupted extends Error {
+  override readonly name = 'Interrupted';
+}
+
 interface CommanderLike {
   code: string;
   exitCode: number;
@@ -40,9 +46,11 @@ const isGrammarError = (err: unknown) => err instanceof Error && !(err instanceo
 export function exitCodeFor(err: unknown): number {
   if (isCommanderError(err)) return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
   if (err instanceof UsageError || isGrammarError(err)) return EXIT.usage;
+  // the import engine says whose fault (a flag, a header, the wrong file: usage); the exit code is decided here
+  if (err instanceof ImportError) return err.kind === 'usage' ? EXIT.usage : EXIT.service;
   if (err instanceof PartialFailure) return EXIT.partial;
   // An interrupted command (Ctrl-C during an import, after its checkpoint) exits as a shell expects.
-  if (err instanceof Error && err.name === 'ImportInterrupted') return EXIT.interrupted;
+  if (err instanceof Interrupted) return EXIT.interrupted;
   if (err instanceof ServiceError) return err.status === 401 || err.status === 403 ? EXIT.auth : EXIT.service;
   return EXIT.service;
 }
@@ -55,6 +63,9 @@ export function describeError(err: unknown, s: Style, opts: { tokenGiven?: boole
   if (isGrammarError(err)) {
     const e = err as Error & { details?: string | null; hint?: string | null };
     return [head(e.message), ...(e.details ? [`  ${s.dim('details:')} ${e.details}`] : []), ...(e.hint ? [hint(e.hint)] : [])];
+  }
+  if (err instanceof TimeoutError) {
+    return [head(err.message), hint(`pass --timeout SECONDS (or set CATALOG_TIMEOUT) to wait longer than ${err.seconds} s; or is --url / CATALOG_URL the service?`)];
   }
   if (err instanceof ConnectionError) {
     return [head(err.message), hint(`is the service running? Start one with \`catalog serve\`, or check --url / CATALOG_URL (now ${err.url})`)];

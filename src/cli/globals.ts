@@ -7,6 +7,7 @@ export const GLOBAL_OPTIONS: ReadonlyArray<{ flags: string; description: string;
   { flags: '--url <url>', description: 'service base URL (env CATALOG_URL); default: the embedded catalog' },
   { flags: '--token <token>', description: 'bearer token sent as Authorization (env CATALOG_TOKEN)' },
   { flags: '-H, --header <name:value>', description: 'extra request header, repeatable (e.g. apikey:KEY for Supabase)', repeatable: true },
+  { flags: '--timeout <seconds>', description: 'longest wait for an answer from the service (env CATALOG_TIMEOUT; default 60)' },
   { flags: '--profile <name>', description: 'settings from a profile in the config file (env CATALOG_PROFILE)' },
   { flags: '-o, --output <format>', description: `output format: ${FORMATS.join('|')} (default: table on a terminal, json when piped)` },
   { flags: '--dry-run', description: 'print the request(s) as curl commands and send nothing' },

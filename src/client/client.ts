@@ -1,7 +1,7 @@
 import type { Agent as HttpAgent, ClientRequest as NodeRequest, IncomingMessage, RequestOptions } from 'node:http';
-import type { HttpStream } from '../import/transport.js';
-import { ConnectionError, ServiceError } from './errors.js';
-import { backoffMs, RETRY_STATUSES, retryAfterMs } from './retry.js';
+import { ConnectionError, ServiceError, TimeoutError } from './errors.js';
+import { backoffMs, RETRY_STATUSES, retryAfterMs, retrying } from './retry.js';
+import type { HttpRequest, HttpResponse, HttpStream, ServiceClient } from './transport.js';
 
 export interface ClientOptions {
   baseUrl: string;
@@ -11,6 +11,8 @@ export interface ClientOptions {
   headers?: Record<string, string>;
   /** Retries for idempotent requests (default 3). */
   retries?: number;
+  /** Longest silence while waiting for an answer or the next piece of its body (default 60 s; `--timeout`). */
+  timeoutMs?: number;
   /** Called with one line per exchange: method, URL, status, milliseconds (`-v`). */
   onExchange?: (line: string) => void;
   /** Seams for tests: waiting, randomness and time. */
@@ -20,27 +22,10 @@ export interface ClientOptions {
   userAgent?: string;
 }
 
-export interface ClientRequest {
-  method: string;
-  /** `/artists`; joined to the base URL's path. */
-  path: string;
-  /** Query string without `?`, already encoded. */
-  query?: string;
-  headers?: Record<string, string>;
-  body?: string | Uint8Array;
-  /** Overrides the method's default (GET/HEAD idempotent, everything else not). */
-  idempotent?: boolean;
-}
-
-export interface ClientResponse {
-  status: number;
-  /** Lower-cased names; repeated headers joined with `, `. */
-  headers: Record<string, string>;
-  /** The body as UTF-8 text, decoded on first use. */
-  body: string;
-  /** The body as received: an export writes CSV pages through without decoding them. */
-  bytes?: Uint8Array;
-}
+/** A request to the service: the transport's (src/client/transport.ts). */
+export type ClientRequest = HttpRequest;
+/** An answer (the body decoded on first use). */
+export type ClientResponse = HttpResponse;
 
 const CONNECTION_CODES = /^(ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EPIPE|UND_ERR_.*)$/;
 
@@ -48,11 +33,13 @@ const CONNECTION_CODES = /^(ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOU
 const MAX_SOCKETS = 8;
 /** Longest wait for a TCP (and TLS) connection. */
 const CONNECT_TIMEOUT_MS = 10_000;
-/** Longest silence while waiting for the response headers or the next piece of the body. */
-const IDLE_TIMEOUT_MS = 300_000;
+/** Longest silence while waiting for the response headers or the next piece of the body, unless told otherwise. */
+export const DEFAULT_TIMEOUT_MS = 60_000;
+/** The code of an idle timeout (a TimeoutError, not retried), apart from a connect timeout (retried). */
+const IDLE_TIMEOUT = 'ECATALOG_IDLE_TIMEOUT';
 
 /** What the client needs of node:http and node:https. */
-interface Transport {
+interface NodeHttp {
   request: (typeof import('node:http'))['request'];
   Agent: new (opts: { keepAlive: boolean; maxSockets: number }) => HttpAgent;
 }
@@ -66,17 +53,21 @@ function timeoutError(code: string, message: string): NodeJS.ErrnoException {
  * HTTP client for a PostgREST-style service: one keep-alive connection pool per client (node:http,
  * or node:https for https URLs, loaded on the first request), bearer token and extra headers, and
  * retries with backoff, jitter and Retry-After for idempotent requests only. Non-2xx answers throw
- * ServiceError; unreachable services, refused or reset connections and timeouts (10 s to connect,
- * 300 s of silence) throw ConnectionError.
+ * ServiceError; unreachable services, refused or reset connections and a connect timeout (10 s)
+ * throw ConnectionError; silence past the request timeout (60 s, `--timeout`) throws TimeoutError.
  *
  * node:http rather than undici: a command makes one or a few requests, and undici costs ~170 ms
  * to import and delays the exit of every command by as much again; node:http is already in node.
  */
-export class CatalogClient {
+export class CatalogClient implements ServiceClient {
   private agent: HttpAgent | null = null;
-  private transport: Promise<Transport> | null = null;
+  private http: Promise<NodeHttp> | null = null;
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly base: URL;
+
+  private get timeoutMs(): number {
+    return this.opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  }
 
   constructor(private readonly opts: ClientOptions) {
     this.base = new URL(opts.baseUrl.endsWith('/') ? opts.baseUrl : `${opts.baseUrl}/`);
@@ -98,78 +89,86 @@ export class CatalogClient {
     return h;
   }
 
-  /** Sends a request, retrying idempotent ones on connection errors and 502/503/504. */
-  async request(r: ClientRequest): Promise<ClientResponse> {
+  /**
+   * The one retry loop of both exchanges: an idempotent request is tried again after a connection
+   * error or a 502/503/504 (backoff with jitter, or the service's Retry-After).
+   */
+  private retried<T extends { status: number; headers: Record<string, string> }>(r: ClientRequest, attempt: () => Promise<T>, drop: (res: T) => void): Promise<T> {
     const idempotent = r.idempotent ?? (r.method === 'GET' || r.method === 'HEAD');
-    const retries = idempotent ? this.opts.retries ?? 3 : 0;
     const now = this.opts.now ?? Date.now;
-    const sleep = this.opts.sleep ?? ((ms: number) => new Promise<void>((res) => setTimeout(res, ms)));
-    for (let attempt = 0; ; attempt++) {
-      let res: ClientResponse;
-      try {
-        res = await this.once(r);
-      } catch (err) {
-        if (err instanceof ConnectionError && attempt < retries) {
-          await sleep(backoffMs(attempt, null, this.opts.random));
-          continue;
-        }
-        throw err;
-      }
-      if (RETRY_STATUSES.has(res.status) && attempt < retries) {
-        await sleep(backoffMs(attempt, retryAfterMs(res.headers['retry-after'], now()), this.opts.random));
-        continue;
-      }
-      if (res.status >= 300) throw ServiceError.fromResponse(res.status, res.body, `${r.method} ${this.url(r)}`);
-      return res;
-    }
+    return retrying(attempt, {
+      retries: idempotent ? (this.opts.retries ?? 3) : 0,
+      sleep: this.opts.sleep,
+      again: (o, n) => {
+        if ('error' in o) return o.error instanceof ConnectionError ? backoffMs(n, null, this.opts.random) : null;
+        if (!RETRY_STATUSES.has(o.value.status)) return null;
+        drop(o.value);
+        return backoffMs(n, retryAfterMs(o.value.headers['retry-after'], now()), this.opts.random);
+      },
+    });
+  }
+
+  /**
+   * Sends a request (retrying idempotent ones) and returns the answer, whatever its status: the
+   * Transport. A successful answer that is an HTML page to a request for JSON or CSV is no
+   * PostgREST service's: it is thrown as such (ServiceError naming the URL, status and content type).
+   */
+  async send(r: ClientRequest): Promise<ClientResponse> {
+    const res = await this.retried(r, () => this.once(r), () => {});
+    res.request = `${r.method} ${this.url(r)}`;
+    const type = res.headers['content-type'] ?? '';
+    const asked = this.headersFor(r).accept ?? '';
+    if (res.status < 300 && /^text\/html/i.test(type) && /json|csv/i.test(asked)) throw ServiceError.notAService(res.status, type, res.body, res.request);
+    return res;
+  }
+
+  /** Sends a request as `send` does; an answer of 300 or more is thrown as ServiceError. */
+  async request(r: ClientRequest): Promise<ClientResponse> {
+    const res = await this.send(r);
+    if (res.status >= 300) throw ServiceError.fromResponse(res.status, res.body, res.request, res.headers['content-type'] ?? '');
+    return res;
   }
 
   /**
    * Sends a request and hands back the response as soon as its headers arrive, the body to be read
    * as it comes (an export's COPY read: never whole in memory). Any status is returned, not thrown;
-   * connection failures before the headers are retried for idempotent requests, as `request` does.
-   * A body cut off before its end throws from its iterator.
+   * connection failures and 502/503/504 before the body are retried for idempotent requests, as
+   * `send` does. A body cut off before its end throws from its iterator.
    */
-  async stream(r: ClientRequest): Promise<HttpStream> {
-    const idempotent = r.idempotent ?? (r.method === 'GET' || r.method === 'HEAD');
-    const retries = idempotent ? this.opts.retries ?? 3 : 0;
-    const sleep = this.opts.sleep ?? ((ms: number) => new Promise<void>((res) => setTimeout(res, ms)));
-    for (let attempt = 0; ; attempt++) {
-      const url = this.url(r);
-      const started = (this.opts.now ?? Date.now)();
-      let status = 0;
-      try {
-        const { request, agent } = await this.pool();
-        const res = await openStream(request, url, { method: r.method, headers: this.headersFor(r), agent }, r.body);
-        status = res.status;
-        if (RETRY_STATUSES.has(res.status) && attempt < retries) {
-          // as `request` does: a 502/503/504 before any of the body is tried again after a pause
-          res.cancel();
-          await sleep(backoffMs(attempt, retryAfterMs(res.headers['retry-after'], (this.opts.now ?? Date.now)()), this.opts.random));
-          continue;
-        }
-        return res;
-      } catch (err) {
-        const e = err as NodeJS.ErrnoException;
-        if (CONNECTION_CODES.test(e.code ?? '')) {
-          if (attempt < retries) {
-            await sleep(backoffMs(attempt, null, this.opts.random));
-            continue;
-          }
-          throw new ConnectionError(this.base.href.replace(/\/$/, ''), `${e.code}${e.message ? ` (${e.message})` : ''}`);
-        }
-        throw err;
-      } finally {
-        const ms = Math.round((this.opts.now ?? Date.now)() - started);
-        this.opts.onExchange?.(`${r.method} ${url} → ${status || 'failed'} (${ms} ms to the headers)`);
-      }
+  stream(r: ClientRequest): Promise<HttpStream> {
+    return this.retried(r, () => this.openOnce(r), (res) => res.cancel());
+  }
+
+  private async openOnce(r: ClientRequest): Promise<HttpStream> {
+    const url = this.url(r);
+    const started = (this.opts.now ?? Date.now)();
+    let status = 0;
+    try {
+      const { request, agent } = await this.pool();
+      const res = await openStream(request, url, { method: r.method, headers: this.headersFor(r), agent }, r.body, this.timeoutMs);
+      status = res.status;
+      return res;
+    } catch (err) {
+      throw this.connectionError(err);
+    } finally {
+      const ms = Math.round((this.opts.now ?? Date.now)() - started);
+      this.opts.onExchange?.(`${r.method} ${url} → ${status || 'failed'} (${ms} ms to the headers)`);
     }
   }
 
+  /** A socket-level failure as ConnectionError; anything else as it is. */
+  private connectionError(err: unknown): unknown {
+    const e = err as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
+    const code = e.code ?? e.cause?.code ?? '';
+    if (code === IDLE_TIMEOUT) return new TimeoutError(this.base.href.replace(/\/$/, ''), this.timeoutMs / 1000);
+    if (CONNECTION_CODES.test(code)) return new ConnectionError(this.base.href.replace(/\/$/, ''), `${code}${e.message ? ` (${e.message})` : ''}`);
+    return err;
+  }
+
   /** The node:http or node:https module for the base URL, and its keep-alive pool. */
-  private async pool(): Promise<{ request: Transport['request']; agent: HttpAgent }> {
-    this.transport ??= this.base.protocol === 'https:' ? import('node:https') : import('node:http');
-    const { request, Agent } = await this.transport;
+  private async pool(): Promise<{ request: NodeHttp['request']; agent: HttpAgent }> {
+    this.http ??= this.base.protocol === 'https:' ? import('node:https') : import('node:http');
+    const { request, Agent } = await this.http;
     this.agent ??= new Agent({ keepAlive: true, maxSockets: MAX_SOCKETS });
     return { request, agent: this.agent };
   }
@@ -182,7 +181,7 @@ export class CatalogClient {
       const { request, agent } = await this.pool();
       const headers = this.headersFor(r);
       if (r.body !== undefined) headers['content-length'] = String(typeof r.body === 'string' ? Buffer.byteLength(r.body) : r.body.byteLength);
-      const exchange = send(request, url, { method: r.method, headers, agent }, r.body);
+      const exchange = send(request, url, { method: r.method, headers, agent }, r.body, this.timeoutMs);
       this.inFlight.add(exchange);
       let res: ClientResponse;
       try {
@@ -193,10 +192,7 @@ export class CatalogClient {
       status = res.status;
       return res;
     } catch (err) {
-      const e = err as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
-      const code = e.code ?? e.cause?.code ?? '';
-      if (CONNECTION_CODES.test(code)) throw new ConnectionError(this.base.href.replace(/\/$/, ''), `${code}${e.message ? ` (${e.message})` : ''}`);
-      throw err;
+      throw this.connectionError(err);
     } finally {
       const ms = Math.round((this.opts.now ?? Date.now)() - started);
       this.opts.onExchange?.(`${r.method} ${url} → ${status || 'failed'} (${ms} ms)`);
@@ -265,13 +261,13 @@ async function* piecesOf(res: IncomingMessage): AsyncGenerator<Uint8Array> {
 }
 
 /**
- * A request's time limits: IDLE_TIMEOUT_MS of silence, and CONNECT_TIMEOUT_MS to connect a new
+ * A request's time limits: `idleMs` of silence, and CONNECT_TIMEOUT_MS to connect a new
  * socket (a pooled one is already connected); either calls `fail`. Returns what clears the
  * connect timer.
  */
-function timeouts(req: NodeRequest, fail: (err: Error) => void): () => void {
+function timeouts(req: NodeRequest, fail: (err: Error) => void, idleMs: number): () => void {
   let connectTimer: NodeJS.Timeout | undefined;
-  req.setTimeout(IDLE_TIMEOUT_MS, () => fail(timeoutError('ETIMEDOUT', `no answer for ${IDLE_TIMEOUT_MS / 1000} s`)));
+  req.setTimeout(idleMs, () => fail(timeoutError(IDLE_TIMEOUT, `no answer for ${idleMs / 1000} s`)));
   req.on('socket', (socket) => {
     if (!socket.connecting) return;
     connectTimer = setTimeout(() => fail(timeoutError('ETIMEDOUT', `could not connect within ${CONNECT_TIMEOUT_MS / 1000} s`)), CONNECT_TIMEOUT_MS);
@@ -281,7 +277,7 @@ function timeouts(req: NodeRequest, fail: (err: Error) => void): () => void {
 }
 
 /** One exchange whose body is read as it arrives (see CatalogClient.stream). */
-function openStream(request: Transport['request'], url: string, options: RequestOptions, body: string | Uint8Array | undefined): Promise<HttpStream> {
+function openStream(request: NodeHttp['request'], url: string, options: RequestOptions, body: string | Uint8Array | undefined, idleMs: number): Promise<HttpStream> {
   return new Promise<HttpStream>((resolve, reject) => {
     let clearConnect = () => {};
     const req: NodeRequest = request(url, options, (res: IncomingMessage) => {
@@ -306,7 +302,7 @@ function openStream(request: Transport['request'], url: string, options: Request
       reject(err);
     };
     req.on('error', fail);
-    clearConnect = timeouts(req, fail);
+    clearConnect = timeouts(req, fail, idleMs);
     if (body !== undefined) req.setHeader('content-length', String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength));
     req.end(body);
   });
@@ -317,10 +313,11 @@ function openStream(request: Transport['request'], url: string, options: Request
  * byte-order mark dropped as fetch's text() does) and joins repeated response headers with `, `.
  */
 function send(
-  request: Transport['request'],
+  request: NodeHttp['request'],
   url: string,
   options: RequestOptions,
   body: string | Uint8Array | undefined,
+  idleMs: number,
 ): Promise<ClientResponse> {
   return new Promise<ClientResponse>((resolve, reject) => {
     let req: NodeRequest;
@@ -355,7 +352,7 @@ function send(
       });
     });
     req.on('error', fail);
-    clearConnect = timeouts(req, fail);
+    clearConnect = timeouts(req, fail, idleMs);
     req.end(body);
   });
 }

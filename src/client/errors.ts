@@ -14,8 +14,12 @@ export class ServiceError extends Error {
     super(message);
   }
 
-  /** Builds the error from a response body: PostgREST's `{code,message,details,hint}`, a gateway's `{message,hint}`, or anything else. */
-  static fromResponse(status: number, body: string, request?: string): ServiceError {
+  /**
+   * Builds the error from a response body: PostgREST's `{code,message,details,hint}`, a gateway's
+   * `{message,hint}`, or anything else. Given the content type, a body that is not JSON is named
+   * for what it is (the URL did not answer like a PostgREST service) instead of being shown raw.
+   */
+  static fromResponse(status: number, body: string, request?: string, contentType?: string): ServiceError {
     let parsed: Record<string, unknown> | null = null;
     try {
       const v = JSON.parse(body) as unknown;
@@ -23,10 +27,31 @@ export class ServiceError extends Error {
     } catch {
       // not JSON: a proxy's HTML page or plain text
     }
+    if (parsed === null && contentType !== undefined && !/json/i.test(contentType)) return ServiceError.notAService(status, contentType, body, request);
     const str = (v: unknown) => (v === null || v === undefined ? null : typeof v === 'string' ? v : JSON.stringify(v));
     const message =
       str(parsed?.message) ?? (status === 404 ? 'not found' : body.trim() ? body.trim().slice(0, 300) : `HTTP ${status}`);
     return new ServiceError(status, str(parsed?.code), message, str(parsed?.details), str(parsed?.hint), body, request);
+  }
+}
+
+export namespace ServiceError {
+  /** An answer no PostgREST service gives (an HTML page, plain text): the URL is probably not the service. */
+  export function notAService(status: number, contentType: string, body: string, request?: string): ServiceError {
+    const url = request?.split(' ')[1] ?? 'the URL';
+    const what = `HTTP ${status}, ${contentType ? `content type ${contentType.split(';')[0]}` : 'no content type'}`;
+    return new ServiceError(status, null, `${url} did not answer like a PostgREST service (${what}): check --url / CATALOG_URL`, null, null, body, request);
+  }
+}
+
+/** No answer within the request timeout (`--timeout`, CATALOG_TIMEOUT): not retried, the wait was already long. */
+export class TimeoutError extends Error {
+  override readonly name = 'TimeoutError';
+  constructor(
+    readonly url: string,
+    readonly seconds: number,
+  ) {
+    super(`no answer from ${url} within ${seconds} s`);
   }
 }
 

@@ -21,3 +21,37 @@ export function backoffMs(attempt: number, retryAfter: number | null, random: ()
   if (retryAfter !== null) return Math.min(retryAfter, maxMs);
   return Math.min(Math.round(baseMs * 2 ** attempt * random()), maxMs);
 }
+
+/** What one attempt gave: a value or an error. */
+export type Attempt<T> = { value: T } | { error: unknown };
+
+export interface RetryPolicy<T> {
+  /** Retries after the first attempt. */
+  retries: number;
+  /** The pause before another attempt after this one (0-based `attempt`), or null when this outcome is final. */
+  again(outcome: Attempt<T>, attempt: number): number | null;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/**
+ * The one retry loop: runs `attempt` until the policy calls an outcome final or the retries are
+ * spent, pausing as it says; the last outcome is returned or thrown.
+ * @example await retrying(() => send(req), { retries: 2, again: (o) => ('error' in o ? 100 : null) })
+ */
+export async function retrying<T>(attempt: () => Promise<T>, policy: RetryPolicy<T>): Promise<T> {
+  const sleep = policy.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  for (let n = 0; ; n++) {
+    let outcome: Attempt<T>;
+    try {
+      outcome = { value: await attempt() };
+    } catch (error) {
+      outcome = { error };
+    }
+    const wait = n < policy.retries ? policy.again(outcome, n) : null;
+    if (wait === null) {
+      if ('error' in outcome) throw outcome.error;
+      return outcome.value;
+    }
+    await sleep(wait);
+  }
+}

@@ -1,6 +1,5 @@
 import type { TableDef } from '../schema/catalog.js';
-import { DEFAULT_NULL_TOKEN } from '../import/coerce.js';
-import { knownDefault } from '../import/existing.js';
+import { DEFAULT_NULL_TOKEN, knownDefault } from '../schema/conventions.js';
 import { COPY_CSV } from '../grammar/media.js';
 import type { CsvPage } from './csv-pages.js';
 import { ExportError, type PageFormat } from './pages.js';

@@ -1,7 +1,7 @@
 import { compileQuery } from '../grammar/compile.js';
 import type { Query } from '../grammar/types.js';
 import { COPY_CSV } from '../grammar/media.js';
-import { faultOf, type Transport } from '../import/transport.js';
+import { faultCode, faultOf, type Transport } from '../client/transport.js';
 import type { TableDef } from '../schema/catalog.js';
 import { copyCsvRewriter } from './copy-csv.js';
 import { ExportError, exportOrder } from './pages.js';
@@ -49,7 +49,7 @@ export async function copyRead(opts: CopyReadOptions): Promise<CopyReadResult> {
   }
   if (res.status >= 300) {
     const f = faultOf({ status: res.status, headers: res.headers, body: await res.text() });
-    throw new ExportError(`reading ${table.name} failed: ${f.message}${f.details ? ` (${f.details})` : ''}`, res.status, f.code);
+    throw new ExportError(`reading ${table.name} failed: ${f.message}${f.details ? ` (${f.details})` : ''}`, res.status, faultCode(f));
   }
   await opts.out.write(csvLines([opts.columns]));
   const rewriter = copyCsvRewriter(table, opts.columns, opts.nullToken);

@@ -1,7 +1,6 @@
 import type { Query } from '../grammar/types.js';
 import type { TableDef } from '../schema/catalog.js';
-import { DEFAULT_NULL_TOKEN } from '../import/coerce.js';
-import { knownDefault } from '../import/existing.js';
+import { DEFAULT_NULL_TOKEN, knownDefault } from '../schema/conventions.js';
 import { ExportError, type PageFormat, pagingAddsKey } from './pages.js';
 import { csvCell } from './writers.js';
 import { copyRange } from '../io/bytes.js';

@@ -1,7 +1,7 @@
 import { compileQuery } from '../grammar/compile.js';
 import type { Query, SelectItem, WhereClause } from '../grammar/types.js';
 import type { TableDef } from '../schema/catalog.js';
-import { type HttpResponse, type Transport, faultOf } from '../import/transport.js';
+import { faultCode, faultOf, type HttpResponse, type Transport } from '../client/transport.js';
 
 /** An export read that failed (the service answered an error). */
 export class ExportError extends Error {
@@ -139,7 +139,7 @@ export async function* pagesOf<T>(opts: PageOptions, format: PageFormat<T>): Asy
     const result = opts.transport.send({ method: 'GET', path: `/${table.name}`, query: compileQuery(q), headers: { Accept: format.accept } }).then((res) => {
       if (res.status !== 200 && res.status !== 206) {
         const f = faultOf(res);
-        throw new ExportError(`reading ${table.name} failed: ${f.message}${f.details ? ` (${f.details})` : ''}`, res.status, f.code);
+        throw new ExportError(`reading ${table.name} failed: ${f.message}${f.details ? ` (${f.details})` : ''}`, res.status, faultCode(f));
       }
       return format.parse((format.bytes && bytesOf(res)) || res.body, keyset ? pk : null, addKey ? pk : null, overlap);
     });

@@ -1,6 +1,5 @@
 import type { ColumnDef, TableDef } from '../schema/catalog.js';
-import { DEFAULT_NULL_TOKEN } from '../import/coerce.js';
-import { knownDefault } from '../import/existing.js';
+import { DEFAULT_NULL_TOKEN, knownDefault } from '../schema/conventions.js';
 import type { InputFormat } from '../import/types.js';
 
 /** Where export text goes (the CLI's Output, a file). */

@@ -62,11 +62,12 @@ function tokens(p: Partial<Preferences>, order: readonly (keyof Preferences)[]):
 const APPLIED_ORDER = ['resolution', 'unchanged', 'missing', 'return', 'params', 'count', 'tx', 'handling', 'timezone', 'maxAffected'] as const;
 
 /**
- * Render a `Prefer` request header value (empty string when nothing is set).
+ * Render a `Prefer` request header value (empty string when nothing is set), in the order
+ * PostgREST applies them (as Preference-Applied lists them).
  * @example renderPrefer({ return: 'representation', count: 'exact' }) // 'return=representation, count=exact'
  */
 export function renderPrefer(p: Partial<Preferences>): string {
-  return tokens(p, ['return', 'resolution', 'unchanged', 'missing', 'count', 'params', 'tx', 'handling', 'timezone', 'maxAffected']).join(', ');
+  return tokens(p, APPLIED_ORDER).join(', ');
 }
 
 /**

@@ -6,8 +6,6 @@ export const OMIT: unique symbol = Symbol('omit');
 /** A coerced value, or why the source value cannot go into the column (code mimics PostgreSQL's). */
 export type Coerced = { ok: true; value: unknown } | { ok: false; code: string; message: string };
 
-/** The null marker both import and export use by default (PostgreSQL COPY's). */
-export const DEFAULT_NULL_TOKEN = '\\N';
 
 export const UUID = /^\{?([0-9a-f]{8})-?([0-9a-f]{4})-?([0-9a-f]{4})-?([0-9a-f]{4})-?([0-9a-f]{12})\}?$/i;
 export const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;

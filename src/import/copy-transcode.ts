@@ -2,7 +2,8 @@ import { type FileHandle, open } from 'node:fs/promises';
 import type { ColumnDef } from '../schema/catalog.js';
 import { copyRange } from '../io/bytes.js';
 import { DATE, FALSE, TRUE, normalizeUuid, validDate, validInstant } from './coerce.js';
-import { knownDefault } from './existing.js';
+import { knownDefault } from '../schema/conventions.js';
+import { MAX_RECORD_BYTES, tooLong } from './readers/input.js';
 
 /**
  * CSV bytes in, COPY CSV bytes out, one record at a time, without making strings or objects for
@@ -153,6 +154,10 @@ export class CopyTranscoder {
   /**
    * The record at buf[p..n). With `out`, writes its COPY line at out[o..]; without, only reads it
    * (the key scan). `eof`: no more input follows `n`.
+   *
+   * One function of ~240 lines on purpose: it is the import's hot loop (every byte of a CSV file
+   * passes through it once), and its state (position, quote state, field index, key parts) lives in
+   * locals rather than fields or closures read on every byte. (Not split for that reason.)
    */
   record(buf: Buffer, p: number, n: number, eof: boolean, out: Buffer | null, o: number): number {
     const plans = this.plans;
@@ -630,11 +635,12 @@ export class ByteCsvFile {
   private constructor(
     private readonly fh: FileHandle,
     private readonly reuse: boolean,
+    private readonly path: string,
   ) {}
 
   /** `reuse`: nothing keeps a record's bytes after the next `fill` (a scan), so one buffer serves the whole file. */
   static async open(path: string, opts: { reuse?: boolean } = {}): Promise<ByteCsvFile> {
-    return new ByteCsvFile(await open(path, 'r'), opts.reuse ?? false);
+    return new ByteCsvFile(await open(path, 'r'), opts.reuse ?? false, path);
   }
 
   /** The next record's status (OK, REFUSED, …), MORE (call `fill`, then again), OVERFLOW (nothing consumed) or END. */
@@ -681,6 +687,7 @@ export class ByteCsvFile {
     // the unread rest (a partial record) moves to the front of a new buffer and the file is read
     // in after it: the old buffer stays as it is (rows in flight may still point into it)
     const rest = this.buf.length - this.p;
+    if (rest > MAX_RECORD_BYTES) throw tooLong(this.path, 'a record', this.line);
     const next = this.reuse && this.store !== null && this.store.length >= rest + CHUNK ? this.store : Buffer.allocUnsafe(rest + CHUNK);
     this.store = next;
     // (copy moves overlapping bytes correctly when `next` is the buffer being read)

@@ -1,35 +1,20 @@
 import type { ColumnDef } from '../schema/catalog.js';
 import { instantKey, normalizeUuid } from './coerce.js';
-import type { Transport } from './transport.js';
-import { faultOf } from './transport.js';
+import { faultOf, type Transport } from '../client/transport.js';
+import { encodeComponent } from '../grammar/query-string.js';
+import { inListQuery, rangeQuery } from './requests.js';
 
 /** Longest query string a lookup builds; proxies and node:http cap request lines near 8–16 KB. */
 const MAX_QUERY_CHARS = 6000;
 /** Most keys per lookup, so a server's max-rows cap (if any) does not truncate the answer. */
 const MAX_KEYS = 200;
 
-/**
- * Quotes a value for a PostgREST `in.(…)` list when it contains reserved characters.
- * @example inListValue('a,b') // '"a,b"'
- */
-export function inListValue(v: string): string {
-  return /[,()"\\:\s]/.test(v) || v === '' ? `"${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"` : v;
-}
-
-/** Lookup failed: the server answered something other than rows. */
-export class LookupError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string) {
-    super(message);
-    this.name = 'LookupError';
-  }
-}
+/** At most the characters a key takes in an encoded `in.(…)` list (quoted, escaped, percent-encoded). */
+const listCost = (key: string): number => encodeComponent(key.replace(/[\\"]/g, '\\$&')).length + 7;
 
 async function getRows(transport: Transport, table: string, query: string): Promise<Record<string, unknown>[]> {
   const res = await transport.send({ method: 'GET', path: `/${table}`, query, headers: { Accept: 'application/json' } });
-  if (res.status !== 200 && res.status !== 206) {
-    const f = faultOf(res);
-    throw new LookupError(res.status, f.code, `looking up existing ${table} failed: ${f.code} ${f.message}`);
-  }
+  if (res.status !== 200 && res.status !== 206) throw faultOf(res, `GET /${table}?${query}`); // the import stops on it
   return JSON.parse(res.body) as Record<string, unknown>[];
 }
 
@@ -50,19 +35,19 @@ export async function fetchExisting(
   select: string[],
 ): Promise<Map<string, Record<string, unknown>>> {
   const found = new Map<string, Record<string, unknown>>();
-  const selectPart = `select=${select.map(encodeURIComponent).join(',')}`;
+  const fixed = select.join(',').length * 3 + keyColumn.name.length * 3 + 20;
   let i = 0;
   while (i < keys.length) {
-    const parts: string[] = [];
-    let len = selectPart.length + keyColumn.name.length + 10;
-    while (i < keys.length && parts.length < MAX_KEYS) {
-      const p = encodeURIComponent(inListValue(keys[i]));
-      if (parts.length > 0 && len + p.length + 1 > MAX_QUERY_CHARS) break;
-      parts.push(p);
-      len += p.length + 1;
+    const part: string[] = [];
+    let len = fixed;
+    while (i < keys.length && part.length < MAX_KEYS) {
+      const cost = listCost(keys[i]);
+      if (part.length > 0 && len + cost > MAX_QUERY_CHARS) break;
+      part.push(keys[i]);
+      len += cost;
       i++;
     }
-    const rows = await getRows(transport, table, `${selectPart}&${encodeURIComponent(keyColumn.name)}=in.(${parts.join(',')})`);
+    const rows = await getRows(transport, table, inListQuery(select, keyColumn.name, part));
     for (const row of rows) {
       const k = keyText(keyColumn, row[keyColumn.name]);
       if (k !== null) found.set(k, row);
@@ -102,12 +87,7 @@ export class ExistingLookup {
         if (k > max) max = k;
       }
       const cap = keys.length * 2;
-      const name = encodeURIComponent(col.name);
-      const rows = await getRows(
-        this.transport,
-        this.table,
-        `select=${this.select.map(encodeURIComponent).join(',')}&${name}=gte.${min}&${name}=lte.${max}&limit=${cap}`,
-      );
+      const rows = await getRows(this.transport, this.table, rangeQuery(this.select, col.name, min, max, cap));
       if (rows.length < cap) {
         this.rangeUseful = true;
         const wanted = new Set(keys);
@@ -163,16 +143,4 @@ export function sameValue(col: ColumnDef, mine: unknown, theirs: unknown): boole
     default:
       return mine === theirs;
   }
-}
-
-/**
- * The value a column takes when the import leaves it out (`missing=default`), when it is known
- * without asking the database; `undefined` for volatile defaults such as now().
- */
-export function knownDefault(col: ColumnDef): unknown {
-  if (col.default === undefined) return null;
-  if (col.default === "''::text") return '';
-  if (col.default === 'false') return false;
-  if (col.default === 'true') return true;
-  return undefined;
 }

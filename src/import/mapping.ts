@@ -1,4 +1,5 @@
 import type { ColumnDef, TableDef } from '../schema/catalog.js';
+import { clip } from './readers/input.js';
 import { ImportError } from './types.js';
 
 /** Columns a rejects file adds in front of the original ones; an import skips them silently. */
@@ -25,7 +26,7 @@ export function parseMaps(values: string[] = []): Record<string, string> {
   const out: Record<string, string> = {};
   for (const v of values) {
     const eq = v.lastIndexOf('=');
-    if (eq <= 0 || eq === v.length - 1) throw new ImportError(`--map expects "Source Header=field", got "${v}"`, 2);
+    if (eq <= 0 || eq === v.length - 1) throw new ImportError(`--map expects "Source Header=field", got "${v}"`, 'usage');
     out[v.slice(0, eq).trim()] = v.slice(eq + 1).trim();
   }
   return out;
@@ -56,7 +57,7 @@ export class FieldResolver {
     this.byNormal = new Map(table.columns.map((c) => [normalizeName(c.name), c]));
     for (const [src, field] of Object.entries(opts.map ?? {})) {
       if (!this.byName.has(field)) {
-        throw new ImportError(`--map ${src}=${field}: ${table.name} has no field "${field}". Valid fields: ${this.validList()}`, 2);
+        throw new ImportError(`--map ${src}=${field}: ${table.name} has no field "${field}". Valid fields: ${this.validList()}`, 'usage');
       }
     }
   }
@@ -95,21 +96,21 @@ export class FieldResolver {
     return this.opts.ignoreUnknown ? [...this.unknown] : [];
   }
 
-  /** Throws an ImportError (exit 2) for unknown or conflicting keys and unused --map entries. */
+  /** Throws a usage ImportError for unknown or conflicting keys and unused --map entries. */
   finish(): void {
-    if (this.conflicts.length) throw new ImportError(this.conflicts[0], 2);
+    if (this.conflicts.length) throw new ImportError(this.conflicts[0], 'usage');
     if (this.unknown.length && !this.opts.ignoreUnknown) {
-      const list = this.unknown.map((k) => `"${k}"`).join(', ');
+      const list = this.unknown.map((k) => clip(k, 60)).join(', ');
       throw new ImportError(
         `unknown field${this.unknown.length > 1 ? 's' : ''} ${list} for ${this.table.name}. Valid fields: ${this.validList()}. ` +
           'Map a header with --map "Header=field" or skip unknown ones with --ignore-unknown.',
-        2,
+        'usage',
       );
     }
     const seen = this.cache.size;
     for (const [src, field] of Object.entries(this.opts.map ?? {})) {
       if (seen > 0 && !this.cache.has(src) && !this.cache.has(src.trim())) {
-        throw new ImportError(`--map "${src}=${field}": the input has no field "${src}"`, 2);
+        throw new ImportError(`--map "${src}=${field}": the input has no field "${src}"`, 'usage');
       }
     }
   }

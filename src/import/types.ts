@@ -30,14 +30,17 @@ export interface RecordReader {
   bytesRead(): number;
 }
 
-/** An import or export failure that is the user's to fix (bad flag, unknown header, changed input). */
+/**
+ * An import or export failure that is the user's to fix. `kind` says whose: `usage` (a flag, a
+ * header, the wrong file: the command line must change) or `input` (the data or the service
+ * refused it). The CLI decides the exit code from it (src/cli/errors.ts); the engine never does.
+ */
 export class ImportError extends Error {
+  override readonly name = 'ImportError';
   constructor(
     message: string,
-    /** Exit code the command maps this to (2 = usage, 1 = failure). */
-    readonly exitCode: number = 1,
+    readonly kind: 'usage' | 'input' = 'input',
   ) {
     super(message);
-    this.name = 'ImportError';
   }
 }

@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll } from 'vitest';
 import { Context, type ServerControl } from '../../src/cli/context.js';
+import type { Transport } from '../../src/client/transport.js';
 import { run } from '../../src/cli/main.js';
 import type { Prompter } from '../../src/io/prompt.js';
 import { bufferOutput, type BufferOutput } from '../../src/io/streams.js';
@@ -18,6 +19,8 @@ export interface TestContextOptions {
   prompter?: Prompter;
   server?: ServerControl;
   now?: number;
+  /** The service in process (`appTransport(createApp({ store }))`): commands then run without a socket. */
+  transport?: Transport;
 }
 
 export interface TestContext {
@@ -38,6 +41,7 @@ export function testContext(o: TestContextOptions = {}): TestContext {
     clock: { now: () => o.now ?? Date.parse('2025-01-25T12:00:00Z') },
     prompter: o.prompter,
     server: o.server,
+    transport: o.transport,
     version: '0.0.0-test',
   });
   return { ctx, stdout, stderr };

@@ -8,7 +8,7 @@ import { fileSink } from '../../src/export/sink.js';
 import { parseQuery } from '../../src/grammar/parse.js';
 import { COPY_CSV } from '../../src/grammar/media.js';
 import { importFile } from '../../src/import/engine.js';
-import { clientTransport, type HttpRequest, type Transport } from '../../src/import/transport.js';
+import type { HttpRequest, Transport } from '../../src/client/transport.js';
 import { PGLITE_COPY_ROWS } from '../../src/server/copy-out.js';
 import { type RunningServer, startServer } from '../../src/server/listen.js';
 import type { Store } from '../../src/store/store.js';
@@ -54,7 +54,7 @@ for (const kind of STORE_KINDS) {
 
     /** A transport over HTTP that counts COPY reads; `pages` hides its streaming (the page path). */
     function transport(pages: boolean): Transport & { copies: number } {
-      const http = clientTransport(client);
+      const http: Transport = client;
       const t = {
         copies: 0,
         send: (req: HttpRequest) => http.send(req),
@@ -108,7 +108,7 @@ for (const kind of STORE_KINDS) {
     });
 
     it('rewrites the same however the stream is cut into pieces', async () => {
-      const res = await clientTransport(client).stream!({ method: 'GET', path: '/artists', query: 'order=id', headers: { Accept: COPY_CSV } });
+      const res = await client.stream({ method: 'GET', path: '/artists', query: 'order=id', headers: { Accept: COPY_CSV } });
       const chunks: Buffer[] = [];
       for await (const c of res.body) chunks.push(Buffer.from(c));
       const body = Buffer.concat(chunks);
@@ -200,7 +200,7 @@ for (const kind of STORE_KINDS) {
     });
 
     it('a transfer cut off mid-way fails the export (never a short file)', async () => {
-      const http = clientTransport(client);
+      const http: Transport = client;
       // fault injection: the service's stream ends after its first pieces without the final chunk
       const cut: Transport = {
         send: (req) => http.send(req),

@@ -5,7 +5,7 @@ import { CatalogClient } from '../../src/client/client.js';
 import { exportTable } from '../../src/export/export.js';
 import { fileSink } from '../../src/export/sink.js';
 import { importFile } from '../../src/import/engine.js';
-import { clientTransport, type Transport } from '../../src/import/transport.js';
+import type { Transport } from '../../src/client/transport.js';
 import { type RunningServer, startServer } from '../../src/server/listen.js';
 import type { Store } from '../../src/store/store.js';
 import { disposeStore, STORE_KINDS, tempDir } from '../support/stores.js';
@@ -49,7 +49,7 @@ for (const kind of STORE_KINDS) {
 
     it('writes the received bytes of CSV pages as the text path writes their text, and imports back to the same rows', async () => {
       let sawBytes = 0;
-      const viaHttp = clientTransport(client);
+      const viaHttp: Transport = client; // the CLI's client is the Transport
       const counting: Transport = {
         async send(req) {
           const res = await viaHttp.send(req);

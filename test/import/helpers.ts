@@ -1,7 +1,7 @@
 import { createApp } from '../../src/server/app.js';
 import type { Store } from '../../src/store/store.js';
 import { COPY_CSV } from '../../src/grammar/media.js';
-import { appTransport, type HttpRequest, type HttpResponse, type HttpStream, type Transport } from '../../src/import/transport.js';
+import { appTransport, type HttpRequest, type HttpResponse, type HttpStream, type Transport } from '../../src/client/transport.js';
 
 export { file, table, tmp } from './files.js';
 

@@ -109,7 +109,7 @@ for (const kind of STORE_KINDS) {
       // COPY cannot say "default" for one cell: that row goes as JSON with missing=default
       // (batches are in flight together: their order on the wire is not fixed)
       expect(copying.log.map((l) => `${l.req.headers?.['Content-Type']} ${l.req.headers?.Prefer}`).sort()).toEqual([
-        'application/json resolution=merge-duplicates, missing=default, return=minimal, unchanged=skip',
+        'application/json resolution=merge-duplicates, unchanged=skip, missing=default, return=minimal',
         `${COPY_CSV} resolution=merge-duplicates, unchanged=skip, return=minimal`,
         `${COPY_CSV} resolution=merge-duplicates, unchanged=skip, return=minimal`,
       ]);

@@ -3,10 +3,9 @@ import { Command, Option } from 'commander';
 import type { TableDef } from '../../schema/catalog.js';
 import type { InputFormat } from '../../import/types.js';
 import type { Context } from '../context.js';
-import { UsageError } from '../errors.js';
+import { Interrupted, UsageError } from '../errors.js';
 import { buildReadQuery, count, type ReadFlags } from '../flags/query.js';
 import { addReadFlags, examples } from './shared.js';
-import { ImportInterrupted } from './import.js';
 
 export interface ExportFlags extends ReadFlags {
   format?: string;
@@ -63,7 +62,7 @@ export async function runExport(opts: RunExportOptions, ctx: Context): Promise<n
     import('../../import/progress.js'),
     import('../../schema/catalog.js'),
     import('./import.js'),
-    import('../../import/memory.js'),
+    import('../memory.js'),
   ]);
   boundHeapGrowth();
   const table = tableByName(opts.collection);
@@ -98,7 +97,7 @@ export async function runExport(opts: RunExportOptions, ctx: Context): Promise<n
       signal: abort.signal,
       onPage: (rows) => progress.update({ phase: 'exporting', rows }),
     });
-    if (abort.signal.aborted) throw new ImportInterrupted(`interrupted: ${toFile ? `${opts.file} was not written` : 'the output is incomplete'}`);
+    if (abort.signal.aborted) throw new Interrupted(`interrupted: ${toFile ? `${opts.file} was not written` : 'the output is incomplete'}`);
     await sink?.commit();
   } catch (err) {
     progress.done();

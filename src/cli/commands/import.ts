@@ -3,9 +3,9 @@ import { basename } from 'node:path';
 import { Command, Option } from 'commander';
 import type { TableDef } from '../../schema/catalog.js';
 import type { ImportOptions, ImportSummary } from '../../import/engine.js';
-import type { Transport } from '../../import/transport.js';
+import type { Transport } from '../../client/transport.js';
 import type { Context } from '../context.js';
-import { PartialFailure, UsageError } from '../errors.js';
+import { Interrupted, PartialFailure, UsageError } from '../errors.js';
 import { parseMaps } from '../../import/mapping.js';
 import { collect, examples, titleField } from './shared.js';
 
@@ -31,12 +31,6 @@ export interface ImportFlags {
 export interface RunImportOptions extends ImportFlags {
   collection: string;
   file: string;
-}
-
-/** The import stopped on a signal; the checkpoint lets `--resume` continue. Exit 130 (SIGINT). */
-export class ImportInterrupted extends Error {
-  override readonly name = 'ImportInterrupted';
-  readonly exitCode = 130;
 }
 
 /** `catalog <collection> import <file|->`. */
@@ -113,16 +107,6 @@ export function summaryText(s: ImportSummary): string[] {
   return lines;
 }
 
-/** Builds the engine's options from the flags (usage errors for bad values). */
-function toEngine(opts: RunImportOptions, table: TableDef, ctx: Context): ImportOptions {
-  try {
-    return importOptions(opts, table, ctx);
-  } catch (err) {
-    if (err instanceof Error && err.name === 'ImportError') throw new UsageError(err.message);
-    throw err;
-  }
-}
-
 /** Builds the engine's options from the flags. */
 export function importOptions(opts: RunImportOptions, table: TableDef, ctx: Context): ImportOptions {
   return {
@@ -146,30 +130,14 @@ export function importOptions(opts: RunImportOptions, table: TableDef, ctx: Cont
   };
 }
 
-/** The service as the engine's Transport: the CLI's client (retries of writes left to the engine). */
-export async function contextTransport(ctx: Context): Promise<Transport> {
-  const { clientTransport } = await import('../../import/transport.js');
-  const { client } = await ctx.endpoint();
-  return clientTransport(client);
-}
-
 /**
- * Engine errors as the CLI's: usage problems exit 2; a batch the service refused for a reason
- * that is not about its rows (auth, unknown column, outage) becomes the ServiceError it is, so
- * 401/403 exit 4 with the usual hints.
+ * The service as the engine's Transport: the context's (the CLI's client, or an in-process one);
+ * writes are not retried by it (the engine retries keyed batches itself). Engine errors reach
+ * the CLI as they are: ImportError (usage or input) and the service's ServiceError, which
+ * src/cli/errors.ts maps to exit codes.
  */
-export async function asCliError(err: unknown): Promise<unknown> {
-  const [{ ImportError }, { BatchError }, { ServiceError }] = await Promise.all([
-    import('../../import/types.js'),
-    import('../../import/engine.js'),
-    import('../../client/errors.js'),
-  ]);
-  if (err instanceof ImportError) return err.exitCode === 2 ? new UsageError(err.message) : new Error(err.message);
-  if (err instanceof BatchError) {
-    const f = err.fault;
-    return new ServiceError(f.status, f.code, f.message, f.details, f.hint, JSON.stringify(f));
-  }
-  return err;
+export async function contextTransport(ctx: Context): Promise<Transport> {
+  return (await ctx.endpoint()).client;
 }
 
 /** Runs an import: the engine with progress on stderr, the summary, the exit status. */
@@ -178,7 +146,7 @@ export async function runImport(opts: RunImportOptions, ctx: Context): Promise<I
     import('../../import/engine.js'),
     import('../../import/progress.js'),
     import('../../schema/catalog.js'),
-    import('../../import/memory.js'),
+    import('../memory.js'),
   ]);
   boundHeapGrowth();
   const table = tableByName(opts.collection);
@@ -194,7 +162,7 @@ export async function runImport(opts: RunImportOptions, ctx: Context): Promise<I
   let summary: ImportSummary;
   try {
     const engineOpts: ImportOptions = {
-      ...toEngine(opts, table, ctx),
+      ...importOptions(opts, table, ctx),
       dryRun,
       signal: abort.signal,
       clock: () => ctx.clock.now(),
@@ -204,13 +172,13 @@ export async function runImport(opts: RunImportOptions, ctx: Context): Promise<I
     summary = await importFile(engineOpts, await contextTransport(ctx));
   } catch (err) {
     progress.done();
-    throw await asCliError(err);
+    throw err;
   }
   progress.done();
   if (opts.summary) await writeFile(opts.summary, `${JSON.stringify(summary, null, 2)}\n`);
   for (const line of summaryText(summary)) await ctx.note(line);
   if (summary.interrupted) {
-    throw new ImportInterrupted(
+    throw new Interrupted(
       `interrupted: every row before line ${summary.stoppedAtLine} is committed; run the same command with --resume to continue${summary.checkpointFile ? ` (checkpoint: ${summary.checkpointFile})` : ''}`,
     );
   }

@@ -43,10 +43,11 @@ export function seedFiles(dir: string, collections: readonly string[]): Array<{ 
 
 /** Seeds every collection that has a file, parents first; upserts by id, so a second run changes nothing. */
 export async function runSeed(opts: SeedOptions, ctx: Context): Promise<ImportSummary[]> {
-  const [{ importFile }, { TABLES }, { contextTransport, asCliError }] = await Promise.all([
+  const [{ importFile }, { TABLES }, { contextTransport }, { ImportError }] = await Promise.all([
     import('../../import/engine.js'),
     import('../../schema/catalog.js'),
     import('./import.js'),
+    import('../../import/types.js'),
   ]);
   let dir = opts.dir ?? bundledSeedDir();
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`${dir} is not a directory`);
@@ -81,10 +82,8 @@ export async function runSeed(opts: SeedOptions, ctx: Context): Promise<ImportSu
         transport,
       );
     } catch (err) {
-      const e = await asCliError(err);
-      if (e instanceof UsageError) throw new UsageError(`${file}: ${e.message}`, e.hint);
-      if (e instanceof Error && e.constructor === Error) e.message = `${file}: ${e.message}`;
-      throw e;
+      if (err instanceof ImportError) err.message = `${file}: ${err.message}`;
+      throw err;
     }
     summaries.push(s);
     await ctx.note(

@@ -1,7 +1,21 @@
 import type { RecordReader, SourceRecord } from '../types.js';
 import { ImportError } from '../types.js';
 import { CsvScanner, CsvSyntaxError } from './csv-scan.js';
-import { openCounted, textChunks } from './input.js';
+import { clip, MAX_HEADER_BYTES, MAX_RECORD_BYTES, openCounted, textChunks, tooLong } from './input.js';
+
+/**
+ * Refuses a header or record that grows past its bound before it ends (a file without line ends,
+ * `/dev/zero`, the wrong format), showing only the start of a header.
+ */
+function checkPending(path: string, scanner: CsvScanner, inHeader: boolean, records: number): void {
+  if (inHeader && scanner.pending > MAX_HEADER_BYTES) {
+    throw new ImportError(
+      `${path}: the header (line 1) is longer than 1 MiB, so this is not a CSV file with a header row (is it the right file and --format?); it starts ${clip(scanner.pendingText(60))}`,
+      'usage',
+    );
+  }
+  if (scanner.pending > MAX_RECORD_BYTES) throw tooLong(path, `record ${records + 1}`, scanner.line);
+}
 
 /** A CSV record: cells by position, `values` (header → cell) only when something asks. */
 class CsvRow implements SourceRecord {
@@ -58,19 +72,20 @@ export function csvReader(path: string, delimiter = ','): RecordReader {
           const next = await chunks.next();
           done = Boolean(next.done);
           const batch = done ? scanner.end() : scanner.push(next.value as string);
+          checkPending(path, scanner, headers === null && batch.length === 0, index);
           for (const { cells, line } of batch) {
             if (!headers) {
               if (cells.some((h) => h.includes('\r'))) {
                 // classic Mac line ends: the whole file would read as one header line
                 throw new ImportError(
                   `${path}: line 1 ends with a lone carriage return (CR line endings, as old Mac Excel writes): convert the file first, e.g. tr '\\r' '\\n' < ${path} > fixed.csv`,
-                  2,
+                  'usage',
                 );
               }
               headers = cells;
               const seen = new Set<string>();
               for (const h of headers) {
-                if (seen.has(h)) throw new ImportError(`${path}: the header "${h}" appears twice (line ${line})`, 2);
+                if (seen.has(h)) throw new ImportError(`${path}: the header "${h}" appears twice (line ${line})`, 'usage');
                 seen.add(h);
               }
               continue;

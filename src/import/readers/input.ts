@@ -1,5 +1,31 @@
 import { createReadStream } from 'node:fs';
 import { Transform, type Readable } from 'node:stream';
+import { ImportError } from '../types.js';
+
+/**
+ * The largest record (a CSV record, an NDJSON or YAML line, a JSON element) an import takes: the
+ * service's default body limit, 64 MiB. A longer one is refused with a message instead of being
+ * held in memory (`/dev/zero`, a binary file, the wrong --format).
+ */
+export const MAX_RECORD_BYTES = 64 * 1024 * 1024;
+/** The longest CSV header row (1 MiB): a longer "header" means the file is not CSV with a header. */
+export const MAX_HEADER_BYTES = 1024 * 1024;
+
+/**
+ * The start of a text that cannot be shown whole, escaped (control characters visible).
+ * @example clip('\u0000'.repeat(1e6)) // '"\u0000\u0000…" (1000000 characters)'
+ */
+export function clip(text: string, chars = 40): string {
+  if (text.length <= chars) return JSON.stringify(text);
+  return `${JSON.stringify(text.slice(0, chars)).slice(0, -1)}…" (${text.length.toLocaleString('en-US')} characters)`;
+}
+
+/** The error for a record over MAX_RECORD_BYTES. */
+export function tooLong(path: string, what: string, line: number): ImportError {
+  return new ImportError(
+    `${path}: ${what} starting at line ${line} is longer than 64 MiB, the largest record an import takes (the service's body limit): is this the right file and --format?`,
+  );
+}
 
 /** A byte stream plus a running count of the bytes that went through it. */
 export interface CountedInput {
@@ -21,7 +47,7 @@ export function openCounted(path: string, highWaterMark = 256 * 1024): CountedIn
   return { stream: source.pipe(counter), bytesRead: () => bytes };
 }
 
-/** Yields the input's text in chunks, decoding UTF-8 across chunk boundaries. */
+/** Yields the input's text in chunks, decoding UTF-8 across chunk boundaries (the place for another encoding). */
 export async function* textChunks(stream: Readable): AsyncGenerator<string> {
   const decoder = new TextDecoder('utf-8');
   for await (const chunk of stream) {
@@ -32,8 +58,8 @@ export async function* textChunks(stream: Readable): AsyncGenerator<string> {
   if (rest) yield rest;
 }
 
-/** Yields lines with their 1-based numbers (`\n` or `\r\n` endings), without the terminator. */
-export async function* textLines(stream: Readable): AsyncGenerator<{ text: string; line: number }> {
+/** Yields lines with their 1-based numbers (`\n` or `\r\n` endings), without the terminator; a line over MAX_RECORD_BYTES throws. */
+export async function* textLines(stream: Readable, path = 'the input'): AsyncGenerator<{ text: string; line: number }> {
   let carry = '';
   let line = 1;
   for await (const chunk of textChunks(stream)) {
@@ -45,6 +71,7 @@ export async function* textLines(stream: Readable): AsyncGenerator<{ text: strin
       from = nl + 1;
     }
     carry = text.slice(from);
+    if (carry.length > MAX_RECORD_BYTES) throw tooLong(path, 'the line', line);
   }
   if (carry) yield { text: carry.endsWith('\r') ? carry.slice(0, -1) : carry, line };
 }

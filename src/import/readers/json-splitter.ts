@@ -43,6 +43,11 @@ export class JsonArraySplitter {
   private elementLine = 0;
   /** In array mode: true after an element, until the comma that must follow it. */
   private needComma = false;
+  /** Characters of the element being collected, in earlier chunks. */
+  private collected = 0;
+
+  /** `maxElement`: the longest element taken (characters); a longer one throws. */
+  constructor(private readonly maxElement = Infinity) {}
 
   /** Feeds the next chunk of text; returns the elements completed by it. */
   push(chunk: string): JsonElement[] {
@@ -109,6 +114,7 @@ export class JsonArraySplitter {
       this.collecting = true;
       this.elementLine = this.line - (c === NEWLINE ? 1 : 0);
       this.pieces = [];
+      this.collected = 0;
       start = i;
       this.depth = 0;
       if (c === QUOTE) this.inString = true;
@@ -116,7 +122,13 @@ export class JsonArraySplitter {
       this.firstChar = c;
       if (c === CLOSE_BRACE) throw new SyntaxError(`unexpected '}' at line ${this.line}`);
     }
-    if (this.collecting && start >= 0) this.pieces.push(chunk.slice(start));
+    if (this.collecting && start >= 0) {
+      this.pieces.push(chunk.slice(start));
+      this.collected += chunk.length - start;
+      if (this.collected > this.maxElement) {
+        throw new SyntaxError(`the element starting at line ${this.elementLine} is longer than ${this.maxElement / 1048576} MiB, the largest record an import takes: is this the right file and --format?`);
+      }
+    }
     return out;
   }
 
@@ -143,6 +155,7 @@ export class JsonArraySplitter {
     if (start >= 0) this.pieces.push(chunk.slice(start, endExclusive));
     out.push({ text: this.pieces.join(''), line: this.elementLine });
     this.pieces = [];
+    this.collected = 0;
     this.collecting = false;
     this.depth = 0;
     this.needComma = this.mode === 'array';

@@ -1,7 +1,8 @@
 import type { RecordReader, SourceRecord } from '../types.js';
 import { ImportError } from '../types.js';
-import { openCounted, textChunks, textLines } from './input.js';
-import { JsonArraySplitter } from './json-splitter.js';
+import { MAX_RECORD_BYTES, textChunks, textLines } from './input.js';
+import { type JsonElement, JsonArraySplitter } from './json-splitter.js';
+import { pieceReader } from './scaffold.js';
 
 /** Parses one element's text into a record; a malformed or non-object element becomes a record with `error`. */
 export function jsonRecord(text: string, index: number, line: number): SourceRecord {
@@ -17,30 +18,28 @@ export function jsonRecord(text: string, index: number, line: number): SourceRec
   return { index, line, values: value as Record<string, unknown> };
 }
 
+const decodeJson = (el: JsonElement, next: () => number): SourceRecord[] => [jsonRecord(el.text, next(), el.line)];
+
 /**
  * Streams a JSON array of objects element by element (never the whole file in memory); also
  * accepts a file of concatenated objects.
  * @example for await (const r of jsonReader('rows.json').records()) r.values // { id: '…' }
  */
 export function jsonReader(path: string): RecordReader {
-  const input = openCounted(path);
-  return {
-    headers: null,
-    bytesRead: input.bytesRead,
-    async *records(): AsyncGenerator<SourceRecord> {
-      const splitter = new JsonArraySplitter();
-      let index = 0;
+  return pieceReader(
+    path,
+    async function* (input) {
+      const splitter = new JsonArraySplitter(MAX_RECORD_BYTES);
       try {
-        for await (const chunk of textChunks(input.stream)) {
-          for (const el of splitter.push(chunk)) yield jsonRecord(el.text, index++, el.line);
-        }
-        for (const el of splitter.end()) yield jsonRecord(el.text, index++, el.line);
+        for await (const chunk of textChunks(input.stream)) yield* splitter.push(chunk);
+        yield* splitter.end();
       } catch (err) {
         if (err instanceof SyntaxError) throw new ImportError(`${path}: ${err.message}`);
         throw err;
       }
     },
-  };
+    decodeJson,
+  );
 }
 
 /**
@@ -48,16 +47,11 @@ export function jsonReader(path: string): RecordReader {
  * @example for await (const r of ndjsonReader('rows.ndjson').records()) r.line // 1, 2, …
  */
 export function ndjsonReader(path: string): RecordReader {
-  const input = openCounted(path);
-  return {
-    headers: null,
-    bytesRead: input.bytesRead,
-    async *records(): AsyncGenerator<SourceRecord> {
-      let index = 0;
-      for await (const { text, line } of textLines(input.stream)) {
-        if (text.trim() === '') continue;
-        yield jsonRecord(text, index++, line);
-      }
+  return pieceReader(
+    path,
+    async function* (input) {
+      for await (const l of textLines(input.stream, path)) if (l.text.trim() !== '') yield l;
     },
-  };
+    decodeJson,
+  );
 }

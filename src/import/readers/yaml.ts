@@ -1,6 +1,7 @@
 import { parseDocument, visit, isScalar } from 'yaml';
 import type { RecordReader, SourceRecord } from '../types.js';
-import { openCounted, textLines } from './input.js';
+import { type CountedInput, textLines } from './input.js';
+import { pieceReader } from './scaffold.js';
 
 interface Chunk {
   kind: 'item' | 'doc';
@@ -40,6 +41,32 @@ function toRecords(chunk: Chunk, next: () => number): SourceRecord[] {
   );
 }
 
+/** Cuts the text into top-level items (`- …` at column 0) and documents (`---`). */
+async function* yamlChunks(input: CountedInput, path: string): AsyncGenerator<Chunk> {
+  let current: Chunk = { kind: 'doc', line: 1, lines: [] };
+  for await (const { text, line } of textLines(input.stream, path)) {
+    if (text.startsWith('---') && (text.length === 3 || /\s/.test(text[3]))) {
+      yield current;
+      const rest = text.slice(3).trim();
+      current = { kind: 'doc', line, lines: rest && !rest.startsWith('#') ? [rest] : [] };
+      if (current.lines.length === 0) current.line = line + 1;
+      continue;
+    }
+    if (text === '...' || text.startsWith('%')) continue;
+    if (text.startsWith('-') && (text.length === 1 || text[1] === ' ' || text[1] === '\t')) {
+      yield current;
+      current = { kind: 'item', line, lines: [text] };
+      continue;
+    }
+    if (current.lines.length === 0 && (text.trim() === '' || text.trimStart().startsWith('#'))) {
+      current.line = line + 1;
+      continue;
+    }
+    current.lines.push(text);
+  }
+  yield current;
+}
+
 /**
  * Streams YAML records: a top-level block sequence (`- id: …`) item by item, or a multi-document
  * stream (`---`) with one mapping (or a sequence of mappings) per document. Items are cut at
@@ -48,35 +75,5 @@ function toRecords(chunk: Chunk, next: () => number): SourceRecord[] {
  * @example for await (const r of yamlReader('rows.yaml').records()) r.values // { id: '…' }
  */
 export function yamlReader(path: string): RecordReader {
-  const input = openCounted(path);
-  return {
-    headers: null,
-    bytesRead: input.bytesRead,
-    async *records(): AsyncGenerator<SourceRecord> {
-      let index = 0;
-      const next = () => index++;
-      let current: Chunk = { kind: 'doc', line: 1, lines: [] };
-      for await (const { text, line } of textLines(input.stream)) {
-        if (text.startsWith('---') && (text.length === 3 || /\s/.test(text[3]))) {
-          yield* toRecords(current, next);
-          const rest = text.slice(3).trim();
-          current = { kind: 'doc', line, lines: rest && !rest.startsWith('#') ? [rest] : [] };
-          if (current.lines.length === 0) current.line = line + 1;
-          continue;
-        }
-        if (text === '...' || text.startsWith('%')) continue;
-        if (text.startsWith('-') && (text.length === 1 || text[1] === ' ' || text[1] === '\t')) {
-          yield* toRecords(current, next);
-          current = { kind: 'item', line, lines: [text] };
-          continue;
-        }
-        if (current.lines.length === 0 && (text.trim() === '' || text.trimStart().startsWith('#'))) {
-          current.line = line + 1;
-          continue;
-        }
-        current.lines.push(text);
-      }
-      yield* toRecords(current, next);
-    },
-  };
+  return pieceReader(path, (input) => yamlChunks(input, path), toRecords);
 }

@@ -1,0 +1,161 @@
+import type { Readable } from 'node:stream';
+import type { TableDef } from '../schema/catalog.js';
+import { DEFAULT_NULL_TOKEN } from '../schema/conventions.js';
+import type { RowCheck } from './stages/check.js';
+import { ImportError, type InputFormat } from './types.js';
+
+export type DedupePolicy = 'last' | 'first' | 'error';
+export const DEDUPE_POLICIES: readonly DedupePolicy[] = ['last', 'first', 'error'];
+
+/** Defaults: 1,000 rows (5,000 as COPY bodies) or 4 MB a batch (whichever first), 3 batches in flight. */
+export const DEFAULT_BATCH_ROWS = 1000;
+/** The default when the service takes COPY bodies (our own service): 5,000 rows (still ≤ 4 MB). */
+export const DEFAULT_COPY_BATCH_ROWS = 5000;
+export const DEFAULT_BATCH_BYTES = 4 * 1024 * 1024;
+export const DEFAULT_CONCURRENCY = 3;
+
+export interface ImportOptions {
+  table: TableDef;
+  /** A file path, or `-` for `stdin`. */
+  input: string;
+  stdin?: Readable;
+  /** csv | json | ndjson | yaml; default from the extension. */
+  format?: string;
+  /** `--map` entries, source key → field. */
+  map?: Record<string, string>;
+  ignoreUnknown?: boolean;
+  /** CSV cell text meaning SQL null (default `\N`); null turns the marker off. */
+  nullToken?: string | null;
+  /** Conflict columns; default the primary key when the input has it. */
+  onConflict?: string[];
+  ignoreDuplicates?: boolean;
+  dedupe?: DedupePolicy;
+  /** Per-row checks (the check stage, src/import/stages/check.ts): a failing row is rejected. */
+  checks?: RowCheck[];
+  batchRows?: number;
+  batchBytes?: number;
+  concurrency?: number;
+  /** Rejects file; default `<input>.rejects.csv` (`.ndjson` for JSON/YAML inputs). */
+  rejectsPath?: string;
+  /** Checkpoint file; default `<input>.checkpoint.json`; none for stdin unless given; null: none. */
+  checkpointPath?: string | null;
+  resume?: boolean;
+  dryRun?: boolean;
+  /** Directory for defaults of stdin imports (rejects file). */
+  cwd?: string;
+  signal?: AbortSignal;
+  /** Progress events (a plain callback: the CLI draws them, tests record them). */
+  onProgress?: (p: ImportProgress) => void;
+  onNotice?: (message: string) => void;
+  /** Milliseconds clock (tests may pin it). */
+  clock?: () => number;
+  /** Pause between retries of a batch after a connection error or 502/503/504. */
+  retryDelayMs?: number;
+}
+
+/** What the progress display shows; reported every few hundred records and after each batch. */
+export interface ImportProgress {
+  phase: 'scan' | 'load';
+  bytes: number;
+  totalBytes: number;
+  records: number;
+  totalRecords: number | null;
+  /** Rows landed (inserted + updated) so far in this run. */
+  written: number;
+  rejected: number;
+}
+
+/** One rejected row as the summary reports it. */
+export interface RejectedRow {
+  line: number;
+  code: string;
+  message: string;
+}
+
+/** The result of an import (also written as JSON with `--summary`). */
+export interface ImportSummary {
+  table: string;
+  input: string;
+  format: InputFormat;
+  dryRun: boolean;
+  /** Records in the input. */
+  records: number;
+  inserted: number;
+  updated: number;
+  /** Rows already stored with the same values (not sent). */
+  unchanged: number;
+  rejected: number;
+  /** Records dropped because another record has the same conflict key. */
+  deduped: number;
+  /** The first 100 rejected rows. */
+  rejectedRows: RejectedRow[];
+  rejectsFile: string | null;
+  conflictKey: string[] | null;
+  columns: string[];
+  ignoredFields: string[];
+  /** True when stopped by a signal; a checkpoint was written. */
+  interrupted: boolean;
+  /** When interrupted: the line a `--resume` continues from. */
+  stoppedAtLine: number | null;
+  /** Record index a resumed import started from (0 for a fresh one). */
+  resumedFrom: number;
+  checkpointFile: string | null;
+  /** Batch limits at the end (smaller than asked if the server forced a shrink). */
+  batchRows: number;
+  batchBytes: number;
+  requests: number;
+  seconds: number;
+  rowsPerSecond: number;
+}
+
+/** The options every stage reads, checked and with their defaults. */
+export interface Settings {
+  table: TableDef;
+  nullToken: string | null;
+  dedupe: DedupePolicy;
+  /** The conflict key asked for (`--on-conflict`) or the primary key. */
+  keyColumns: string[];
+  checks: RowCheck[];
+  concurrency: number;
+  batchRows: number;
+  /** The batch size was given (a COPY service does not raise it then). */
+  batchRowsGiven: boolean;
+  batchBytes: number;
+  ignoreDuplicates: boolean;
+  dryRun: boolean;
+  retryDelayMs: number;
+  clock: () => number;
+  notice: (message: string) => void;
+  progress: (p: ImportProgress) => void;
+  /** True once the import was asked to stop. */
+  stopping: () => boolean;
+}
+
+/** Checks the options that need no input and fills in the defaults. */
+export function settle(opts: ImportOptions): Settings {
+  const table = opts.table;
+  const dedupe = opts.dedupe ?? 'last';
+  if (!DEDUPE_POLICIES.includes(dedupe)) throw new ImportError(`--dedupe must be one of ${DEDUPE_POLICIES.join(', ')}`, 'usage');
+  for (const c of opts.onConflict ?? []) {
+    if (!table.columns.some((col) => col.name === c)) throw new ImportError(`--on-conflict ${c}: ${table.name} has no field "${c}"`, 'usage');
+  }
+  const signal = opts.signal;
+  return {
+    table,
+    nullToken: opts.nullToken === undefined ? DEFAULT_NULL_TOKEN : opts.nullToken,
+    dedupe,
+    keyColumns: opts.onConflict && opts.onConflict.length ? opts.onConflict : table.primaryKey,
+    checks: opts.checks ?? [],
+    concurrency: Math.max(1, Math.floor(opts.concurrency ?? DEFAULT_CONCURRENCY)),
+    batchRows: Math.max(1, Math.floor(opts.batchRows ?? DEFAULT_BATCH_ROWS)),
+    batchRowsGiven: opts.batchRows !== undefined,
+    batchBytes: Math.max(1024, Math.floor(opts.batchBytes ?? DEFAULT_BATCH_BYTES)),
+    ignoreDuplicates: Boolean(opts.ignoreDuplicates),
+    dryRun: Boolean(opts.dryRun),
+    retryDelayMs: opts.retryDelayMs ?? 500,
+    clock: opts.clock ?? (() => performance.now()),
+    notice: opts.onNotice ?? (() => {}),
+    progress: opts.onProgress ?? (() => {}),
+    stopping: () => Boolean(signal?.aborted),
+  };
+}

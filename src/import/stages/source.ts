@@ -1,0 +1,106 @@
+import { constants, createReadStream, openSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { Socket } from 'node:net';
+import { type Readable, Transform } from 'node:stream';
+import { MAX_RECORD_BYTES, tooLong } from '../readers/input.js';
+import { JsonArraySplitter } from '../readers/json-splitter.js';
+import { detectFormat, openReader } from '../readers/index.js';
+import { spoolToFile } from '../spool.js';
+import { ImportError, type InputFormat, type RecordReader } from '../types.js';
+
+/**
+ * The source stage: where the bytes come from. A regular file is read where it is (twice: the
+ * duplicate scan, then the load); stdin, a FIFO or a device is copied to a temporary file first
+ * (`streamed`), since it can be read only once. The format reader (readers/index.ts) turns the
+ * bytes into records with line numbers.
+ */
+export interface Source {
+  /** What the user named (`-` for stdin). */
+  input: string;
+  /** The file the passes read (the spool for a streamed input). */
+  path: string;
+  format: InputFormat;
+  /** stdin, a FIFO or a device: spooled, and fingerprinted by content only. */
+  streamed: boolean;
+  totalBytes: number;
+  /** The spool was cut short by a stop request: there are no records to read. */
+  interrupted: boolean;
+  cleanup(): Promise<void>;
+}
+
+/** A readable over a FIFO that a stop can cancel (a blocking open or read of a FIFO could not be). */
+function openStream(path: string, fifo: boolean): Readable {
+  if (!fifo) return createReadStream(path);
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  return new Socket({ fd, readable: true, writable: false });
+}
+
+/**
+ * Watches a stream on its way to the spool for a record over MAX_RECORD_BYTES: a line for the
+ * line-based formats, an element for JSON (found by the splitter, the texts thrown away).
+ */
+function recordBound(path: string, format: InputFormat): Transform {
+  let sinceLineEnd = 0;
+  let line = 1;
+  // JSON: the splitter finds element ends; malformed JSON is left for the reader to report
+  let splitter = format === 'json' ? new JsonArraySplitter(MAX_RECORD_BYTES) : null;
+  const decoder = new TextDecoder();
+  const check = (chunk: Buffer): void => {
+    if (splitter) {
+      try {
+        splitter.push(decoder.decode(chunk, { stream: true }));
+      } catch (err) {
+        if (/longer than/.test((err as Error).message)) throw new ImportError(`${path}: ${(err as Error).message}`);
+        splitter = null; // stop checking
+      }
+      return;
+    }
+    const lf = chunk.lastIndexOf(10);
+    if (lf >= 0) {
+      for (let i = chunk.indexOf(10); i >= 0 && i <= lf; i = chunk.indexOf(10, i + 1)) line++;
+      sinceLineEnd = chunk.length - lf - 1;
+    } else sinceLineEnd += chunk.length;
+    if (sinceLineEnd > MAX_RECORD_BYTES) throw tooLong(path, 'the line', line);
+  };
+  return new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      try {
+        if (format !== 'json' || splitter) check(chunk);
+        done(null, chunk);
+      } catch (err) {
+        done(err as Error);
+      }
+    },
+  });
+}
+
+/** What kind of file a path names; a usage error for none or a directory. */
+async function kindOf(path: string): Promise<'file' | 'fifo' | 'device'> {
+  const s = await stat(path).catch((err: NodeJS.ErrnoException) => {
+    throw new ImportError(`cannot read ${path}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`, 'usage');
+  });
+  if (s.isDirectory()) throw new ImportError(`${path} is a directory: name a file to import (seed imports a directory of files)`, 'usage');
+  if (s.isFile()) return 'file';
+  return s.isFIFO() ? 'fifo' : 'device';
+}
+
+/** Opens the input: checks it, spools what can be read only once, and says its format and size. */
+export async function openSource(opts: { input: string; format?: string; stdin?: Readable; signal?: AbortSignal }): Promise<Source> {
+  const format = detectFormat(opts.input, opts.format);
+  const kind = opts.input === '-' ? 'stdin' : await kindOf(opts.input);
+  if (kind === 'file') {
+    const totalBytes = (await stat(opts.input)).size;
+    return { input: opts.input, path: opts.input, format, streamed: false, totalBytes, interrupted: false, cleanup: async () => {} };
+  }
+  if (kind === 'stdin' && !opts.stdin) throw new ImportError('no stdin to read', 'usage');
+  const stream = kind === 'stdin' ? (opts.stdin as Readable) : openStream(opts.input, kind === 'fifo');
+  const spool = await spoolToFile(stream, format, { signal: opts.signal, check: recordBound(opts.input === '-' ? 'stdin' : opts.input, format) });
+  if (kind !== 'stdin') stream.destroy();
+  const totalBytes = spool.complete ? (await stat(spool.path)).size : 0;
+  return { input: opts.input, path: spool.path, format, streamed: true, totalBytes, interrupted: !spool.complete, cleanup: spool.cleanup };
+}
+
+/** A reader of the source's records (the format registry picks it). */
+export function sourceRecords(source: Source): RecordReader {
+  return openReader(source.path, source.format);
+}
