@@ -1,7 +1,6 @@
 import { Writable } from 'node:stream';
 import type { ColumnDef } from '../schema/catalog.js';
-import { DEFAULT_NULL_TOKEN } from '../import/coerce.js';
-import { knownDefault } from '../import/existing.js';
+import { DEFAULT_NULL_TOKEN, knownDefault } from '../schema/conventions.js';
 import type { ExportWriter, TextSink, WriterOptions } from './writers.js';
 
 /** Excel's "Text" number format: what is typed into the cell later stays text too. */

@@ -36,10 +36,10 @@ export function parseDateFormat(spec: string): DateFormat {
     else if (p === 'DD' || p === 'D') (order.push('D'), (pattern += '(\\d{1,2})'));
     else if (p === 'MM' || p === 'M') (order.push('M'), (pattern += '(\\d{1,2})'));
     else if (p === 'YYYY') (order.push('Y'), (pattern += '(\\d{4})'));
-    else throw new ImportError(`--date-format "${spec}" is not a date format: use day, month and year like ${DATE_FORMAT_EXAMPLES.join(', ')}`, 2);
+    else throw new ImportError(`--date-format "${spec}" is not a date format: use day, month and year like ${DATE_FORMAT_EXAMPLES.join(', ')}`, 'usage');
   }
   if (order.length !== 3 || new Set(order).size !== 3) {
-    throw new ImportError(`--date-format "${spec}" needs a day, a month and a four-digit year once each (e.g. ${DATE_FORMAT_EXAMPLES[0]})`, 2);
+    throw new ImportError(`--date-format "${spec}" needs a day, a month and a four-digit year once each (e.g. ${DATE_FORMAT_EXAMPLES[0]})`, 'usage');
   }
   const re = new RegExp(`${pattern}$`);
   return {

@@ -31,7 +31,7 @@ const ALIASES: Record<string, Encoding> = {
  */
 export function parseEncoding(flag: string): Encoding {
   const e = ALIASES[flag.trim().toLowerCase()];
-  if (!e) throw new ImportError(`unknown encoding "${flag}": use one of ${ENCODINGS.join(', ')}`, 2);
+  if (!e) throw new ImportError(`unknown encoding "${flag}": use one of ${ENCODINGS.join(', ')}`, 'usage');
   return e;
 }
 
@@ -94,7 +94,7 @@ async function readHead(path: string, n: number): Promise<Buffer> {
  * in which case the whole file is checked to be valid UTF-8 before anything is written (see
  * checkUtf8), so a Windows-1252 file stops with one clear error instead of a reject per row.
  */
-export async function resolveEncoding(path: string, flag?: string): Promise<InputEncoding> {
+export async function resolveEncoding(path: string, flag?: string, name = path): Promise<InputEncoding> {
   const explicit = flag ? parseEncoding(flag) : undefined;
   const head = await readHead(path, 4096);
   const bom = sniffBom(head);
@@ -102,9 +102,9 @@ export async function resolveEncoding(path: string, flag?: string): Promise<Inpu
   if (explicit) return { encoding: explicit, bomLength: 0, fromBom: false };
   const utf16 = guessUtf16(head);
   if (utf16) {
-    throw new ImportError(`${path} looks like ${utf16.toUpperCase()} text without a byte-order mark: pass --encoding ${utf16}`, 2);
+    throw new ImportError(`${name} looks like ${utf16.toUpperCase()} text without a byte-order mark: pass --encoding ${utf16}`, 'usage');
   }
-  await checkUtf8(path);
+  await checkUtf8(path, name);
   return { encoding: 'utf-8', bomLength: 0, fromBom: false };
 }
 
@@ -162,9 +162,8 @@ export class EncodingError extends ImportError {
     super(
       `${path} is not valid UTF-8: line ${line}, byte ${offset} (0x${byte.toString(16).padStart(2, '0')}). ` +
         `Nothing was imported. If the file came from Excel or Windows, pass --encoding ${suggestion}`,
-      2,
+      'usage',
     );
-    this.name = 'EncodingError';
   }
 }
 
@@ -184,25 +183,25 @@ async function lineAt(path: string, offset: number): Promise<number> {
  * Checks that a whole file is valid UTF-8 (native check, ≈GB/s), throwing an EncodingError that
  * names the first bad line and byte (1-based byte offset in the file) and the encoding to pass.
  */
-export async function checkUtf8(path: string): Promise<void> {
+export async function checkUtf8(path: string, name = path): Promise<void> {
   let carry: Buffer = Buffer.alloc(0);
   let base = 0; // file offset of carry[0]
   for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) {
     const buf: Buffer = carry.length ? Buffer.concat([carry, chunk as Buffer]) : (chunk as Buffer);
     const cut = completePrefix(buf);
     const whole = buf.subarray(0, cut);
-    if (!isUtf8(whole)) return fail(path, base, whole);
+    if (!isUtf8(whole)) return fail(path, name, base, whole);
     carry = Buffer.from(buf.subarray(cut));
     base += cut;
   }
-  if (carry.length && !isUtf8(carry)) return fail(path, base, carry);
+  if (carry.length && !isUtf8(carry)) return fail(path, name, base, carry);
 }
 
-async function fail(path: string, base: number, buf: Buffer): Promise<never> {
+async function fail(path: string, name: string, base: number, buf: Buffer): Promise<never> {
   const at = firstBadByte(buf);
   const offset = base + at;
   const line = await lineAt(path, offset);
-  throw new EncodingError(path, line, offset + 1, buf[at], suggestEncoding(buf.subarray(at, at + 4096)));
+  throw new EncodingError(name, line, offset + 1, buf[at], suggestEncoding(buf.subarray(at, at + 4096)));
 }
 
 /**

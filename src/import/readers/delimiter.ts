@@ -1,5 +1,6 @@
+import { open } from 'node:fs/promises';
 import { extname } from 'node:path';
-import { ImportError } from '../types.js';
+import { ImportError, type InputFormat } from '../types.js';
 
 /** The delimiters detection considers, in order of preference on a tie. */
 export const DELIMITERS = [',', ';', '\t', '|'] as const;
@@ -24,7 +25,7 @@ export function parseDelimiter(flag: string): string {
   const words: Record<string, string> = { tab: '\t', '\\t': '\t', comma: ',', semicolon: ';', pipe: '|' };
   const d = words[flag.toLowerCase()] ?? flag;
   if (d.length !== 1 || d === '"' || d === '\n' || d === '\r') {
-    throw new ImportError(`--delimiter takes one character (or tab, comma, semicolon, pipe), not ${JSON.stringify(flag)}`, 2);
+    throw new ImportError(`--delimiter takes one character (or tab, comma, semicolon, pipe), not ${JSON.stringify(flag)}`, 'usage');
   }
   return d;
 }
@@ -74,7 +75,7 @@ export function checkSingleHeader(headers: string[], path: string, delimiter: st
   throw new ImportError(
     `${path}: the header is one name, ${JSON.stringify(name.length > 80 ? `${name.slice(0, 80)}…` : name)}, which holds ${delimiterName(other)}s: ` +
       `the file looks ${delimiterName(other)}-separated, pass ${delimiterFlag(other)}`,
-    2,
+    'usage',
   );
 }
 
@@ -82,4 +83,24 @@ export function checkSingleHeader(headers: string[], path: string, delimiter: st
 export function firstLine(text: string): string {
   const nl = text.search(/\r\n|\n|\r/);
   return (nl < 0 ? text : text.slice(0, nl)).replace(/^\ufeff/, '');
+}
+
+/** `--delimiter` is for CSV, `--sheet` for xlsx, `--encoding` for text: a flag the format cannot use is a usage error. */
+export function checkDelimiterFlag(format: InputFormat, flags: { delimiter?: string; sheet?: string; encoding?: string }): void {
+  if (flags.delimiter !== undefined && format !== 'csv') throw new ImportError(`--delimiter is for CSV input, not ${format}`, 'usage');
+  if (flags.sheet !== undefined && format !== 'xlsx') throw new ImportError(`--sheet is for Excel workbooks (.xlsx), not ${format}`, 'usage');
+  if (flags.encoding !== undefined && format === 'xlsx') throw new ImportError('--encoding is for text input: an Excel workbook says its own encoding', 'usage');
+}
+
+/** The delimiter of a CSV file (UTF-8): the flag, `.tsv`, or detection from its header line. */
+export async function readDelimiter(path: string, name: string, flag?: string): Promise<string> {
+  if (flag !== undefined) return parseDelimiter(flag);
+  const fh = await open(path, 'r');
+  try {
+    const buf = Buffer.alloc(64 * 1024);
+    const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
+    return detectDelimiter(firstLine(buf.toString('utf8', 0, bytesRead)), name);
+  } finally {
+    await fh.close();
+  }
 }

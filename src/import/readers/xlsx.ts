@@ -104,8 +104,9 @@ interface SheetLike {
  * more cells than the header is passed on with `error` set; shorter rows read the rest as empty.
  * @example for await (const r of xlsxReader('a.xlsx').records()) r.line // 2, 3, …
  */
-export function xlsxReader(path: string, sheet?: string): RecordReader {
+export function xlsxReader(path: string, sheet?: string, name = path): RecordReader {
   const input = openCounted(path, 64 * 1024);
+  path = name; // messages name the input as the user gave it
   let headers: string[] | null = null;
   return {
     get headers() {
@@ -145,13 +146,13 @@ export function xlsxReader(path: string, sheet?: string): RecordReader {
         }
       } catch (err) {
         if (err instanceof ImportError) throw err;
-        throw new ImportError(`${path} could not be read as an Excel workbook (.xlsx): ${(err as Error).message}`, 2);
+        throw new ImportError(`${path} could not be read as an Excel workbook (.xlsx): ${(err as Error).message}`, 'usage');
       }
       if (!found) {
         const list = names();
         throw new ImportError(
           sheet ? `${path} has no sheet named "${sheet}"${list.length ? `: its sheets are ${list.map((n) => `"${n}"`).join(', ')}` : ''}` : `${path} has no sheets`,
-          2,
+          'usage',
         );
       }
     },
@@ -161,8 +162,8 @@ export function xlsxReader(path: string, sheet?: string): RecordReader {
 function checkHeaders(cells: string[], path: string, row: number): string[] {
   const seen = new Set<string>();
   cells.forEach((h, i) => {
-    if (h === '') throw new ImportError(`${path}: the header row (row ${row}) has an empty cell in column ${i + 1}`, 2);
-    if (seen.has(h)) throw new ImportError(`${path}: the header "${h}" appears twice (row ${row})`, 2);
+    if (h === '') throw new ImportError(`${path}: the header row (row ${row}) has an empty cell in column ${i + 1}`, 'usage');
+    if (seen.has(h)) throw new ImportError(`${path}: the header "${h}" appears twice (row ${row})`, 'usage');
     seen.add(h);
   });
   return cells;

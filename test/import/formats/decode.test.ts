@@ -54,7 +54,7 @@ describe('encodings', () => {
     expect(err.line).toBe(3);
     expect(err.offset).toBe('stage_name,city\nAnna,Oslo\nBj'.length + 1);
     expect(err.message).toMatch(/not valid UTF-8: line 3, byte 29 \(0xf6\).*--encoding windows-1252/);
-    expect(err.exitCode).toBe(2);
+    expect(err.kind).toBe('usage');
   });
 
   it('finds a bad byte far into a file, across read chunks, and passes valid multi-byte text split at chunk ends', async () => {
