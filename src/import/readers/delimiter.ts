@@ -94,13 +94,17 @@ export function checkDelimiterFlag(format: InputFormat, flags: { delimiter?: str
 
 /** The delimiter of a CSV file (UTF-8): the flag, `.tsv`, or detection from its header line. */
 export async function readDelimiter(path: string, name: string, flag?: string): Promise<string> {
-  if (flag !== undefined) return parseDelimiter(flag);
   const fh = await open(path, 'r');
+  let line: string;
   try {
     const buf = Buffer.alloc(64 * 1024);
     const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
-    return detectDelimiter(firstLine(buf.toString('utf8', 0, bytesRead)), name);
+    line = firstLine(buf.toString('utf8', 0, bytesRead));
   } finally {
     await fh.close();
   }
+  const d = detectDelimiter(line, name, flag);
+  // a header the delimiter does not split: said here, before a later line's cells confuse the reader
+  if (line.length && countOutsideQuotes(line, d) === 0) checkSingleHeader([line], name, d);
+  return d;
 }
