@@ -158,7 +158,7 @@ describe('import of files as people have them (bin/catalog against catalog serve
     expect(rejects.split(/\r?\n/)[0]).toBe('_line;_code;_message;id;stage_name;city;is_signed');
     expect(rejects).toContain(`${uuid(p, 3)};Çelik;Izmir?;false;extra cell;another`); // every cell kept
     // the user fixes the two rows in the rejects file and imports it with the same flags
-    const fixed = rejects.replace('peut-être', 'true').replace(';extra cell;another', '');
+    const fixed = rejects.replace(/;peut-être(\r?\n)/, ';true$1').replace(';extra cell;another', '');
     const fixedPath = join(dir, 'eu-fixed.csv');
     writeFileSync(fixedPath, iconv.encode(fixed, 'windows-1252'));
     const again = await run(['artists', 'import', fixedPath, ...flags]);
