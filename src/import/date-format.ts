@@ -60,25 +60,17 @@ export function parseDateFormat(spec: string): DateFormat {
 const DAY_MONTH = /^(\d{1,2})([/.\-])(\d{1,2})\2(\d{4})$/;
 
 /**
- * Without `--date-format`, a date cell written day-and-month first (`03/04/2024`, `25.12.2024`)
- * is never guessed: this returns the message refusing the file (null for any other cell, which
- * the service reads or rejects as it always did).
- * @example unreadableDate('03/04/2024', 'birthdate', 7) // '… could be 3 April or March 4 …'
+ * Without `--date-format`, a date cell that reads two ways (`03/04/2024`: 3 April or March 4) is
+ * never guessed: this returns the message refusing the file, naming both flags. Null for any
+ * other cell: ISO dates, and day-month dates that read one way only (`25/12/2024`), which the
+ * service's rules reject row by row as before ("use YYYY-MM-DD").
+ * @example unreadableDate('03/04/2024', 'birthdate', 7) // 'line 7: the date "03/04/2024" … could be day 3 of month 4 or month 3, day 4 …'
  */
 export function unreadableDate(text: string, column: string, line: number): string | null {
   const m = DAY_MONTH.exec(text.trim());
   if (!m) return null;
   const [a, sep, b] = [Number(m[1]), m[2], Number(m[3])];
-  const sp = sep === '/' ? '/' : sep;
-  const both = [`DD${sp}MM${sp}YYYY`, `MM${sp}DD${sp}YYYY`];
-  let why: string;
-  let flag: string;
-  if (a <= 12 && b <= 12 && a !== b) {
-    why = `could be day ${a} of month ${b} or month ${a}, day ${b}`;
-    flag = `--date-format ${both[0]} or --date-format ${both[1]}`;
-  } else {
-    why = 'is not an ISO date (YYYY-MM-DD)';
-    flag = a > 12 ? `--date-format ${both[0]}` : b > 12 ? `--date-format ${both[1]}` : `--date-format ${both[0]} or --date-format ${both[1]}`;
-  }
-  return `line ${line}: the date "${text}" in column "${column}" ${why}: say how dates are written with ${flag}.`;
+  if (a > 12 || b > 12 || a === b || a === 0 || b === 0) return null;
+  const flags = `--date-format DD${sep}MM${sep}YYYY or --date-format MM${sep}DD${sep}YYYY`;
+  return `line ${line}: the date "${text}" in column "${column}" could be day ${a} of month ${b} or month ${a}, day ${b}: say how dates are written with ${flags}.`;
 }

@@ -56,7 +56,10 @@ describe('--date-format', () => {
     expect(unreadableDate('03/04/2024', 'birthdate', 7)).toMatch(
       /line 7: the date "03\/04\/2024" in column "birthdate" could be day 3 of month 4 or month 3, day 4: .*--date-format DD\/MM\/YYYY or --date-format MM\/DD\/YYYY/,
     );
-    expect(unreadableDate('25.12.2024', 'birthdate', 2)).toMatch(/--date-format DD\.MM\.YYYY\.$/);
+    expect(unreadableDate('03.04.2024', 'birthdate', 2)).toMatch(/--date-format DD\.MM\.YYYY or --date-format MM\.DD\.YYYY\.$/);
+    // one reading only: left to the row's own reject, as before
+    expect(unreadableDate('25.12.2024', 'birthdate', 2)).toBeNull();
+    expect(unreadableDate('05/05/2024', 'birthdate', 2)).toBeNull();
     expect(unreadableDate('2024-04-03', 'birthdate', 2)).toBeNull();
     expect(unreadableDate('', 'birthdate', 2)).toBeNull();
   });
