@@ -1,0 +1,64 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import iconv from 'iconv-lite';
+import { describe, expect, it } from 'vitest';
+import { CopyTranscoder, fieldPlans, OK } from '../../../src/import/copy-transcode.js';
+import { FieldResolver } from '../../../src/import/mapping.js';
+import { openSource, sourceRecords } from '../../../src/import/stages/source.js';
+import { file, tmp } from '../files.js';
+import { table } from '../helpers.js';
+
+const ID = 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11';
+
+describe('source stage: decoding and delimiters', () => {
+  it('plain UTF-8 is read where it is; a Windows-1252 file is transcoded to a UTF-8 copy, removed on cleanup', async () => {
+    const dir = tmp();
+    const plain = file(dir, 'a.csv', 'name;city\nAnna;Oslo\n');
+    const s = await openSource({ input: plain });
+    expect(s).toMatchObject({ path: plain, rawPath: plain, delimiter: ';', encoding: { encoding: 'utf-8', bomLength: 0 } });
+
+    const w = file(dir, 'w.csv', '');
+    const bytes = iconv.encode('name,city\nBjörn,Malmö\n', 'windows-1252');
+    writeFileSync(w, bytes);
+    const t = await openSource({ input: w, encoding: 'cp1252' });
+    expect(t.path).not.toBe(w);
+    expect(t.rawPath).toBe(w);
+    expect(readFileSync(t.path, 'utf8')).toBe('name,city\nBjörn,Malmö\n');
+    expect(t.totalBytes).toBe(Buffer.byteLength('name,city\nBjörn,Malmö\n'));
+    const rows: unknown[] = [];
+    for await (const r of sourceRecords(t).records()) rows.push(r.values);
+    expect(rows).toEqual([{ name: 'Björn', city: 'Malmö' }]);
+    await t.cleanup();
+    expect(existsSync(t.path)).toBe(false);
+  });
+
+  it('a UTF-8 BOM is dropped before the readers; a BOM beats --encoding', async () => {
+    const dir = tmp();
+    const p = file(dir, 'bom.csv', '');
+    writeFileSync(p, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('name\tcity\nZoë\tLyon\n')]));
+    const s = await openSource({ input: p, encoding: 'latin1' });
+    expect(s.encoding).toEqual({ encoding: 'utf-8', bomLength: 3, fromBom: true });
+    expect(s.delimiter).toBe('\t');
+    expect(readFileSync(s.path, 'utf8')).toBe('name\tcity\nZoë\tLyon\n');
+    await s.cleanup();
+  });
+
+  it('flags a format cannot use are usage errors', async () => {
+    const p = file(tmp(), 'a.json', '[]');
+    await expect(openSource({ input: p, delimiter: ';' })).rejects.toMatchObject({ kind: 'usage', message: '--delimiter is for CSV input, not json' });
+    await expect(openSource({ input: p, sheet: 'x' })).rejects.toThrow(/--sheet is for Excel workbooks/);
+  });
+});
+
+describe('COPY transcoder with another delimiter', () => {
+  it('reads ; tab | fields and writes comma COPY lines, quoting a bare field that holds a comma', () => {
+    const resolver = new FieldResolver(table('artists'));
+    for (const d of [';', '\t', '|']) {
+      const tc = new CopyTranscoder(fieldPlans(['id', 'stage_name', 'city', 'is_signed'].map((h) => resolver.resolve(h)), ['id']), '\\N', 1, false, d);
+      const buf = Buffer.from(`${ID}${d}"Smith${d} ""DJ"""${d}Paris, TX${d}yes\n`);
+      const out = Buffer.alloc(4096);
+      expect(tc.record(buf, 0, buf.length, true, out, 0)).toBe(OK);
+      expect(out.toString('utf8', 0, tc.outEnd)).toBe(`${ID},"Smith${d} ""DJ""","Paris, TX",t\n`);
+      expect(tc.key).toBe(ID);
+    }
+  });
+});
