@@ -39,7 +39,6 @@ export function defineExport(ctx: Context, table: TableDef): Command {
     `catalog ${table.name} export ${table.name}.csv`,
     `catalog ${table.name} export --where 'created>=2024-01-01' --format ndjson > recent.ndjson`,
     `catalog ${table.name} export backup.yaml && catalog ${table.name} import backup.yaml`,
-    `catalog ${table.name} export ${table.name}.xlsx`,
   ]);
 }
 
