@@ -238,4 +238,37 @@ describe('import of files as people have them (bin/catalog against catalog serve
     expect(back.stderr).toMatch(/0 inserted, 0 updated, 100,000 unchanged, 0 rejected/);
     expect(back.code).toBe(0);
   }, 300_000);
+
+  it('--dry-run agrees with the real run on every reject class: types, ragged rows, dates, foreign keys, repeated keys', async () => {
+    const p = '99990000';
+    const input = join(dir, 'mixed.csv');
+    writeFileSync(
+      input,
+      `id;release_title;release_date;is_compilation;label_id\n${[
+        `${uuid(p, 1)};Ok;2024-01-01;true;`,
+        `${uuid(p, 2)};Bad date;31/02/2024;false;`,
+        `${uuid(p, 3)};Bad bool;2024-01-01;maybe;`,
+        `${uuid(p, 4)};No such label;2024-01-01;false;${uuid('deadbeef', 1)}`,
+        `${uuid(p, 5)};Ragged;2024-01-01;false;;extra`,
+        `${uuid(p, 6)};Ok too;01/02/2024;true;`,
+        `${uuid(p, 7)};Twice;2024-01-01;true;`,
+        `${uuid(p, 7)};Twice again;2024-01-01;true;`,
+      ].join('\n')}\n`,
+    );
+    const summary = async (flags: string[]) => {
+      const file = join(dir, `summary-${flags.join('')}.json`);
+      const r = await run(['releases', 'import', input, '--date-format', 'DD/MM/YYYY', '--dedupe', 'error', '--summary', file, ...flags]);
+      expect(r.code).toBe(3);
+      const s = JSON.parse(readFileSync(file, 'utf8'));
+      return { landed: s.inserted + s.updated, rejected: s.rejected, rows: s.rejectedRows.map((x: { line: number; code: string }) => [x.line, x.code]) };
+    };
+    const dry = await summary(['--dry-run']);
+    const real = await summary([]);
+    expect(dry).toEqual(real);
+    expect(real).toEqual({
+      landed: 2,
+      rejected: 6,
+      rows: [[3, '22007'], [4, '22P02'], [5, '23503'], [6, '22P02'], [8, '23505'], [9, '23505']],
+    });
+  });
 });
