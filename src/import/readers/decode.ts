@@ -98,7 +98,10 @@ export async function resolveEncoding(path: string, flag?: string, name = path):
   const explicit = flag ? parseEncoding(flag) : undefined;
   const head = await readHead(path, 4096);
   const bom = sniffBom(head);
-  if (bom) return { encoding: bom.encoding, bomLength: bom.length, fromBom: true };
+  if (bom) {
+    if (bom.encoding === 'utf-8') await checkUtf8(path, name);
+    return { encoding: bom.encoding, bomLength: bom.length, fromBom: true };
+  }
   if (explicit) return { encoding: explicit, bomLength: 0, fromBom: false };
   const utf16 = guessUtf16(head);
   if (utf16) {

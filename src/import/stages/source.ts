@@ -134,12 +134,13 @@ export async function openSource(opts: { input: string; format?: string; stdin?:
  * The decoding step: the encoding is decided (a BOM, else `--encoding`, else UTF-8 checked whole,
  * src/import/readers/decode.ts); input that is not plain UTF-8 is transcoded as a stream into a
  * UTF-8 spool, so every later stage (the byte-level COPY path included) reads UTF-8 only, and
- * plain UTF-8 is read where it is, at full speed.
+ * UTF-8 (with or without a BOM, as Excel's "CSV UTF-8" writes) is read where it is, at full speed.
  */
 async function decodeSource(source: Source, flag: string | undefined, signal?: AbortSignal): Promise<void> {
   const enc = await resolveEncoding(source.path, flag, source.input === '-' ? 'stdin' : source.input);
   source.encoding = enc;
-  if (enc.encoding === 'utf-8' && enc.bomLength === 0) return;
+  // UTF-8 is read where it is, a BOM too (the readers and the byte path skip it)
+  if (enc.encoding === 'utf-8') return;
   const spool = await spoolToFile(toUtf8(createReadStream(source.path), enc), source.format, { signal });
   const previous = source.cleanup;
   source.cleanup = async () => {

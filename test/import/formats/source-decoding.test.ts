@@ -31,15 +31,23 @@ describe('source stage: decoding and delimiters', () => {
     expect(existsSync(t.path)).toBe(false);
   });
 
-  it('a UTF-8 BOM is dropped before the readers; a BOM beats --encoding', async () => {
+  it('a UTF-8 BOM beats --encoding; the file is read where it is and the BOM is not part of the header', async () => {
     const dir = tmp();
     const p = file(dir, 'bom.csv', '');
     writeFileSync(p, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('name\tcity\nZoë\tLyon\n')]));
     const s = await openSource({ input: p, encoding: 'latin1' });
     expect(s.encoding).toEqual({ encoding: 'utf-8', bomLength: 3, fromBom: true });
     expect(s.delimiter).toBe('\t');
-    expect(readFileSync(s.path, 'utf8')).toBe('name\tcity\nZoë\tLyon\n');
-    await s.cleanup();
+    expect(s.path).toBe(p);
+    const rows: unknown[] = [];
+    for await (const r of sourceRecords(s).records()) rows.push(r.values);
+    expect(rows).toEqual([{ name: 'Zoë', city: 'Lyon' }]);
+  });
+
+  it('a UTF-8 BOM does not excuse bytes that are not UTF-8', async () => {
+    const p = file(tmp(), 'bom-bad.csv', '');
+    writeFileSync(p, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('name\nBj'), Buffer.from([0xf6]), Buffer.from('rn\n')]));
+    await expect(openSource({ input: p })).rejects.toThrow(/not valid UTF-8: line 2, byte 9 \(0xf6\)/);
   });
 
   it('flags a format cannot use are usage errors', async () => {
