@@ -50,6 +50,7 @@ function specialBytes(delim: number): Uint8Array {
   t[LF] = 1;
   t[CR] = 1;
   t[QUOTE] = 1;
+  t[0] = 1; // NUL: PostgreSQL text cannot hold it; the field takes the record path (a local reject)
   return t;
 }
 const SPECIAL_COMMA = specialBytes(COMMA);
@@ -57,6 +58,7 @@ const SPECIAL_COMMA = specialBytes(COMMA);
 const IN_QUOTES = new Uint8Array(256);
 IN_QUOTES[QUOTE] = 1;
 IN_QUOTES[LF] = 1;
+IN_QUOTES[0] = 1;
 
 const K_TEXT = 0;
 const K_UUID = 1;
@@ -202,6 +204,7 @@ export class CopyTranscoder {
       let cb: number;
       let quoted = false;
       let escaped = false;
+      let nul = false;
       let end: number; // what follows: DELIM, LF (record end), or -1 (end of input)
       let after: number; // position after the separator / line end
       if (p < n && buf[p] === QUOTE) {
@@ -213,6 +216,11 @@ export class CopyTranscoder {
           while (close < n && IN_QUOTES[buf[close]] === 0) close++;
           if (close < n && buf[close] === LF) {
             nl++;
+            close++;
+            continue;
+          }
+          if (close < n && buf[close] === 0) {
+            nul = true;
             close++;
             continue;
           }
@@ -262,6 +270,7 @@ export class CopyTranscoder {
           if (c === DELIM || c === LF) break;
           if (c === CR && i + 1 < n && buf[i + 1] === LF) break;
           if (c === QUOTE) return MALFORMED;
+          if (c === 0) nul = true;
         }
         if (i >= n) {
           if (!eof) return MORE;
@@ -305,7 +314,8 @@ export class CopyTranscoder {
               }
             }
           }
-          if (isNull) {
+          if (nul) status = REFUSED;
+          else if (isNull) {
             if (!plan.nullable) status = REFUSED;
             text = EMPTY;
           } else if (len === 0) {

@@ -239,7 +239,7 @@ describe('import of files as people have them (bin/catalog against catalog serve
     expect(back.code).toBe(0);
   }, 300_000);
 
-  it('--dry-run agrees with the real run on every reject class: types, ragged rows, dates, foreign keys, repeated keys', async () => {
+  it('--dry-run agrees with the real run on every reject class: types, ragged rows, dates, foreign keys, repeated keys, NUL in text', async () => {
     const p = '99990000';
     const input = join(dir, 'mixed.csv');
     writeFileSync(
@@ -253,6 +253,7 @@ describe('import of files as people have them (bin/catalog against catalog serve
         `${uuid(p, 6)};Ok too;01/02/2024;true;`,
         `${uuid(p, 7)};Twice;2024-01-01;true;`,
         `${uuid(p, 7)};Twice again;2024-01-01;true;`,
+        `${uuid(p, 8)};NUL \u0000 inside;2024-01-01;true;`,
       ].join('\n')}\n`,
     );
     const summary = async (flags: string[]) => {
@@ -267,8 +268,8 @@ describe('import of files as people have them (bin/catalog against catalog serve
     expect(dry).toEqual(real);
     expect(real).toEqual({
       landed: 2,
-      rejected: 6,
-      rows: [[3, '22007'], [4, '22P02'], [5, '23503'], [6, '22P02'], [8, '23505'], [9, '23505']],
+      rejected: 7,
+      rows: [[3, '22007'], [4, '22P02'], [5, '23503'], [6, '22P02'], [8, '23505'], [9, '23505'], [10, '22021']],
     });
   });
 });

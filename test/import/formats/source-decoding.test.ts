@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import iconv from 'iconv-lite';
 import { describe, expect, it } from 'vitest';
-import { CopyTranscoder, fieldPlans, OK } from '../../../src/import/copy-transcode.js';
+import { CopyTranscoder, fieldPlans, OK, REFUSED } from '../../../src/import/copy-transcode.js';
 import { FieldResolver } from '../../../src/import/mapping.js';
 import { openSource, sourceRecords } from '../../../src/import/stages/source.js';
 import { file, tmp } from '../files.js';
@@ -67,6 +67,16 @@ describe('COPY transcoder with another delimiter', () => {
       expect(tc.record(buf, 0, buf.length, true, out, 0)).toBe(OK);
       expect(out.toString('utf8', 0, tc.outEnd)).toBe(`${ID},"Smith${d} ""DJ""","Paris, TX",t\n`);
       expect(tc.key).toBe(ID);
+    }
+  });
+
+  it('a NUL byte in a field (quoted or not) sends the record the record way, where it is rejected as PostgreSQL would', () => {
+    const resolver = new FieldResolver(table('artists'));
+    const tc = new CopyTranscoder(fieldPlans(['id', 'stage_name'].map((h) => resolver.resolve(h)), ['id']), '\\N', 1);
+    const out = Buffer.alloc(4096);
+    for (const cell of ['a\u0000b', '"a\u0000b"']) {
+      const buf = Buffer.from(`${ID},${cell}\n`);
+      expect(tc.record(buf, 0, buf.length, true, out, 0)).toBe(REFUSED);
     }
   });
 });
