@@ -192,11 +192,20 @@ describe('import of files as people have them (bin/catalog against catalog serve
       { release_title: 'Blue', upc_code: '123456789012', release_date: '2024-04-03', is_compilation: true, description: 'line one\nline two' },
       { release_title: 'Red', upc_code: '4006381333931', release_date: null, is_compilation: false, description: '' },
     ]);
+    // its rejects are a CSV file that, fixed, imports with the same flags
+    const rejects = readFileSync(`${input}.rejects.csv`, 'utf8');
+    expect(rejects).toContain(`${uuid(p, 3)},Broken,1,not a date,maybe`);
+    const fixed = join(dir, 'releases-fixed.csv');
+    writeFileSync(fixed, rejects.replace(',not a date,maybe', ',2024-05-05,true'));
+    const again = await run(['releases', 'import', fixed, '--sheet', 'Releases']);
+    expect(again.stderr).toMatch(/1 inserted/);
+    expect(again.code).toBe(0);
     const out = join(dir, 'releases-out.xlsx');
     const exp = await run(['releases', 'export', out, '--select', 'id,release_title,upc_code,release_date,is_compilation,description,created', ...between(p)]);
+    expect(exp.stderr).toMatch(/exported 3 releases/);
     expect(exp.code).toBe(0);
     const back = await run(['releases', 'import', out]);
-    expect(back.stderr).toMatch(/2 unchanged/);
+    expect(back.stderr).toMatch(/3 unchanged/);
     expect(back.code).toBe(0);
     const sheet = await run(['releases', 'import', input, '--sheet', 'Nope']);
     expect(sheet.code).toBe(2);

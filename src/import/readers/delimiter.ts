@@ -85,10 +85,13 @@ export function firstLine(text: string): string {
   return (nl < 0 ? text : text.slice(0, nl)).replace(/^\ufeff/, '');
 }
 
-/** `--delimiter` is for CSV, `--sheet` for xlsx, `--encoding` for text: a flag the format cannot use is a usage error. */
-export function checkDelimiterFlag(format: InputFormat, flags: { delimiter?: string; sheet?: string; encoding?: string }): void {
+/**
+ * `--delimiter` is for CSV and `--encoding` for text: a flag the format cannot use is a usage
+ * error. (`--sheet` is let through for any format: an xlsx import's rejects file is CSV, and it
+ * re-imports with the same flags.)
+ */
+export function checkDelimiterFlag(format: InputFormat, flags: { delimiter?: string; encoding?: string }): void {
   if (flags.delimiter !== undefined && format !== 'csv') throw new ImportError(`--delimiter is for CSV input, not ${format}`, 'usage');
-  if (flags.sheet !== undefined && format !== 'xlsx') throw new ImportError(`--sheet is for Excel workbooks (.xlsx), not ${format}`, 'usage');
   if (flags.encoding !== undefined && format === 'xlsx') throw new ImportError('--encoding is for text input: an Excel workbook says its own encoding', 'usage');
 }
 

@@ -138,6 +138,8 @@ export function xlsxReader(path: string, sheet?: string, name = path): RecordRea
               continue;
             }
             if (cells.length === 0) continue; // an empty row, like a blank line in CSV
+            // Excel leaves trailing empty cells out: a row has the header's width (its rejects line too)
+            while (cells.length < headers.length) cells.push('');
             const rec: SourceRecord = new XlsxRow(index++, row.number, cells, headers);
             if (error) rec.error = error;
             else if (cells.length > headers.length) rec.error = `expected ${headers.length} cells as in the header row, found ${cells.length}`;

@@ -53,7 +53,7 @@ describe('source stage: decoding and delimiters', () => {
   it('flags a format cannot use are usage errors', async () => {
     const p = file(tmp(), 'a.json', '[]');
     await expect(openSource({ input: p, delimiter: ';' })).rejects.toMatchObject({ kind: 'usage', message: '--delimiter is for CSV input, not json' });
-    await expect(openSource({ input: p, sheet: 'x' })).rejects.toThrow(/--sheet is for Excel workbooks/);
+    await expect(openSource({ input: file(tmp(), 'a.xlsx', ''), encoding: 'latin1' })).rejects.toThrow(/--encoding is for text input/);
   });
 });
 
