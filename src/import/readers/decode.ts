@@ -173,13 +173,12 @@ export class EncodingError extends ImportError {
 /** Counts `\n` bytes of a file before `offset` (only on the error path). */
 async function lineAt(path: string, offset: number): Promise<number> {
   let line = 1;
-  let pos = 0;
-  for await (const chunk of createReadStream(path, { end: Math.max(0, offset - 1) })) {
+  if (offset === 0) return line;
+  for await (const chunk of createReadStream(path, { end: offset - 1 })) {
     const buf = chunk as Buffer;
     for (let i = buf.indexOf(10); i >= 0; i = buf.indexOf(10, i + 1)) line++;
-    pos += buf.length;
   }
-  return pos >= 0 ? line : 1;
+  return line;
 }
 
 /**
