@@ -272,7 +272,40 @@ const pColumns: Parser<string[]> = sepBy1(pFieldName, lexeme(char(',')));
 // ---------------------------------------------------------------------------------------------
 // Entry points
 
+/**
+ * The deepest nesting of parentheses an and/or tree may have. PostgREST sets none, but a tree
+ * hundreds deep overflows a recursive parser's stack, and PGlite's stack with the statement it
+ * would build; a person's filter is a few levels deep. Over it, the request is one PGRST100 error.
+ */
+export const MAX_NESTING = 64;
+
+/**
+ * The deepest nesting a `select` may have (embeds, and an aggregate's `()` inside the deepest).
+ * Each level of embedding can multiply the rows the database builds JSON for: on the sample
+ * catalog, labels and releases alternating 12 deep take 1.6 s and 16 deep run out of memory.
+ */
+export const MAX_SELECT_NESTING = 10;
+
+/** Throws PGRST100 when `text` nests parentheses (outside double-quoted strings) deeper than `limit`. */
+function checkNesting(what: string, text: string, limit = MAX_NESTING): void {
+  const shown = text;
+  let depth = 0;
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (quoted) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) quoted = false;
+    } else if (c === 0x22) quoted = true;
+    else if (c === 0x28 && ++depth > limit) {
+      const head = shown.length > 80 ? `${shown.slice(0, 80)}…` : shown;
+      throw new GrammarError(`failed to parse ${what} (${head})`, `nested more than ${limit} levels deep at character ${i + 1}`);
+    } else if (c === 0x29) depth--;
+  }
+}
+
 function parseWith<T>(p: Parser<T>, what: string, text: string): T {
+  checkNesting(what, text, what === 'select parameter' ? MAX_SELECT_NESTING : MAX_NESTING);
   const r = run(p, `failed to parse ${what} (${text})`, text);
   if (!r.ok) throw new GrammarError(r.message, r.details);
   return r.value;
@@ -317,6 +350,7 @@ export function parseFilter(key: string, value: string): WhereClause {
  */
 export function parseLogicTree(key: string, value: string): WhereClause {
   const { path, op } = parseWith(pLogicPath, 'logic path', key);
+  checkNesting('logic tree', value);
   const r = run(pLogicTree, `failed to parse logic tree (${value})`, op + value);
   if (!r.ok) throw new GrammarError(r.message, r.details);
   return { path, condition: r.value };

@@ -42,6 +42,40 @@ create index if not exists releases_genre_id_idx on releases (genre_id);
 create index if not exists releases_subgenre_id_idx on releases (subgenre_id);
 `;
 
+/**
+ * The collation people-facing names and titles sort with: ICU's root order ("und"), present as
+ * `und-x-icu` on PostgreSQL built with ICU (Debian's 15 is) and in PGlite 0.5. Deterministic, so
+ * equality, `like` and `ilike` give the same rows as under C; only the order changes
+ * ("Éditions" sorts with E, "Ätna" with A, case does not split the list).
+ */
+export const NAME_COLLATION = 'und-x-icu';
+
+/**
+ * The columns people sort and read by name: names, titles and the text copies of them. Identifiers
+ * and codes (ids, ISRC, UPC, catalog numbers, slugs) keep byte order.
+ */
+export const NAME_COLUMNS: Readonly<Record<string, readonly string[]>> = {
+  countries: ['name'],
+  languages: ['name'],
+  genres: ['name'],
+  subgenres: ['name', 'genre'],
+  labels: ['name'],
+  artists: ['stage_name', 'legal_name', 'city', 'country'],
+  releases: ['release_title', 'release_version', 'label', 'genre', 'subgenre', 'language'],
+  tracks: ['track_title', 'mix_version', 'genre', 'subgenre'],
+};
+
+/**
+ * Migration 3's SQL. Changing a text column's collation is binary coercible: PostgreSQL rewrites no
+ * table, only the indexes on those columns (none of the big tables has one), so it is quick on a
+ * catalog of any size. Re-running it is a no-op.
+ */
+function nameCollationSql(): string {
+  return Object.entries(NAME_COLUMNS)
+    .map(([table, cols]) => `alter table ${table} ${cols.map((c) => `alter column ${c} type text collate "${NAME_COLLATION}"`).join(', ')};`)
+    .join('\n');
+}
+
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'catalog tables, updated triggers, foreign-key indexes', sql: INITIAL },
   {
@@ -53,6 +87,11 @@ create index if not exists releases_upc_code_idx on releases (upc_code);
 create index if not exists releases_release_date_idx on releases (release_date);
 create index if not exists tracks_created_idx on tracks (created);
 `,
+  },
+  {
+    version: 3,
+    name: 'names and titles sort as people read them (ICU root collation)',
+    sql: nameCollationSql(),
   },
 ];
 

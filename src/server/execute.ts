@@ -1,7 +1,7 @@
 import type { Preferences } from '../grammar/types.js';
 import type { Queryable, Store } from '../store/store.js';
 import { ApiError } from './errors.js';
-import type { Planned } from './plan.js';
+import type { Planned, WritePlan } from './plan.js';
 import { copyStage, ident, tableRef, type Statement } from './sql.js';
 
 /**
@@ -72,17 +72,29 @@ async function readResult(db: Queryable, planned: Planned, row: Record<string, u
 /**
  * Whether a COPY body may first be tried straight into the table: a plain insert or upsert whose
  * answer needs no rows, keys or row-count checks, so that "every row was new" fully describes it.
+ * An upsert's conflict target must be the primary key: the straight COPY has no ON CONFLICT, so a
+ * target without a unique constraint would never be checked (PostgreSQL refuses it with 42P10 only
+ * when the staging path's INSERT … ON CONFLICT names it), and the rows would go in twice.
  */
 function directCopyAllowed(planned: Planned): boolean {
   const plan = planned.plan;
   return (
     plan.kind === 'insert' &&
+    conflictOnPrimaryKey(plan) &&
     !plan.representation &&
     !plan.wantKeys &&
     !planned.representation.singular &&
     plan.limited === undefined &&
     !(planned.prefs.handling === 'strict' && planned.prefs.maxAffected !== undefined)
   );
+}
+
+/** True when a write has no conflict target, or its target is exactly the table's primary key. */
+function conflictOnPrimaryKey(plan: WritePlan): boolean {
+  if (!plan.onConflict) return true;
+  const target = plan.onConflict.columns.map((c) => c.name);
+  const key = plan.table.primaryKey;
+  return target.length === key.length && key.every((k) => target.includes(k));
 }
 
 /**

@@ -57,6 +57,15 @@ export function readServeLock(dataDir: string): { pid: number; url: string } | n
   }
 }
 
+/** PostgREST refuses a JWT secret under 32 characters (HS256 wants 256 bits); so do we. */
+export const MIN_JWT_SECRET_LENGTH = 32;
+
+/** Why a JWT secret cannot be used, or null when it can (or none is given). */
+export function jwtSecretProblem(secret: string | undefined): string | null {
+  if (secret === undefined || secret.length >= MIN_JWT_SECRET_LENGTH) return null;
+  return `the JWT secret must be at least ${MIN_JWT_SECRET_LENGTH} characters long (it has ${secret.length}), as PostgREST requires: make one with \`openssl rand -base64 32\``;
+}
+
 /** True for addresses that only this machine can reach. */
 export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
@@ -70,6 +79,8 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
       `refusing to listen on ${host} without authentication: give --jwt-secret (or CATALOG_JWT_SECRET), or listen on 127.0.0.1`,
     );
   }
+  const short = jwtSecretProblem(opts.jwtSecret);
+  if (short) throw new Error(short);
   if (opts.dataDir && !opts.databaseUrl && !opts.store) {
     const holder = readServeLock(opts.dataDir);
     if (holder && holder.pid !== process.pid) {

@@ -4,7 +4,7 @@ import { parsePrefer } from '../grammar/prefer.js';
 import { parseRange } from '../grammar/range.js';
 import type { MediaType, Preferences, Query, RangeHeader } from '../grammar/types.js';
 import { tableByName, type TableDef } from '../schema/catalog.js';
-import { authenticate, authorize, type Principal } from './auth.js';
+import { authenticate, authorize, privilegeFor, roleAllows, type Principal } from './auth.js';
 import { ApiError, notFoundEmpty } from './errors.js';
 import type { Incoming } from './exchange.js';
 import { parsePayload, type Payload } from './payload.js';
@@ -133,7 +133,10 @@ export async function parseRequest(req: Incoming, opts: RequestOptions): Promise
   const range = method === 'GET' ? parseRange(req.header('range')) : null;
   checkPaging(method as TableMethod, query, range);
   const hasBody = method === 'POST' || method === 'PATCH' || method === 'PUT';
-  const body = hasBody ? await req.bytes(opts.maxBodyBytes) : null;
+  // Authorise before reading the body: a write its principal may not make is refused (below) with
+  // its body unread, never buffered; the socket adapter discards the rest as it streams in.
+  const mayWrite = roleAllows(principal.role, privilegeFor(method));
+  const body = hasBody ? (mayWrite ? await req.bytes(opts.maxBodyBytes) : new Uint8Array(0)) : null;
   // only a COPY body stays bytes; the other parsers (and the checks below) read text
   const isCopy = parseMediaType(req.header('content-type') ?? '').type === COPY_CSV;
   const text = body === null || isCopy ? '' : new TextDecoder('utf-8').decode(body);

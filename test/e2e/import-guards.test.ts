@@ -101,6 +101,19 @@ describe('import guards, end to end (bin/catalog)', () => {
     expect(JSON.parse(list.stdout)).toEqual([]);
   });
 
+  it('a real CSV import with --on-conflict on a column with no unique key fails with 42P10 (exit 1) and writes nothing, twice', async () => {
+    const input = join(dir, 'tracks-upsert.csv');
+    writeFileSync(input, 'isrc_code,track_title\nGBAAA2400011,One\nGBAAA2400012,Two\n');
+    for (let i = 0; i < 2; i++) {
+      const r = await run(['tracks', 'import', input, '--on-conflict', 'isrc_code', '--rejects', join(dir, `rej-${i}.csv`)]);
+      expect(r.stderr).toMatch(/42P10/);
+      expect(r.stderr).not.toMatch(/inserted/);
+      expect(r.code).toBe(1);
+    }
+    const list = await run(['tracks', 'list', '--where', 'isrc_code~GBAAA24000*', '-o', 'json']);
+    expect(JSON.parse(list.stdout)).toEqual([]);
+  });
+
   it('SIGTERM while waiting on a FIFO with no writer stops the import (exit 130)', async () => {
     const fifo = join(dir, 'waiting.csv');
     execFileSync('mkfifo', [fifo]);
@@ -108,7 +121,7 @@ describe('import guards, end to end (bin/catalog)', () => {
     await until(() => hasOpen(p.proc.pid!, fifo));
     p.proc.kill('SIGTERM');
     expect(await p.exited).toBe(130);
-    expect(p.stderr()).toMatch(/interrupted/);
+    expect(p.stderr()).toMatch(/interrupted before any row was read: nothing was written/);
   });
 
   it('SIGINT during the load stops at once with a checkpoint that --resume continues from', async () => {

@@ -38,6 +38,21 @@ for (const { kind, make, skip } of STORE_KINDS) {
       expect(await artist(B)).toMatchObject({ stage_name: '', biography: 'x\ny', metadata: null, is_signed: false });
     });
 
+    it('an upsert on a column with no unique key is refused with 42P10 as the JSON path is, and writes nothing (also on a first load)', async () => {
+      const count = async () => (await store.query<{ n: number }>(`select count(*)::int as n from tracks where isrc_code like 'ZZCOPY%'`)).rows[0].n;
+      const body = 'isrc_code,track_title\nZZCOPY000001,One\nZZCOPY000002,Two\n';
+      for (const prefer of ['resolution=merge-duplicates', 'resolution=merge-duplicates, unchanged=skip', 'resolution=ignore-duplicates']) {
+        const viaCopy = await copy(body, prefer, '/tracks?on_conflict=isrc_code');
+        const viaJson = await send(app, 'POST', '/tracks?on_conflict=isrc_code', { body: [{ isrc_code: 'ZZCOPY000001', track_title: 'One' }], headers: { Prefer: prefer } });
+        expect([viaCopy.status, viaCopy.json.code]).toEqual([400, '42P10']);
+        expect([viaJson.status, viaJson.json.code]).toEqual([viaCopy.status, viaCopy.json.code]);
+        expect(await count()).toBe(0);
+      }
+      // the primary key as the target still takes the straight COPY (and merges)
+      const byId = await copy(`id,track_title\n${A},One\n`, 'resolution=merge-duplicates', '/tracks?on_conflict=id');
+      expect(byId.status).toBe(201);
+    });
+
     it('unchanged=skip leaves identical rows alone (not even updated moves) and counts each kind', async () => {
       await copy(`id,stage_name\n${A},One\n${B},Two\n`);
       const before = await artist(A);

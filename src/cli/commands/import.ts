@@ -189,6 +189,7 @@ export async function runImport(opts: RunImportOptions, ctx: Context): Promise<I
   progress.done();
   if (opts.summary) await writeFile(opts.summary, `${JSON.stringify(summary, null, 2)}\n`);
   for (const line of summaryText(summary)) await ctx.note(line);
+  if (summary.interrupted && summary.records === 0 && !summary.checkpointFile) throw new Interrupted('interrupted before any row was read: nothing was written');
   if (summary.interrupted) {
     throw new Interrupted(
       `interrupted: every row before line ${summary.stoppedAtLine} is committed; run the same command with --resume to continue${summary.checkpointFile ? ` (checkpoint: ${summary.checkpointFile})` : ''}`,

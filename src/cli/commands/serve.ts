@@ -67,6 +67,9 @@ export async function runServe(opts: ServeOptions, ctx: Context): Promise<void> 
     statementTimeoutMs,
     log: ctx.globals.verbose ? (line: string) => void ctx.io.stderr.write(`${line}\n`) : undefined,
   };
+  const { jwtSecretProblem } = await import('../../server/listen.js');
+  const secretProblem = jwtSecretProblem(startOptions.jwtSecret);
+  if (secretProblem) throw new UsageError(secretProblem);
   if (workers > 1) {
     const cluster = await import('../../server/cluster.js');
     // A forked worker re-runs this command line: it serves, and the primary owns the signals.

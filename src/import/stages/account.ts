@@ -188,7 +188,7 @@ export function summarize(parts: {
     interrupted: parts.interrupted,
     stoppedAtLine: finished ? null : account.position.line,
     resumedFrom: resume.index,
-    checkpointFile: finished ? null : resume.checkpointPath,
+    checkpointFile: finished || !resume.fingerprint ? null : resume.checkpointPath, // none for an input never read
     batchRows: parts.limits.rows,
     batchBytes: parts.limits.bytes,
     requests: parts.requests,
