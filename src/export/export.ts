@@ -7,6 +7,7 @@ import { copyRead } from './copy-read.js';
 import { csvPageFormat, csvPassThrough } from './csv-pages.js';
 import { DEFAULT_PAGE, exportPages, pagesOf } from './pages.js';
 import { csvLines, exportWriter, type TextSink } from './writers.js';
+import { xlsxWriter } from './xlsx-writer.js';
 
 export interface ExportOptions {
   transport: Transport;
@@ -60,7 +61,8 @@ export async function exportTable(opts: ExportOptions): Promise<number> {
     }
     return n;
   }
-  const writer = exportWriter(opts.format, opts.out, { table: opts.table, columns, nullToken: opts.nullToken });
+  const writerOpts = { table: opts.table, columns, nullToken: opts.nullToken };
+  const writer = opts.format === 'xlsx' ? await xlsxWriter(opts.out, writerOpts) : exportWriter(opts.format, opts.out, writerOpts);
   let n = 0;
   for await (const rows of exportPages(paging)) {
     await writer.write(rows);

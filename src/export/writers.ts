@@ -116,5 +116,8 @@ export function exportWriter(format: InputFormat, out: TextSink, opts: WriterOpt
           if (count === 0) await out.write('[]\n');
         },
       };
+    case 'xlsx':
+      // a zip, not text: written by export/xlsx-writer.ts (exportTable picks it)
+      throw new Error('xlsx exports are written by xlsxWriter (src/export/xlsx-writer.ts)');
   }
 }

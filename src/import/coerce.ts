@@ -57,6 +57,17 @@ export function validInstant(s: string): boolean {
   return validDate(+m[1], +m[2], +m[3]) && +m[4] <= 24 && +m[5] <= 59 && +(m[6] ?? 0) <= 60;
 }
 
+/** Whether a JSON value holds a NUL character in any string or key. */
+function hasNul(v: unknown): boolean {
+  if (typeof v === 'string') return v.includes('\u0000');
+  if (v === null || typeof v !== 'object') return false;
+  if (Array.isArray(v)) return v.some(hasNul);
+  for (const k in v as Record<string, unknown>) if (k.includes('\u0000') || hasNul((v as Record<string, unknown>)[k])) return true;
+  return false;
+}
+
+const NUL_MESSAGE = 'invalid byte sequence for encoding "UTF8": 0x00 (text cannot hold a NUL character)';
+
 /**
  * Coerces one source value into a column by the column's type. `fromText` means the value is a
  * CSV cell (text to parse, `''` = column default, `nullToken` = explicit null); otherwise it is a
@@ -72,7 +83,8 @@ export function coerce(col: ColumnDef, raw: unknown, fromText: boolean, nullToke
   }
   switch (col.type) {
     case 'text':
-      if (typeof raw === 'string') return ok(raw);
+      // PostgreSQL text cannot hold NUL: refused here, so a dry run rejects what the real run would
+      if (typeof raw === 'string') return raw.includes('\u0000') ? bad('22021', NUL_MESSAGE) : ok(raw);
       if (typeof raw === 'number' || typeof raw === 'boolean') return ok(String(raw));
       return bad('22P02', `invalid text for ${col.name}: expected a string, got ${JSON.stringify(raw)}`);
     case 'uuid': {
@@ -99,12 +111,19 @@ export function coerce(col: ColumnDef, raw: unknown, fromText: boolean, nullToke
       return ok(raw.trim());
     }
     case 'jsonb': {
-      if (!fromText) return ok(raw);
-      try {
-        return ok(JSON.parse(raw as string));
-      } catch (err) {
-        return bad('22P02', `invalid input syntax for type json: ${(err as Error).message}`);
+      let value = raw;
+      if (fromText) {
+        try {
+          value = JSON.parse(raw as string);
+        } catch (err) {
+          return bad('22P02', `invalid input syntax for type json: ${(err as Error).message}`);
+        }
       }
+      // jsonb refuses \u0000 in any string (PostgreSQL's 22P05)
+      if (hasNul(value)) {
+        return bad('22P05', 'unsupported Unicode escape sequence (\\u0000 cannot be converted to text.)');
+      }
+      return ok(value);
     }
   }
 }

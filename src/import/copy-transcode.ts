@@ -43,16 +43,22 @@ const LF = 10;
 const CR = 13;
 const BACKSLASH = 92;
 const DOT = 46;
-/** Bytes that end or break an unquoted field (`,` LF CR `"`): one table load per byte instead of four compares. */
-const SPECIAL = new Uint8Array(256);
-SPECIAL[COMMA] = 1;
-SPECIAL[LF] = 1;
-SPECIAL[CR] = 1;
-SPECIAL[QUOTE] = 1;
+/** Bytes that end or break an unquoted field (the delimiter, LF, CR, `"`): one table load per byte instead of four compares. */
+function specialBytes(delim: number): Uint8Array {
+  const t = new Uint8Array(256);
+  t[delim] = 1;
+  t[LF] = 1;
+  t[CR] = 1;
+  t[QUOTE] = 1;
+  t[0] = 1; // NUL: PostgreSQL text cannot hold it; the field takes the record path (a local reject)
+  return t;
+}
+const SPECIAL_COMMA = specialBytes(COMMA);
 /** Bytes a quoted field's scan stops at (`"`, and LF to count lines). */
 const IN_QUOTES = new Uint8Array(256);
 IN_QUOTES[QUOTE] = 1;
 IN_QUOTES[LF] = 1;
+IN_QUOTES[0] = 1;
 
 const K_TEXT = 0;
 const K_UUID = 1;
@@ -138,6 +144,9 @@ export class CopyTranscoder {
   private readonly keyParts: Array<string | null>;
   /** Every field goes to the output: a record's unchanged stretches are copied whole. */
   private readonly allMapped: boolean;
+  /** The input's field delimiter (a byte); the COPY lines written always use commas. */
+  private readonly delim: number;
+  private readonly special: Uint8Array;
 
   constructor(
     private readonly plans: Array<FieldPlan | null>,
@@ -145,7 +154,13 @@ export class CopyTranscoder {
     keyLength: number,
     /** Only find record boundaries and the key (the duplicate scan): other fields are not checked. */
     private readonly keysOnly = false,
+    /** The input's delimiter: one ASCII character (`,` `;` tab `|`). */
+    delimiter = ',',
+    /** With `keysOnly`, check date fields too (a bad one is REFUSED: the scan looks at it again). */
+    private readonly checkDates = false,
   ) {
+    this.delim = delimiter.charCodeAt(0);
+    this.special = this.delim === COMMA ? SPECIAL_COMMA : specialBytes(this.delim);
     this.nullToken = nullToken === null ? null : Buffer.from(nullToken);
     this.keyParts = new Array<string | null>(keyLength).fill(null);
     this.allMapped = plans.every((plan) => plan !== null);
@@ -162,6 +177,8 @@ export class CopyTranscoder {
   record(buf: Buffer, p: number, n: number, eof: boolean, out: Buffer | null, o: number): number {
     const plans = this.plans;
     const nFields = plans.length;
+    const DELIM = this.delim;
+    const SPECIAL = this.special;
     // a MALFORMED record gives up the rest of the buffer (the import stops there)
     this.next = n;
     this.lines = 0;
@@ -173,7 +190,8 @@ export class CopyTranscoder {
     const start = o;
     // with every field in the output, the COPY line is the record's own bytes but for the fields
     // rewritten: [runStart, field start) is copied in one go when a rewritten field (or the end) comes
-    const run = out !== null && this.allMapped;
+    // (only for comma input: another delimiter's lines are written field by field, with commas)
+    const run = out !== null && this.allMapped && DELIM === COMMA;
     let runStart = p;
     let lastEnd = p;
     const cap = out ? out.length : 0;
@@ -186,7 +204,8 @@ export class CopyTranscoder {
       let cb: number;
       let quoted = false;
       let escaped = false;
-      let end: number; // what follows: COMMA, LF (record end), or -1 (end of input)
+      let nul = false;
+      let end: number; // what follows: DELIM, LF (record end), or -1 (end of input)
       let after: number; // position after the separator / line end
       if (p < n && buf[p] === QUOTE) {
         quoted = true;
@@ -197,6 +216,11 @@ export class CopyTranscoder {
           while (close < n && IN_QUOTES[buf[close]] === 0) close++;
           if (close < n && buf[close] === LF) {
             nl++;
+            close++;
+            continue;
+          }
+          if (close < n && buf[close] === 0) {
+            nul = true;
             close++;
             continue;
           }
@@ -220,8 +244,8 @@ export class CopyTranscoder {
           after = b;
         } else {
           const c = buf[b];
-          if (c === COMMA) {
-            end = COMMA;
+          if (c === DELIM) {
+            end = DELIM;
             after = b + 1;
           } else if (c === LF) {
             end = LF;
@@ -243,9 +267,10 @@ export class CopyTranscoder {
           while (i < n && SPECIAL[buf[i]] === 0) i++;
           if (i >= n) break;
           const c = buf[i];
-          if (c === COMMA || c === LF) break;
+          if (c === DELIM || c === LF) break;
           if (c === CR && i + 1 < n && buf[i + 1] === LF) break;
           if (c === QUOTE) return MALFORMED;
+          if (c === 0) nul = true;
         }
         if (i >= n) {
           if (!eof) return MORE;
@@ -264,7 +289,7 @@ export class CopyTranscoder {
         ca = a;
         cb = b;
       }
-      if (end === COMMA && after >= n) {
+      if (end === DELIM && after >= n) {
         // a separator at the very end of the buffer: one more (empty) field follows
         if (!eof) return MORE;
       }
@@ -274,7 +299,7 @@ export class CopyTranscoder {
         if (status !== MALFORMED) status = RAGGED;
       } else {
         const plan = plans[field];
-        if (plan !== null && status !== RAGGED && (!this.keysOnly || plan.keyPart >= 0)) {
+        if (plan !== null && status !== RAGGED && (!this.keysOnly || plan.keyPart >= 0 || (this.checkDates && plan.kind === K_DATE))) {
           let text: Buffer | null = null; // a replacement; null = the raw bytes [a, b)
           let raw = true;
           const len = cb - ca;
@@ -289,7 +314,8 @@ export class CopyTranscoder {
               }
             }
           }
-          if (isNull) {
+          if (nul) status = REFUSED;
+          else if (isNull) {
             if (!plan.nullable) status = REFUSED;
             text = EMPTY;
           } else if (len === 0) {
@@ -355,12 +381,16 @@ export class CopyTranscoder {
             }
           } else if (out !== null && status === OK) {
             if (text !== null) raw = false;
+            // an unquoted field of a `;`/tab/`|` file may hold commas: quoted in the comma-separated COPY line
+            const wrap = raw && !quoted && DELIM !== COMMA && hasByte(buf, a, b, COMMA) ? 2 : 0;
             const size = raw ? b - a : (text as Buffer).length;
-            if (o + size + 2 > cap) status = OVERFLOW;
+            if (o + size + wrap + 2 > cap) status = OVERFLOW;
             else {
               if (wrote > 0) out[o++] = COMMA;
+              if (wrap) out[o++] = QUOTE;
               if (raw) o = copyRange(buf, a, b, out, o);
               else o = copyRange(text as Buffer, 0, size, out, o);
+              if (wrap) out[o++] = QUOTE;
               wrote++;
             }
           }
@@ -368,7 +398,7 @@ export class CopyTranscoder {
       }
       field++;
       p = after;
-      if (end !== COMMA) {
+      if (end !== DELIM) {
         lines++;
         break;
       }
@@ -402,6 +432,11 @@ export class CopyTranscoder {
 }
 
 const EMPTY = Buffer.alloc(0);
+
+function hasByte(buf: Uint8Array, a: number, b: number, byte: number): boolean {
+  for (let i = a; i < b; i++) if (buf[i] === byte) return true;
+  return false;
+}
 const T = Buffer.from('t');
 const F = Buffer.from('f');
 const QUOTED_END = Buffer.from('"\\."');

@@ -7,6 +7,7 @@ import { Deduper, scanInput } from './stages/dedupe.js';
 import { loadCopyLines, loadRecords } from './stages/load.js';
 import { Sender } from './stages/send.js';
 import { RowShaper, Shape, planShape } from './stages/shape.js';
+import { DateCells } from './stages/dates.js';
 import { openSource } from './stages/source.js';
 
 export * from './options.js';
@@ -31,7 +32,9 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
   const source = await openSource({ ...opts, signal: opts.signal });
   try {
     const resume = await resumePoint(opts, source, settings.notice);
-    const shaper = new RowShaper(new FieldResolver(settings.table, { map: opts.map, ignoreUnknown: opts.ignoreUnknown }), source.format === 'csv', settings.nullToken, settings.checks);
+    const resolver = new FieldResolver(settings.table, { map: opts.map, ignoreUnknown: opts.ignoreUnknown });
+    const dates = new DateCells(resolver, settings.dateFormat, opts.input === '-' ? 'stdin' : opts.input);
+    const shaper = new RowShaper(resolver, source.format === 'csv' || source.format === 'xlsx', settings.nullToken, settings.checks, dates);
     if (source.interrupted) {
       // stopped while waiting for a stream (a FIFO with no writer): nothing was read or written
       const account = new Account(settings, source, resume, rejectsPathOf(opts, source), () => null, false);
@@ -47,7 +50,8 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
     const account = new Account(settings, source, resume, rejectsPathOf(opts, source), () => scan.headers, plan.conflictKey !== null);
     const limits = { rows: settings.batchRows, bytes: settings.batchBytes };
     let batcher: Batcher | null = null;
-    const sender = await Sender.open({ transport, shape, settings, headers: scan.headers, shrink: (r, b) => settings.notice(batcher!.shrink(r, b)) });
+    // COPY bodies are CSV's byte path; an xlsx input's rows go as JSON
+    const sender = await Sender.open({ transport, shape, settings, headers: source.format === 'csv' ? scan.headers : null, shrink: (r, b) => settings.notice(batcher!.shrink(r, b)) });
     // COPY bodies carry no per-row JSON or lookups: larger batches halve the per-request cost
     if (sender.copyHead && !settings.batchRowsGiven) limits.rows = DEFAULT_COPY_BATCH_ROWS;
     if (!plan.conflictKey && plan.columns.length > 0) {

@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { TableDef } from '../schema/catalog.js';
 import { DEFAULT_NULL_TOKEN } from '../schema/conventions.js';
+import { type DateFormat, parseDateFormat } from './date-format.js';
 import type { RowCheck } from './stages/check.js';
 import { ImportError, type InputFormat } from './types.js';
 
@@ -30,6 +31,14 @@ export interface ImportOptions {
   onConflict?: string[];
   ignoreDuplicates?: boolean;
   dedupe?: DedupePolicy;
+  /** `--encoding`: how the input's bytes are decoded (default: a BOM, else UTF-8, checked). */
+  encoding?: string;
+  /** `--delimiter` of a CSV input (default: detected from the header line; tab for .tsv). */
+  delimiter?: string;
+  /** `--date-format` of date columns (`DD/MM/YYYY`, …); without it a day-month date refuses the import. */
+  dateFormat?: string;
+  /** `--sheet` of an xlsx input (default the first). */
+  sheet?: string;
   /** Per-row checks (the check stage, src/import/stages/check.ts): a failing row is rejected. */
   checks?: RowCheck[];
   batchRows?: number;
@@ -116,6 +125,8 @@ export interface Settings {
   /** The conflict key asked for (`--on-conflict`) or the primary key. */
   keyColumns: string[];
   checks: RowCheck[];
+  /** `--date-format`, parsed. */
+  dateFormat: DateFormat | null;
   concurrency: number;
   batchRows: number;
   /** The batch size was given (a COPY service does not raise it then). */
@@ -146,6 +157,7 @@ export function settle(opts: ImportOptions): Settings {
     dedupe,
     keyColumns: opts.onConflict && opts.onConflict.length ? opts.onConflict : table.primaryKey,
     checks: opts.checks ?? [],
+    dateFormat: opts.dateFormat ? parseDateFormat(opts.dateFormat) : null,
     concurrency: Math.max(1, Math.floor(opts.concurrency ?? DEFAULT_CONCURRENCY)),
     batchRows: Math.max(1, Math.floor(opts.batchRows ?? DEFAULT_BATCH_ROWS)),
     batchRowsGiven: opts.batchRows !== undefined,

@@ -1,6 +1,16 @@
 import { appendFile, rm, stat } from 'node:fs/promises';
 import { stringify } from 'csv-stringify/sync';
+import { bomBytes, encodeAs, type Encoding } from './readers/decode.js';
 import type { SourceRecord } from './types.js';
+
+/** How a CSV rejects file is written: as the input was (its delimiter, its encoding, its BOM), so a fixed copy imports with the same flags. */
+export interface RejectsDialect {
+  delimiter: string;
+  encoding: Encoding;
+  bom: boolean;
+}
+
+const PLAIN: RejectsDialect = { delimiter: ',', encoding: 'utf-8', bom: false };
 
 /** A row that did not land, with why. */
 export interface Reject {
@@ -29,6 +39,7 @@ export class RejectsWriter {
     private readonly headers: () => string[] | null,
     /** Continue an existing file (resume) instead of replacing it. */
     private readonly append: boolean,
+    private readonly dialect: RejectsDialect = PLAIN,
   ) {}
 
   /** Removes a rejects file left by an earlier run, unless resuming. */
@@ -36,25 +47,35 @@ export class RejectsWriter {
     if (!this.append) await rm(this.path, { force: true });
   }
 
-  /** Writes a batch's rejects in input order. */
+  /**
+   * Writes a batch's rejects in input order. A CSV row keeps every cell it had (those past the
+   * header's too), each as the input's text.
+   */
   async write(rejects: Reject[]): Promise<void> {
     if (rejects.length === 0) return;
     rejects.sort((a, b) => a.record.index - b.record.index);
+    const d = this.dialect;
+    const csv = (rows: string[][]) => stringify(rows, { delimiter: d.delimiter });
     let text = '';
+    let bom = false;
     if (!this.started) {
       this.started = true;
       const exists = this.append && (await stat(this.path).then((s) => s.size > 0, () => false));
-      if (!exists && this.kind === 'csv') text += stringify([['_line', '_code', '_message', ...(this.headers() ?? [])]]);
+      if (!exists && this.kind === 'csv') {
+        bom = d.bom;
+        text += csv([['_line', '_code', '_message', ...(this.headers() ?? [])]]);
+      }
     }
     for (const r of rejects) {
       if (this.kind === 'csv') {
-        const cells = (this.headers() ?? []).map((h) => cellText(r.record.values[h]));
-        text += stringify([[String(r.record.line), r.code, r.message, ...cells]]);
+        const cells = r.record.cells ?? (this.headers() ?? []).map((h) => cellText(r.record.values[h]));
+        text += csv([[String(r.record.line), r.code, r.message, ...cells]]);
       } else {
         text += `${JSON.stringify({ _line: r.record.line, _code: r.code, _message: r.message, ...r.record.values })}\n`;
       }
     }
     this.count += rejects.length;
-    await appendFile(this.path, text);
+    const bytes = this.kind === 'csv' ? encodeAs(text, d.encoding) : Buffer.from(text);
+    await appendFile(this.path, bom ? Buffer.concat([bomBytes(d.encoding), bytes]) : bytes);
   }
 }

@@ -1,5 +1,5 @@
 /** The input formats an import reads. */
-export const INPUT_FORMATS = ['csv', 'json', 'ndjson', 'yaml'] as const;
+export const INPUT_FORMATS = ['csv', 'json', 'ndjson', 'yaml', 'xlsx'] as const;
 export type InputFormat = (typeof INPUT_FORMATS)[number];
 
 /** One record read from an input, before mapping to fields. */

@@ -106,17 +106,23 @@ for (const kind of STORE_KINDS) {
       expect(server.log.filter((l) => l.req.method === 'POST' && l.res.status >= 400)).toHaveLength(0);
     });
 
-    it('a cell that is not UTF-8 is that row\'s reject (22021, its line), never stored altered; the others land', async () => {
+    // issue 16 changed this from "that row's reject (22021)" to a refusal of the whole file: a
+    // Windows-1252 file then stops with one error instead of a reject per row. Still asserted:
+    // bytes that are not UTF-8 are never stored altered.
+    it('a cell that is not UTF-8 stops the import before anything is written (line and byte named), never stored altered; --encoding reads it', async () => {
       const dir = tmp();
       const input = join(dir, 'labels.csv');
-      // CSV cells go to the database as bytes: PostgreSQL checks the encoding and refuses the row
-      writeFileSync(input, Buffer.concat([Buffer.from(`id,name\n${uuid('1ab00000', 21)},Good One\n${uuid('1ab00000', 22)},Bad `), Buffer.from([0xff]), Buffer.from(` Label\n${uuid('1ab00000', 23)},Good Two\n`)]));
-      const s = await importFile({ table: table('labels'), input }, serverFor(store));
-      expect(s.inserted).toBe(2);
-      expect(s.rejectedRows.map((r) => [r.line, r.code])).toEqual([[3, '22021']]);
+      const head = `id,name\n${uuid('1ab00000', 21)},Good One\n${uuid('1ab00000', 22)},Bad `;
+      writeFileSync(input, Buffer.concat([Buffer.from(head), Buffer.from([0xff]), Buffer.from(` Label\n${uuid('1ab00000', 23)},Good Two\n`)]));
+      const err = await importFile({ table: table('labels'), input }, serverFor(store)).catch((e) => e);
+      expect(err.message).toContain(`is not valid UTF-8: line 3, byte ${head.length + 1} (0xff). Nothing was imported.`);
+      expect(err.kind).toBe('usage');
       const ids = [21, 22, 23].map((n) => uuid('1ab00000', n));
-      const names = (await store.query<{ name: string }>(`select name from labels where id = any($1::uuid[]) order by id`, [ids])).rows.map((r) => r.name);
-      expect(names).toEqual(['Good One', 'Good Two']);
+      const names = async () => (await store.query<{ name: string }>(`select name from labels where id = any($1::uuid[]) order by id`, [ids])).rows.map((r) => r.name);
+      expect(await names()).toEqual([]);
+      const s = await importFile({ table: table('labels'), input, encoding: 'windows-1252' }, serverFor(store));
+      expect(s.inserted).toBe(3);
+      expect(await names()).toEqual(['Good One', 'Bad \u00ff Label', 'Good Two']);
     });
   });
 }

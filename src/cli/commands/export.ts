@@ -19,8 +19,8 @@ export interface RunExportOptions extends ExportFlags {
   file?: string;
 }
 
-const EXPORT_FORMATS: readonly InputFormat[] = ['csv', 'json', 'ndjson', 'yaml'];
-const BY_EXTENSION: Record<string, InputFormat> = { '.csv': 'csv', '.json': 'json', '.ndjson': 'ndjson', '.jsonl': 'ndjson', '.yaml': 'yaml', '.yml': 'yaml' };
+const EXPORT_FORMATS: readonly InputFormat[] = ['csv', 'json', 'ndjson', 'yaml', 'xlsx'];
+const BY_EXTENSION: Record<string, InputFormat> = { '.csv': 'csv', '.json': 'json', '.ndjson': 'ndjson', '.jsonl': 'ndjson', '.yaml': 'yaml', '.yml': 'yaml', '.xlsx': 'xlsx' };
 
 /** `catalog <collection> export [file]`. */
 export function defineExport(ctx: Context, table: TableDef): Command {
@@ -29,7 +29,7 @@ export function defineExport(ctx: Context, table: TableDef): Command {
       .description(`Write every matching ${table.singular} to a file (or stdout) page by page, in a format import reads back`)
       .argument('[file]', 'output file (default: stdout); the format follows its extension'),
   )
-    .addOption(new Option('--format <format>', 'csv, json, ndjson or yaml (default: from the file name, else csv)').choices([...EXPORT_FORMATS]))
+    .addOption(new Option('--format <format>', 'csv, json, ndjson, yaml or xlsx (default: from the file name, else csv)').choices([...EXPORT_FORMATS]))
     .option('--null <token>', 'CSV text for null (default: empty where that reads back as null, else \\N)')
     .option('--page-size <n>', 'rows per request (default 2000)')
     .action(async (file: string | undefined, opts: ExportFlags) => {
@@ -73,6 +73,8 @@ export async function runExport(opts: RunExportOptions, ctx: Context): Promise<n
   if (pageSize === 0) throw new UsageError('--page-size must be at least 1');
   const format = await exportFormat(opts, ctx);
   const toFile = opts.file !== undefined && opts.file !== '-';
+  // a workbook is a zip: it goes to a file, never through the text output
+  if (format === 'xlsx' && !toFile) throw new UsageError(`an xlsx export goes to a file: name one, e.g. catalog ${table.name} export ${table.name}.xlsx`);
   if (ctx.dryRun) {
     await ctx.send({ method: 'GET', path: `/${table.name}`, query: (await import('../../grammar/compile.js')).compileQuery(query) });
     return 0;

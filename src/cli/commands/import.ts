@@ -26,6 +26,10 @@ export interface ImportFlags {
   resume?: boolean;
   dryRun?: boolean;
   summary?: string;
+  encoding?: string;
+  delimiter?: string;
+  dateFormat?: string;
+  sheet?: string;
 }
 
 export interface RunImportOptions extends ImportFlags {
@@ -36,9 +40,13 @@ export interface RunImportOptions extends ImportFlags {
 /** `catalog <collection> import <file|->`. */
 export function defineImport(ctx: Context, table: TableDef): Command {
   const cmd = new Command('import')
-    .description(`Bulk-load ${table.name} from CSV, JSON, NDJSON or YAML: batched upserts, bad rows set aside, resumable`)
+    .description(`Bulk-load ${table.name} from CSV, JSON, NDJSON, YAML or Excel (.xlsx): batched upserts, bad rows set aside, resumable`)
     .argument('<file>', 'input file, or - for stdin (then --format is needed)')
-    .addOption(new Option('--format <format>', 'input format (default: from the extension)').choices(['csv', 'json', 'ndjson', 'yaml']))
+    .addOption(new Option('--format <format>', 'input format (default: from the extension)').choices(['csv', 'json', 'ndjson', 'yaml', 'xlsx']))
+    .option('--encoding <name>', 'input encoding: utf-8 (default), windows-1252, latin1, utf-16le, utf-16be (a byte-order mark decides on its own)')
+    .option('--delimiter <char>', 'CSV field delimiter: , ; tab | (default: detected from the header line; tab for .tsv)')
+    .option('--date-format <form>', 'how date cells are written, e.g. DD/MM/YYYY, MM/DD/YYYY, DD.MM.YYYY (default: ISO YYYY-MM-DD)')
+    .option('--sheet <name>', 'xlsx: the sheet to import (default: the first)')
     .option('--on-conflict <cols>', 'conflict columns for upserts (default: id, when the file has ids)')
     .option('--ignore-duplicates', 'keep existing rows as they are instead of updating them')
     .addOption(new Option('--dedupe <policy>', 'a key repeated in the file: keep the last or first row, or reject them all').choices(['last', 'first', 'error']).default('last'))
@@ -127,6 +135,10 @@ export function importOptions(opts: RunImportOptions, table: TableDef, ctx: Cont
     checkpointPath: opts.checkpoint,
     resume: opts.resume,
     dryRun: opts.dryRun,
+    encoding: opts.encoding,
+    delimiter: opts.delimiter,
+    dateFormat: opts.dateFormat,
+    sheet: opts.sheet,
   };
 }
 

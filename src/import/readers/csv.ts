@@ -1,6 +1,7 @@
 import type { RecordReader, SourceRecord } from '../types.js';
 import { ImportError } from '../types.js';
 import { CsvScanner, CsvSyntaxError } from './csv-scan.js';
+import { checkSingleHeader } from './delimiter.js';
 import { clip, MAX_HEADER_BYTES, MAX_RECORD_BYTES, openCounted, textChunks, tooLong } from './input.js';
 
 /**
@@ -39,8 +40,8 @@ class CsvRow implements SourceRecord {
  * One record's text (a header's worth of cells) read again as the CSV reader reads it: the
  * import's byte path uses it for the rare row it cannot send as it is (a reject, a JSON row).
  */
-export function csvRecordAt(text: string, headers: string[], index: number, line: number): SourceRecord {
-  const scanner = new CsvScanner();
+export function csvRecordAt(text: string, headers: string[], index: number, line: number, delimiter = ','): SourceRecord {
+  const scanner = new CsvScanner(delimiter);
   const recs = [...scanner.push(text), ...scanner.end()];
   const cells = recs[0]?.cells ?? [''];
   const rec: SourceRecord = new CsvRow(index, line, cells, headers);
@@ -54,8 +55,9 @@ export function csvRecordAt(text: string, headers: string[], index: number, line
  * A record with the wrong number of cells is passed on with `error` set, so it is rejected alone.
  * @example for await (const r of csvReader('a.csv').records()) r.values // { id: '…', name: 'Smith, Jones' }
  */
-export function csvReader(path: string, delimiter = ','): RecordReader {
+export function csvReader(path: string, delimiter = ',', name = path): RecordReader {
   const input = openCounted(path, 64 * 1024);
+  path = name; // messages name the input as the user gave it (not a transcoded copy)
   let headers: string[] | null = null;
   return {
     get headers() {
@@ -82,6 +84,7 @@ export function csvReader(path: string, delimiter = ','): RecordReader {
                   'usage',
                 );
               }
+              checkSingleHeader(cells, path, delimiter);
               headers = cells;
               const seen = new Set<string>();
               for (const h of headers) {

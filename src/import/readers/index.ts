@@ -2,12 +2,20 @@ import { extname } from 'node:path';
 import { INPUT_FORMATS, ImportError, type InputFormat, type RecordReader } from '../types.js';
 import { csvReader } from './csv.js';
 import { jsonReader, ndjsonReader } from './json.js';
+import { xlsxReader } from './xlsx.js';
 import { yamlReader } from './yaml.js';
+
+/** How the source stage asks a reader to read: CSV's delimiter, xlsx's sheet, the input's name for messages. */
+export interface ReaderOptions {
+  delimiter?: string;
+  sheet?: string;
+  name?: string;
+}
 
 /** One input format: the file extensions that name it and how to open a reader over a file. */
 export interface ReaderEntry {
   extensions: readonly string[];
-  open(path: string): RecordReader;
+  open(path: string, opts: ReaderOptions): RecordReader;
 }
 
 /**
@@ -15,10 +23,11 @@ export interface ReaderEntry {
  * in INPUT_FORMATS, src/import/types.ts). See src/import/README.md.
  */
 export const READERS: Record<InputFormat, ReaderEntry> = {
-  csv: { extensions: ['.csv'], open: (path) => csvReader(path) },
+  csv: { extensions: ['.csv', '.tsv', '.tab'], open: (path, o) => csvReader(path, o.delimiter, o.name) },
   json: { extensions: ['.json'], open: jsonReader },
   ndjson: { extensions: ['.ndjson', '.jsonl'], open: ndjsonReader },
   yaml: { extensions: ['.yaml', '.yml'], open: yamlReader },
+  xlsx: { extensions: ['.xlsx'], open: (path, o) => xlsxReader(path, o.sheet, o.name) },
 };
 
 /** Other names `--format` accepts. */
@@ -43,6 +52,6 @@ export function detectFormat(path: string, explicit?: string): InputFormat {
 }
 
 /** Opens a streaming reader for a file in the given format. */
-export function openReader(path: string, format: InputFormat): RecordReader {
-  return READERS[format].open(path);
+export function openReader(path: string, format: InputFormat, opts: ReaderOptions = {}): RecordReader {
+  return READERS[format].open(path, opts);
 }

@@ -28,7 +28,7 @@ const NO_COUNTS: CarriedCounts = { inserted: 0, updated: 0, unchanged: 0, reject
 /** Reads the checkpoint (with `--resume`) and checks it belongs to this input and table. */
 export async function resumePoint(opts: ImportOptions, source: Source, notice: (m: string) => void): Promise<ResumePoint> {
   const checkpointPath = opts.dryRun || opts.checkpointPath === null ? null : (opts.checkpointPath ?? (source.input === '-' ? null : `${opts.input}.checkpoint.json`));
-  const fp = checkpointPath && !source.interrupted ? await fingerprint(source.path) : null;
+  const fp = checkpointPath && !source.interrupted ? await fingerprint(source.rawPath) : null;
   const fresh: ResumePoint = { index: 0, line: 1, carried: NO_COUNTS, checkpointPath, fingerprint: fp };
   if (!checkpointPath || !fp) return fresh;
   const cp = await readCheckpoint(checkpointPath);
@@ -52,7 +52,7 @@ export async function resumePoint(opts: ImportOptions, source: Source, notice: (
 export function rejectsPathOf(opts: ImportOptions, source: Source): string {
   if (opts.rejectsPath) return opts.rejectsPath;
   if (source.input === '-') return resolvePath(opts.cwd ?? '.', `${opts.table.name}.rejects.csv`);
-  return `${opts.input}.rejects.${source.format === 'csv' ? 'csv' : 'ndjson'}`;
+  return `${opts.input}.rejects.${source.format === 'csv' || source.format === 'xlsx' ? 'csv' : 'ndjson'}`;
 }
 
 export class Account {
@@ -76,8 +76,11 @@ export class Account {
   ) {
     this.totals = { ...resume.carried };
     this.committed = { index: resume.index, line: resume.line };
-    const kind = source.format === 'csv' && !/\.(ndjson|jsonl)$/i.test(rejectsPath) ? 'csv' : 'ndjson';
-    this.rejects = new RejectsWriter(rejectsPath, kind, headers, resume.index > 0);
+    const kind = (source.format === 'csv' || source.format === 'xlsx') && !/\.(ndjson|jsonl)$/i.test(rejectsPath) ? 'csv' : 'ndjson';
+    // CSV rejects in the input's own dialect (an xlsx input's rejects are plain UTF-8 CSV)
+    const enc = source.encoding;
+    const dialect = { delimiter: source.delimiter, encoding: enc?.encoding ?? 'utf-8', bom: Boolean(enc?.fromBom) };
+    this.rejects = new RejectsWriter(rejectsPath, kind, headers, resume.index > 0, dialect);
   }
 
   /** Clears a rejects file an earlier run left (unless resuming). */

@@ -1,4 +1,4 @@
-import { ByteCsvFile, CopyTranscoder, END, fieldPlans, MALFORMED, MORE, RAGGED } from '../copy-transcode.js';
+import { ByteCsvFile, CopyTranscoder, END, fieldPlans, MALFORMED, MORE, RAGGED, REFUSED } from '../copy-transcode.js';
 import { DedupeJudge, DuplicateFinder } from '../dedupe.js';
 import type { DedupePolicy, ImportProgress } from '../options.js';
 import { csvRecordAt } from '../readers/csv.js';
@@ -48,7 +48,10 @@ function keepCandidate(finder: DuplicateFinder, shaper: RowShaper, key: string, 
 async function byteScan(c: ScanContext, headers: string[]): Promise<Scan | null> {
   const cols = headers.map((h) => c.shaper.resolver.resolve(h));
   const keyed = c.keyColumns.every((k) => cols.some((col) => col?.name === k));
-  const tc = new CopyTranscoder(fieldPlans(cols, keyed ? c.keyColumns : null), c.shaper.nullToken, keyed ? c.keyColumns.length : 0, true);
+  // without --date-format, date fields are read too: a day-month date refuses the import here, before anything is sent
+  const dates = c.shaper.dates !== null && !c.shaper.dates.format && cols.some((col) => col?.type === 'date');
+  const tc = new CopyTranscoder(fieldPlans(cols, keyed ? c.keyColumns : null), c.shaper.nullToken, keyed ? c.keyColumns.length : 0, true, c.source.delimiter, dates);
+  const recordAt = (index: number) => csvRecordAt(file.buf.toString('utf8', file.recStart, file.p), headers, index, file.recLine, c.source.delimiter);
   const finder = new DuplicateFinder(c.source.totalBytes);
   const file = await ByteCsvFile.open(c.source.path, { reuse: true });
   let records = 0;
@@ -66,8 +69,9 @@ async function byteScan(c: ScanContext, headers: string[]): Promise<Scan | null>
         scanProgress(c, file.bytesRead(), records);
         if (c.stopping()) break;
       }
+      if (status === REFUSED && dates) c.shaper.dates!.refuse(recordAt(index));
       if (status === RAGGED || tc.key === null || !finder.note(tc.key)) continue;
-      keepCandidate(finder, c.shaper, tc.key, csvRecordAt(file.buf.toString('utf8', file.recStart, file.p), headers, index, file.recLine));
+      keepCandidate(finder, c.shaper, tc.key, recordAt(index));
     }
   } finally {
     await file.close();
@@ -94,6 +98,7 @@ async function recordScan(c: ScanContext): Promise<Scan> {
       scanProgress(c, reader.bytesRead(), records);
       if (c.stopping()) break;
     }
+    shaper.dates?.refuse(rec); // a day-month date without --date-format: refused before anything is sent
     if (rec.cells && rec.headers) {
       // CSV: coerce only the key cells; the whole row is shaped only when its key is a probable repeat
       if (rec.error) continue;

@@ -170,7 +170,8 @@ export async function loadCopyLines(c: LoadContext): Promise<LoadResult> {
   const headers = c.headers ?? [];
   const { resolver, nullToken } = c.shape.shaper;
   const conflictKey = c.shape.plan.conflictKey;
-  const tc = new CopyTranscoder(fieldPlans(headers.map((h) => resolver.resolve(h)), conflictKey), nullToken, conflictKey?.length ?? 0);
+  const delimiter = c.source.delimiter;
+  const tc = new CopyTranscoder(fieldPlans(headers.map((h) => resolver.resolve(h)), conflictKey), nullToken, conflictKey?.length ?? 0, false, delimiter);
   const file = await ByteCsvFile.open(c.source.path);
   const lines = new LineBuffers(c.copyHead!, c.batcher.limits);
   const pass: Pass = { read: 0, bytes: () => file.bytesRead() };
@@ -201,10 +202,10 @@ export async function loadCopyLines(c: LoadContext): Promise<LoadResult> {
       if (status === MALFORMED) throw new ImportError(`${c.source.input}: CSV is malformed near line ${file.recLine}`);
       c.batcher.begin(recIndex, file.recLine);
       if (status !== OK) {
-        await addRecord(c, pass, csvRecordAt(file.buf.toString('utf8', file.recStart, file.p), headers, recIndex, file.recLine));
+        await addRecord(c, pass, csvRecordAt(file.buf.toString('utf8', file.recStart, file.p), headers, recIndex, file.recLine, delimiter));
         continue;
       }
-      const row = new CopyRow(tc.key, file.buf, file.recStart, file.p, recIndex, file.recLine, headers);
+      const row = new CopyRow(tc.key, file.buf, file.recStart, file.p, recIndex, file.recLine, headers, delimiter);
       if (await addLine(c, pass, row, lines, tc.outEnd)) lines.renew();
     }
   } finally {

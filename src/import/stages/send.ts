@@ -8,6 +8,7 @@ import { probeQuery, writePrefer, writeQuery } from '../requests.js';
 import { knownDefault } from '../../schema/conventions.js';
 import type { Batch, BatchOutcome } from './batch.js';
 import type { PendingRow, Shape } from './shape.js';
+import { ReferenceCheck } from './references.js';
 
 /**
  * The send stage: a batch goes to the service as one POST, a COPY CSV body when the service takes
@@ -142,6 +143,8 @@ export class Sender {
     private readonly wire: Wire,
     /** Stored rows are looked up to count updates and leave identical rows alone (JSON bodies only). */
     private readonly lookup: ExistingLookup | null,
+    /** A dry run's foreign-key check (the real run's database would refuse those rows). */
+    private readonly refs: ReferenceCheck | null = null,
   ) {}
 
   /** Negotiates the body type and whether lookups are needed. */
@@ -152,7 +155,8 @@ export class Sender {
     if (c.settings.dryRun) await dryRunProbe(c, wire);
     const { keyColumn, columns } = c.shape.plan;
     const lookup = keyColumn && copyHead === null && !(await emptyTable(c)) ? new ExistingLookup(c.transport, c.settings.table.name, keyColumn, columns) : null;
-    return new Sender(c, copyHead, wire, lookup);
+    const refs = c.settings.dryRun ? ReferenceCheck.for(c.transport, c.settings.table, c.shape.plan.columns) : null;
+    return new Sender(c, copyHead, wire, lookup, refs);
   }
 
   /** Sends a batch (a dry run only counts it); what landed, what was unchanged, what was rejected. */
@@ -160,7 +164,8 @@ export class Sender {
     const out: BatchOutcome = { inserted: 0, updated: 0, unchanged: 0, rejects: b.rejects };
     const rows = this.lookup && b.rows.length ? await this.changedRows(b.rows, out) : b.rows;
     if (this.c.settings.dryRun) {
-      for (const r of rows) out[r.kind === 'insert' ? 'inserted' : 'updated']++;
+      const kept = this.refs ? await this.refs.keep(rows, (r) => this.c.shape.jsonOf(r), out.rejects) : rows;
+      for (const r of kept) out[r.kind === 'insert' ? 'inserted' : 'updated']++;
       return out;
     }
     await this.sendRows(rows, out);

@@ -5,6 +5,7 @@ import { csvRecordAt } from '../readers/csv.js';
 import { buildRow, keyOf, type RowResult } from '../rows.js';
 import { ImportError, type SourceRecord } from '../types.js';
 import { type RowCheck, runChecks } from './check.js';
+import type { DateCells } from './dates.js';
 
 /**
  * The shape stage: a source record becomes a row of the table. Fields are mapped (`--map`, name
@@ -18,11 +19,19 @@ export class RowShaper {
     readonly fromText: boolean,
     readonly nullToken: string | null,
     readonly checks: readonly RowCheck[],
+    /** Date cells written the `--date-format` way (src/import/stages/dates.ts), when the import has date columns. */
+    readonly dates: DateCells | null = null,
   ) {}
 
   /** The record mapped, coerced and checked, or why it is rejected. */
   shape(rec: SourceRecord): RowResult {
-    const built = buildRow(rec, this.resolver, this.fromText, this.nullToken);
+    let source = rec;
+    if (this.dates?.format) {
+      const converted = this.dates.convert(rec);
+      if ('code' in converted) return { ok: false, code: converted.code, message: converted.message };
+      source = converted;
+    }
+    const built = buildRow(source, this.resolver, this.fromText, this.nullToken);
     if (!built.ok || this.checks.length === 0) return built;
     const fault = runChecks(this.checks, built.row, rec);
     return fault ? { ok: false, code: fault.code, message: fault.message } : built;
@@ -103,10 +112,11 @@ export class CopyRow implements PendingRow {
     readonly index: number,
     readonly line: number,
     private readonly headers: string[],
+    private readonly delimiter = ',',
   ) {}
 
   get record(): SourceRecord {
-    this.rec ??= csvRecordAt(this.src.toString('utf8', this.a, this.z), this.headers, this.index, this.line);
+    this.rec ??= csvRecordAt(this.src.toString('utf8', this.a, this.z), this.headers, this.index, this.line, this.delimiter);
     return this.rec;
   }
 }

@@ -5,6 +5,8 @@ import { type Readable, Transform } from 'node:stream';
 import { MAX_RECORD_BYTES, tooLong } from '../readers/input.js';
 import { JsonArraySplitter } from '../readers/json-splitter.js';
 import { detectFormat, openReader } from '../readers/index.js';
+import { type InputEncoding, resolveEncoding, toUtf8 } from '../readers/decode.js';
+import { checkDelimiterFlag, readDelimiter } from '../readers/delimiter.js';
 import { spoolToFile } from '../spool.js';
 import { ImportError, type InputFormat, type RecordReader } from '../types.js';
 
@@ -26,6 +28,21 @@ export interface Source {
   /** The spool was cut short by a stop request: there are no records to read. */
   interrupted: boolean;
   cleanup(): Promise<void>;
+  /** The file holding the input's own bytes (the checkpoint's fingerprint): `path` unless it was transcoded to UTF-8. */
+  rawPath: string;
+  /** How the input's bytes are decoded (null for xlsx); `path` then holds UTF-8 without a BOM. */
+  encoding: InputEncoding | null;
+  /** CSV's field delimiter (`,` for other formats). */
+  delimiter: string;
+  /** xlsx: the sheet to read (default the first). */
+  sheet?: string;
+}
+
+/** How to read the input's bytes: the import command's `--encoding`, `--delimiter` and `--sheet`. */
+export interface SourceFlags {
+  encoding?: string;
+  delimiter?: string;
+  sheet?: string;
 }
 
 /** A readable over a FIFO that a stop can cancel (a blocking open or read of a FIFO could not be). */
@@ -85,22 +102,57 @@ async function kindOf(path: string): Promise<'file' | 'fifo' | 'device'> {
 }
 
 /** Opens the input: checks it, spools what can be read only once, and says its format and size. */
-export async function openSource(opts: { input: string; format?: string; stdin?: Readable; signal?: AbortSignal }): Promise<Source> {
+export async function openSource(opts: { input: string; format?: string; stdin?: Readable; signal?: AbortSignal } & SourceFlags): Promise<Source> {
   const format = detectFormat(opts.input, opts.format);
+  checkDelimiterFlag(format, opts);
   const kind = opts.input === '-' ? 'stdin' : await kindOf(opts.input);
+  let raw: Omit<Source, 'rawPath' | 'encoding' | 'delimiter' | 'sheet'>;
   if (kind === 'file') {
     const totalBytes = (await stat(opts.input)).size;
-    return { input: opts.input, path: opts.input, format, streamed: false, totalBytes, interrupted: false, cleanup: async () => {} };
+    raw = { input: opts.input, path: opts.input, format, streamed: false, totalBytes, interrupted: false, cleanup: async () => {} };
+  } else {
+    if (kind === 'stdin' && !opts.stdin) throw new ImportError('no stdin to read', 'usage');
+    const stream = kind === 'stdin' ? (opts.stdin as Readable) : openStream(opts.input, kind === 'fifo');
+    const spool = await spoolToFile(stream, format, { signal: opts.signal, check: recordBound(opts.input === '-' ? 'stdin' : opts.input, format) });
+    if (kind !== 'stdin') stream.destroy();
+    const totalBytes = spool.complete ? (await stat(spool.path)).size : 0;
+    raw = { input: opts.input, path: spool.path, format, streamed: true, totalBytes, interrupted: !spool.complete, cleanup: spool.cleanup };
   }
-  if (kind === 'stdin' && !opts.stdin) throw new ImportError('no stdin to read', 'usage');
-  const stream = kind === 'stdin' ? (opts.stdin as Readable) : openStream(opts.input, kind === 'fifo');
-  const spool = await spoolToFile(stream, format, { signal: opts.signal, check: recordBound(opts.input === '-' ? 'stdin' : opts.input, format) });
-  if (kind !== 'stdin') stream.destroy();
-  const totalBytes = spool.complete ? (await stat(spool.path)).size : 0;
-  return { input: opts.input, path: spool.path, format, streamed: true, totalBytes, interrupted: !spool.complete, cleanup: spool.cleanup };
+  const source: Source = { ...raw, rawPath: raw.path, encoding: null, delimiter: ',', sheet: opts.sheet };
+  if (raw.interrupted || format === 'xlsx') return source;
+  try {
+    await decodeSource(source, opts.encoding, opts.signal);
+    if (format === 'csv') source.delimiter = await readDelimiter(source.path, opts.input, opts.delimiter);
+  } catch (err) {
+    await source.cleanup();
+    throw err;
+  }
+  return source;
+}
+
+/**
+ * The decoding step: the encoding is decided (a BOM, else `--encoding`, else UTF-8 checked whole,
+ * src/import/readers/decode.ts); input that is not plain UTF-8 is transcoded as a stream into a
+ * UTF-8 spool, so every later stage (the byte-level COPY path included) reads UTF-8 only, and
+ * UTF-8 (with or without a BOM, as Excel's "CSV UTF-8" writes) is read where it is, at full speed.
+ */
+async function decodeSource(source: Source, flag: string | undefined, signal?: AbortSignal): Promise<void> {
+  const enc = await resolveEncoding(source.path, flag, source.input === '-' ? 'stdin' : source.input);
+  source.encoding = enc;
+  // UTF-8 is read where it is, a BOM too (the readers and the byte path skip it)
+  if (enc.encoding === 'utf-8') return;
+  const spool = await spoolToFile(toUtf8(createReadStream(source.path), enc), source.format, { signal });
+  const previous = source.cleanup;
+  source.cleanup = async () => {
+    await spool.cleanup();
+    await previous();
+  };
+  source.path = spool.path;
+  if (!spool.complete) source.interrupted = true;
+  else source.totalBytes = (await stat(spool.path)).size;
 }
 
 /** A reader of the source's records (the format registry picks it). */
 export function sourceRecords(source: Source): RecordReader {
-  return openReader(source.path, source.format);
+  return openReader(source.path, source.format, { delimiter: source.delimiter, sheet: source.sheet, name: source.input === '-' ? 'stdin' : source.input });
 }

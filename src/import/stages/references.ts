@@ -1,0 +1,67 @@
+import type { Transport } from '../../client/transport.js';
+import type { ColumnDef, TableDef } from '../../schema/catalog.js';
+import { fetchExisting } from '../existing.js';
+import type { Reject } from '../rejects.js';
+import type { PendingRow } from './shape.js';
+
+/** Most references remembered per column (present or missing) before the memory starts over. */
+const MAX_REMEMBERED = 100_000;
+
+/**
+ * A dry run's foreign-key check: the real run's database refuses a row whose reference does not
+ * exist (23503), so a dry run asks the service which of a batch's references exist (one
+ * `id=in.(…)` GET per referenced table and batch, answers remembered) and rejects the same rows
+ * with the same message. This is what makes a dry run's reject count agree with the real run's
+ * for constraint checks that can be known in advance.
+ */
+export class ReferenceCheck {
+  private readonly present = new Map<string, Set<string>>();
+  private readonly absent = new Map<string, Set<string>>();
+
+  private constructor(
+    private readonly transport: Transport,
+    private readonly table: TableDef,
+    private readonly columns: ColumnDef[],
+  ) {}
+
+  /** A check for the foreign-key columns the import writes, or null when it writes none. */
+  static for(transport: Transport, table: TableDef, columns: string[]): ReferenceCheck | null {
+    const fks = table.columns.filter((c) => c.foreignKey && columns.includes(c.name));
+    return fks.length ? new ReferenceCheck(transport, table, fks) : null;
+  }
+
+  /** The rows whose references all exist; the others are added to `rejects`. `jsonOf` gives a row's JSON text. */
+  async keep(rows: PendingRow[], jsonOf: (r: PendingRow) => string, rejects: Reject[]): Promise<PendingRow[]> {
+    const values = rows.map((r) => JSON.parse(jsonOf(r)) as Record<string, unknown>);
+    const bad = new Map<PendingRow, string>();
+    for (const col of this.columns) {
+      const fk = col.foreignKey!;
+      const present = this.memory(this.present, col.name);
+      const absent = this.memory(this.absent, col.name);
+      const ask = new Set<string>();
+      for (const v of values) {
+        const ref = v[col.name];
+        if (typeof ref === 'string' && !present.has(ref) && !absent.has(ref)) ask.add(ref);
+      }
+      if (ask.size) {
+        const refCol: ColumnDef = { name: fk.column, type: col.type, nullable: false };
+        const found = await fetchExisting(this.transport, fk.table, refCol, [...ask], [fk.column]);
+        for (const ref of ask) (found.has(ref) ? present : absent).add(ref);
+      }
+      rows.forEach((r, i) => {
+        const ref = values[i][col.name];
+        if (typeof ref === 'string' && absent.has(ref) && !bad.has(r)) {
+          bad.set(r, `insert or update on table "${this.table.name}" violates foreign key constraint "${fk.constraint}" (Key (${col.name})=(${ref}) is not present in table "${fk.table}".)`);
+        }
+      });
+    }
+    for (const [r, message] of bad) rejects.push({ record: r.record, code: '23503', message });
+    return bad.size ? rows.filter((r) => !bad.has(r)) : rows;
+  }
+
+  private memory(m: Map<string, Set<string>>, column: string): Set<string> {
+    let s = m.get(column);
+    if (!s || s.size > MAX_REMEMBERED) m.set(column, (s = new Set()));
+    return s;
+  }
+}
