@@ -1,9 +1,11 @@
-import { parseOrder, parseSelect } from '../../grammar/parse.js';
+import { isFilterOp, OPERATORS } from '../../grammar/operators.js';
+import { parseFilter, parseOrder, parseSelect } from '../../grammar/parse.js';
 import { parseWhereExpr } from '../../grammar/expr.js';
 import type { Condition, Filter, OrderClause, PageClause, Query, SelectItem, WhereClause } from '../../grammar/types.js';
 import { UsageError } from '../errors.js';
 import { relationsOf, type SchemaModel, type TableInfo, typeKind } from '../schema/model.js';
 import { requireField } from './fields.js';
+import { editDistance } from './suggest.js';
 import { checkText } from './values.js';
 
 /** The read flags of list/export. */
@@ -58,11 +60,58 @@ export function byId(table: TableInfo, id: string): WhereClause {
   return { path: [], condition: { kind: 'filter', field: { name: pk, jsonPath: [] }, negated: false, op: 'eq', value } };
 }
 
+/** The filter operators closest to a mistyped one (ties all), when one or two edits away. */
+function nearestOperators(word: string): string[] {
+  const scored = OPERATORS.map(({ op }) => ({ op, score: editDistance(word, op) }));
+  const best = Math.min(...scored.map((s) => s.score));
+  return best <= (word.length <= 3 ? 1 : 2) ? scored.filter((s) => s.score === best).map((s) => s.op) : [];
+}
+
+/**
+ * A `field=op.value` expression whose operator is mistyped (`genre=eqq.House`, `ilke`), whose
+ * known operator's value does not parse (`in.(House,Techno`), or `==`: each would otherwise fall
+ * back to the short form and be sent as `eq.<the whole text>`, an empty answer that looks like
+ * one. Values that merely contain dots (`title=Mr. Brown`, `version=1.2`) are not operators.
+ */
+function operatorMistake(flag: string, text: string): UsageError | null {
+  const eq = text.indexOf('=');
+  if (eq <= 0) return null;
+  const key = text.slice(0, eq).trim();
+  if (/[!<>~]$/.test(key) || /^(and|or|not\.(and|or))$/.test(key) || /\.(and|or)$/.test(key)) return null;
+  const value = text.slice(eq + 1);
+  if (value.startsWith('=')) {
+    return new UsageError(`${flag} '${text}': '==' is not an operator`, `write ${key}=${value.slice(1)} (or ${key}=eq.${value.slice(1)})`);
+  }
+  const m = /^(not\.)?([a-z]+)((?:\([^)]*\))?\.)([\s\S]*)$/.exec(value);
+  if (!m) return null;
+  const [, not = '', word, dot, rest] = m;
+  if (isFilterOp(word)) {
+    try {
+      parseFilter(key, value);
+      return null;
+    } catch (err) {
+      const e = err as Error & { details?: string | null };
+      return new UsageError(`${flag} '${text}': the ${word} operator's value does not parse${e.details ? ` (${e.details})` : ''}`, hintFor(flag));
+    }
+  }
+  const near = nearestOperators(word);
+  if (near.length === 0) return null;
+  const meant = near.map((op) => `${key}=${not}${op}${dot}${rest}`).join(' or ');
+  return new UsageError(`${flag} '${text}': unknown operator '${word}'`, `did you mean ${meant}? To match the text itself, write ${key}=eq.${value}`);
+}
+
+/** One --where/--or expression as a where clause, its operator checked first. */
+function whereExpr(flag: string, text: string): WhereClause {
+  const mistake = operatorMistake(flag, text);
+  if (mistake) throw mistake;
+  return parseFlag(flag, text, parseWhereExpr);
+}
+
 /** --where and --or flags as where clauses (the --or expressions form one or=() group). */
 export function parseFilters(where: readonly string[] = [], or: readonly string[] = []): WhereClause[] {
-  const clauses = where.map((w) => parseFlag('--where', w, parseWhereExpr));
+  const clauses = where.map((w) => whereExpr('--where', w));
   if (or.length > 0) {
-    const parts = or.map((o) => parseFlag('--or', o, parseWhereExpr));
+    const parts = or.map((o) => whereExpr('--or', o));
     const path = parts[0].path;
     if (parts.some((p) => p.path.join('.') !== path.join('.'))) {
       throw new UsageError('all --or expressions must address the same collection or embed', 'for example --or genre=House --or genre=Techno');
