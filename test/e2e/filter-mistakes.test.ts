@@ -35,3 +35,31 @@ describe('operator typos in --where / --or', () => {
     expect(r.stdout).toContain(sent);
   });
 });
+
+describe('relative dates in filters', () => {
+  const env = { CATALOG_DATA: tempDir('relative-') };
+  const pad = (n: number) => String(n).padStart(2, '0');
+  const local = (d: Date) => `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
+
+  it('release_date>=today and -30d are sent as absolute dates (--dry-run shows them)', async () => {
+    const before = local(new Date());
+    const r = await catalog(['--dry-run', 'releases', 'list', '--where', 'release_date>=today', '--where', 'release_date=gt.-30d']);
+    const after = local(new Date());
+    expect(r.code, r.stderr).toBe(0);
+    const ago = new Date();
+    ago.setDate(ago.getDate() - 30);
+    expect([before, after]).toContain(/release_date=gte\.(\d{4}-\d{2}-\d{2})/.exec(r.stdout)?.[1]);
+    expect(r.stdout).toMatch(new RegExp(`release_date=gt\\.${local(ago)}`));
+  });
+
+  it('finds the rows: a release dated today is found by release_date>=yesterday, not by release_date<yesterday', async () => {
+    const today = local(new Date());
+    expect((await catalog(['releases', 'add', `release_title=Fresh`, `release_date=${today}`], { env })).code).toBe(0);
+    const found = await catalog(['releases', 'list', '--where', 'release_date>=yesterday', '-o', 'json'], { env });
+    expect(JSON.parse(found.stdout).map((r: { release_title: string }) => r.release_title)).toEqual(['Fresh']);
+    const none = await catalog(['releases', 'list', '--where', 'release_date<yesterday', '-o', 'json'], { env });
+    expect(JSON.parse(none.stdout)).toEqual([]);
+    const recent = await catalog(['releases', 'list', '--where', 'created>=now-6h', '-o', 'json'], { env });
+    expect(JSON.parse(recent.stdout)).toHaveLength(1);
+  });
+});

@@ -68,7 +68,7 @@ export async function runExport(opts: RunExportOptions, ctx: Context): Promise<n
   const table = tableByName(opts.collection);
   if (!table) throw new UsageError(`this tool cannot export '${opts.collection}'`);
   const info = await ctx.table(opts.collection);
-  const query = buildReadQuery(opts, info, await ctx.schema(), ctx.removedFields(table.name));
+  const query = buildReadQuery(opts, info, await ctx.schema(), ctx.removedFields(table.name), ctx.clock.now());
   const pageSize = count('--page-size', opts.pageSize);
   if (pageSize === 0) throw new UsageError('--page-size must be at least 1');
   const format = await exportFormat(opts, ctx);

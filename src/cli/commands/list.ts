@@ -53,7 +53,7 @@ export async function runList(opts: ListOptions, ctx: Context): Promise<void> {
   if (opts.all && opts.limit !== undefined) {
     throw new UsageError('--all reads every row; it does not combine with --limit', 'use --page-size to change how many rows each request reads');
   }
-  let query = buildReadQuery(opts, table, schema, ctx.removedFields(table.name));
+  let query = buildReadQuery(opts, table, schema, ctx.removedFields(table.name), ctx.clock.now());
   const pageSize = count('--page-size', opts.pageSize) ?? DEFAULT_PAGE;
   if (pageSize === 0) throw new UsageError('--page-size must be at least 1');
   const path = pathOf(table);

@@ -27,5 +27,5 @@ export async function targetQuery(flags: TargetFlags, table: TableInfo, ctx: Con
   }
   if (flags.allRows && (flags.id !== undefined || hasWhere)) throw new UsageError('--all-rows does not combine with an id or --where');
   const where = flags.id !== undefined ? [byId(table, flags.id)] : parseFilters(flags.where, flags.or);
-  return checkQuery({ where, order: [], page: [] }, table, await ctx.schema(), ctx.removedFields(table.name));
+  return checkQuery({ where, order: [], page: [] }, table, await ctx.schema(), ctx.removedFields(table.name), ctx.clock.now());
 }

@@ -3,8 +3,9 @@ import { parseFilter, parseOrder, parseSelect } from '../../grammar/parse.js';
 import { parseWhereExpr } from '../../grammar/expr.js';
 import type { Condition, Filter, OrderClause, PageClause, Query, SelectItem, WhereClause } from '../../grammar/types.js';
 import { UsageError } from '../errors.js';
-import { relationsOf, type SchemaModel, type TableInfo, typeKind } from '../schema/model.js';
+import { type FieldInfo, relationsOf, type SchemaModel, type TableInfo, typeKind } from '../schema/model.js';
 import { requireField } from './fields.js';
+import { resolveRelativeDate } from './relative-date.js';
 import { editDistance } from './suggest.js';
 import { checkText } from './values.js';
 
@@ -122,14 +123,14 @@ export function parseFilters(where: readonly string[] = [], or: readonly string[
 }
 
 /** The flags of list/export as a checked query model. */
-export function buildReadQuery(flags: ReadFlags, table: TableInfo, schema: SchemaModel, removed: readonly string[] = []): Query {
+export function buildReadQuery(flags: ReadFlags, table: TableInfo, schema: SchemaModel, removed: readonly string[] = [], now = Date.now()): Query {
   const select = flags.select !== undefined && flags.select.trim() !== '' ? parseFlag('--select', flags.select, parseSelect) : undefined;
   const order: OrderClause[] = flags.order ? [{ path: [], terms: parseFlag('--order', flags.order, parseOrder) }] : [];
   const limit = count('--limit', flags.limit);
   const offset = count('--offset', flags.offset);
   const page: PageClause[] = limit !== undefined || offset !== undefined ? [{ path: [], ...(limit !== undefined ? { limit } : {}), ...(offset !== undefined ? { offset } : {}) }] : [];
   const query: Query = { ...(select ? { select } : {}), where: parseFilters(flags.where, flags.or), order, page };
-  return checkQuery(query, table, schema, removed);
+  return checkQuery(query, table, schema, removed, now);
 }
 
 /** What a select makes visible: the table, and its embeds by name or alias. */
@@ -188,7 +189,14 @@ const TEXT_OPS = new Set(['like', 'ilike', 'match', 'imatch', 'fts', 'plfts', 'p
 const COMPARE_OPS = new Set(['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'isdistinct']);
 const CONTAIN_OPS = new Set(['cs', 'cd', 'ov']);
 
-function checkFilter(f: Filter, scope: Scope, removed: readonly string[]): Filter {
+/** A filter value as sent: a relative date (`today`, `-30d`, `now-6h`) on a date or timestamp field made absolute, then checked by type. */
+function filterValue(field: FieldInfo, value: string, now: number): string {
+  const kind = typeKind(field.type);
+  const absolute = kind === 'date' || kind === 'timestamp' ? resolveRelativeDate(value, kind, now) : null;
+  return checkText(field, absolute ?? value);
+}
+
+function checkFilter(f: Filter, scope: Scope, removed: readonly string[], now: number): Filter {
   // `labels=is.null` / `labels=not.is.null` test whether an embed matched.
   if (f.op === 'is' && f.field.jsonPath.length === 0 && scope.embeds.has(f.field.name)) return f;
   const field = requireField(scope.table, f.field.name, removed);
@@ -207,22 +215,22 @@ function checkFilter(f: Filter, scope: Scope, removed: readonly string[]): Filte
     throw new UsageError(`'${f.op}' needs a json or array field, but ${field.name} is ${field.type}`);
   }
   if (f.modifier) return f;
-  if (f.op === 'in' && Array.isArray(f.value)) return { ...f, value: f.value.map((v) => checkText(field, v)) };
-  if (COMPARE_OPS.has(f.op) && typeof f.value === 'string') return { ...f, value: checkText(field, f.value) };
+  if (f.op === 'in' && Array.isArray(f.value)) return { ...f, value: f.value.map((v) => filterValue(field, v, now)) };
+  if (COMPARE_OPS.has(f.op) && typeof f.value === 'string') return { ...f, value: filterValue(field, f.value, now) };
   return f;
 }
 
-function checkCondition(c: Condition, scope: Scope, removed: readonly string[]): Condition {
-  if (c.kind === 'filter') return checkFilter(c, scope, removed);
-  return { ...c, conditions: c.conditions.map((x) => checkCondition(x, scope, removed)) };
+function checkCondition(c: Condition, scope: Scope, removed: readonly string[], now: number): Condition {
+  if (c.kind === 'filter') return checkFilter(c, scope, removed, now);
+  return { ...c, conditions: c.conditions.map((x) => checkCondition(x, scope, removed, now)) };
 }
 
 /** Checks every field, embed, operator and value of a query against the schema; returns it with values normalised. */
-export function checkQuery(q: Query, table: TableInfo, schema: SchemaModel, removed: readonly string[] = []): Query {
+export function checkQuery(q: Query, table: TableInfo, schema: SchemaModel, removed: readonly string[] = [], now = Date.now()): Query {
   const root = checkSelect(q.select, table, schema, removed);
   const where = q.where.map((w) => {
     const scope = scopeAt(root, w.path);
-    return { ...w, condition: checkCondition(w.condition, scope, w.path.length === 0 ? removed : []) };
+    return { ...w, condition: checkCondition(w.condition, scope, w.path.length === 0 ? removed : [], now) };
   });
   for (const o of q.order) {
     const scope = scopeAt(root, o.path);

@@ -38,10 +38,10 @@ export function checkText(field: FieldInfo, value: string): string {
       throw bad(field, value, 'true or false (also yes/no, 1/0)');
     }
     case 'date':
-      if (!isDate(value)) throw bad(field, value, 'a date YYYY-MM-DD, such as 2024-05-17');
+      if (!isDate(value)) throw bad(field, value, 'a date YYYY-MM-DD, such as 2024-05-17 (in filters also today, yesterday, -30d, -2y)');
       return value;
     case 'timestamp':
-      if (!isTimestamp(value)) throw bad(field, value, 'a timestamp such as 2024-05-17T12:00:00Z');
+      if (!isTimestamp(value)) throw bad(field, value, 'a timestamp such as 2024-05-17T12:00:00Z (in filters also now-6h, today, -30d)');
       return value;
     case 'integer':
       if (!/^-?\d+$/.test(value)) throw bad(field, value, 'a whole number');
