@@ -5,7 +5,7 @@
  */
 import { GrammarError } from './errors.js';
 import { isReservedKey, lastWord, parseFieldPath, parseFilter, parseLogicTree } from './parse.js';
-import type { FilterOp, WhereClause } from './types.js';
+import type { Filter, FilterOp, WhereClause } from './types.js';
 
 const SHORT_OPS: readonly [string, FilterOp, boolean][] = [
   ['!=', 'neq', false], ['<=', 'lte', false], ['>=', 'gte', false], ['!~', 'ilike', true],
@@ -85,5 +85,13 @@ export function parseWhereExpr(text: string): WhereClause {
     if (e instanceof GrammarError) throw badExpr(text, `bad field name "${fieldText}": ${e.details ?? e.message}`);
     throw e;
   }
-  return { path: target.path, condition: { kind: 'filter', field: target.field, negated, op, value } };
+  const condition: Filter = { kind: 'filter', field: target.field, negated, op, value };
+  if (sym.endsWith('~')) SHORT_MATCHES.add(condition);
+  return { path: target.path, condition };
 }
+
+/**
+ * The filters written with the short form's `~`/`!~` (sent as `ilike` by the grammar): the CLI may
+ * widen them (to ignore accents on text fields) where a raw `ilike.` must stay exactly as written.
+ */
+export const SHORT_MATCHES = new WeakSet<Filter>();

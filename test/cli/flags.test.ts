@@ -47,9 +47,13 @@ describe('list flags → query model', () => {
     expect(compileQuery(q)).toBe('or=(genre.eq.House,genre.eq.Techno)');
   });
 
-  it('turns ~ into a case-insensitive match with * wildcards', () => {
+  it('turns ~ into a match with * wildcards that ignores case and accents (imatch with letter classes; issue 17: was ilike)', () => {
     const q = buildReadQuery({ where: ['stage_name~*dj*', 'stage_name !~ *test*'] }, artists, schema);
-    expect(compileQuery(q)).toBe('stage_name=ilike.*dj*&stage_name=not.ilike.*test*');
+    expect(decodeURIComponent(compileQuery(q))).toBe(
+      'stage_name=imatch.^.*[dďđDĎĐ][jĵJĴ].*$&stage_name=not.imatch.^.*[tţťŧțTŢŤŦȚ][eèéêëēĕėęěEÈÉÊËĒĔĖĘĚ][sśŝşšșSŚŜŞŠȘ][tţťŧțTŢŤŦȚ].*$',
+    );
+    // the raw PostgREST form stays exactly as written
+    expect(compileQuery(buildReadQuery({ where: ['stage_name=ilike.*dj*'] }, artists, schema))).toBe('stage_name=ilike.*dj*');
   });
 
   it('accepts embedding in --select and filters on an embed that is selected', () => {

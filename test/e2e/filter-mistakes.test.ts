@@ -63,3 +63,21 @@ describe('relative dates in filters', () => {
     expect(JSON.parse(recent.stdout)).toHaveLength(1);
   });
 });
+
+describe('the short ~ match ignores case and accents', () => {
+  it('stage_name~*cafe* finds "Café del Mar-ish", *CAFÉ* too, and !~ leaves it out', async () => {
+    const env = { CATALOG_DATA: tempDir('accents-') };
+    expect((await catalog(['seed'], { env })).code).toBe(0);
+    for (const pattern of ['*cafe*', '*CAFÉ*', 'café del*']) {
+      const r = await catalog(['artists', 'list', '--where', `stage_name~${pattern}`, '--select', 'stage_name', '-o', 'json'], { env });
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toEqual([{ stage_name: 'Café del Mar-ish' }]);
+    }
+    const labels = await catalog(['labels', 'list', '--where', 'name~*editions melodie*', '--select', 'name', '-o', 'json'], { env });
+    expect(JSON.parse(labels.stdout)).toEqual([{ name: 'Éditions Mélodie' }]);
+    const not = await catalog(['artists', 'list', '--where', 'stage_name!~*cafe*', '--all', '--select', 'stage_name', '-o', 'json'], { env });
+    const names = (JSON.parse(not.stdout) as Array<{ stage_name: string }>).map((r) => r.stage_name);
+    expect(names).not.toContain('Café del Mar-ish');
+    expect(names.length).toBeGreaterThan(10);
+  });
+});

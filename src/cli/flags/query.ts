@@ -1,10 +1,11 @@
 import { isFilterOp, OPERATORS } from '../../grammar/operators.js';
 import { parseFilter, parseOrder, parseSelect } from '../../grammar/parse.js';
-import { parseWhereExpr } from '../../grammar/expr.js';
+import { parseWhereExpr, SHORT_MATCHES } from '../../grammar/expr.js';
 import type { Condition, Filter, OrderClause, PageClause, Query, SelectItem, WhereClause } from '../../grammar/types.js';
 import { UsageError } from '../errors.js';
 import { type FieldInfo, relationsOf, type SchemaModel, type TableInfo, typeKind } from '../schema/model.js';
 import { requireField } from './fields.js';
+import { accentPattern } from './accents.js';
 import { resolveRelativeDate } from './relative-date.js';
 import { editDistance } from './suggest.js';
 import { checkText } from './values.js';
@@ -215,6 +216,8 @@ function checkFilter(f: Filter, scope: Scope, removed: readonly string[], now: n
     throw new UsageError(`'${f.op}' needs a json or array field, but ${field.name} is ${field.type}`);
   }
   if (f.modifier) return f;
+  // `~` on a text field ignores accents as well as case: the same match as a regex any PostgREST takes.
+  if (SHORT_MATCHES.has(f) && f.op === 'ilike' && typeof f.value === 'string' && kind === 'text') return { ...f, op: 'imatch', value: accentPattern(f.value) };
   if (f.op === 'in' && Array.isArray(f.value)) return { ...f, value: f.value.map((v) => filterValue(field, v, now)) };
   if (COMPARE_OPS.has(f.op) && typeof f.value === 'string') return { ...f, value: filterValue(field, f.value, now) };
   return f;

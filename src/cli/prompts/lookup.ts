@@ -1,6 +1,7 @@
 import { compileQuery } from '../../grammar/compile.js';
 import type { Filter, Query, SelectItem } from '../../grammar/types.js';
 import type { Context } from '../context.js';
+import { accentPattern } from '../flags/accents.js';
 import type { TableInfo } from '../schema/model.js';
 
 /** A record a foreign key can point at, by its id and readable name. */
@@ -26,8 +27,8 @@ export function nameFieldOf(table: TableInfo): string {
 }
 
 /**
- * The query of one search: the records whose name contains `term` (case-insensitive), by name.
- * @example referenceQuery(labels, 'blue') // select=id,name&name=ilike.*blue*&order=name&limit=50
+ * The query of one search: the records whose name contains `term` (ignoring case and accents), by name.
+ * @example referenceQuery(labels, 'blue') // select=id,name&name=imatch.^.*[bB][lĺļľŀłLĹĻĽĿŁ]….*$&order=name&limit=50
  */
 export function referenceQuery(table: TableInfo, term: string | undefined, byId?: string): string {
   const nameField = nameFieldOf(table);
@@ -36,7 +37,8 @@ export function referenceQuery(table: TableInfo, term: string | undefined, byId?
   const q: Query = { select, where: [], order: [{ path: [], terms: [{ field: field(nameField) }] }], page: [{ path: [], limit: LOOKUP_LIMIT }] };
   const t = term?.trim();
   if (byId) q.where.push({ path: [], condition: filter('id', 'eq', byId) });
-  else if (t) q.where.push({ path: [], condition: filter(nameField, 'ilike', `*${t}*`) });
+  // ignoring case and accents, as the short form's `~` does: "cafe" finds "Café Tacvba"
+  else if (t) q.where.push({ path: [], condition: filter(nameField, 'imatch', accentPattern(`*${t}*`)) });
   return compileQuery(q);
 }
 
