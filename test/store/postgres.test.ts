@@ -8,7 +8,7 @@ describe.skipIf(!PG_URL)(`PostgreSQL store${PG_URL ? '' : ' (SKIPPED: set CATALO
     const [a, b] = await Promise.all([openPostgres({ url: PG_URL!, schema, max: 2 }), openPostgres({ url: PG_URL!, schema, max: 2 })]);
     try {
       const { rows } = await a.query<{ n: number }>('select count(*)::int as n from catalog_migrations');
-      expect(rows[0].n).toBe(2);
+      expect(rows[0].n).toBe(3);
       await b.query(`insert into labels (name) values ('seen by both')`);
       const seen = await a.query<{ name: string }>(`select name from labels`);
       expect(seen.rows.map((r) => r.name)).toEqual(['seen by both']);

@@ -1,3 +1,4 @@
+import { closeSync, openSync, readSync } from 'node:fs';
 import type { RecordReader, SourceRecord } from '../types.js';
 import { ImportError } from '../types.js';
 import { openCounted } from './input.js';
@@ -105,6 +106,7 @@ interface SheetLike {
  * @example for await (const r of xlsxReader('a.xlsx').records()) r.line // 2, 3, …
  */
 export function xlsxReader(path: string, sheet?: string, name = path): RecordReader {
+  const file = path;
   const input = openCounted(path, 64 * 1024);
   path = name; // messages name the input as the user gave it
   let headers: string[] | null = null;
@@ -114,6 +116,9 @@ export function xlsxReader(path: string, sheet?: string, name = path): RecordRea
     },
     bytesRead: input.bytesRead,
     async *records(): AsyncGenerator<SourceRecord> {
+      // Not a zip at all: say so here. exceljs' reader, given one, can fail later from a timer
+      // (a temporary file it already removed), out of reach of any catch.
+      if (!isZip(file)) throw new ImportError(`${path} could not be read as an Excel workbook (.xlsx): it is not a zip archive, as every .xlsx file is`, 'usage');
       const { default: ExcelJS } = await import('exceljs');
       const book = new ExcelJS.stream.xlsx.WorkbookReader(input.stream, {
         worksheets: 'emit',
@@ -159,6 +164,20 @@ export function xlsxReader(path: string, sheet?: string, name = path): RecordRea
       }
     },
   };
+}
+
+/** Whether a file starts as a zip archive does (`PK\x03\x04`). */
+function isZip(file: string): boolean {
+  let fd: number | null = null;
+  try {
+    fd = openSync(file, 'r');
+    const head = Buffer.alloc(4);
+    return readSync(fd, head, 0, 4, 0) === 4 && head.readUInt32LE(0) === 0x04034b50;
+  } catch {
+    return false;
+  } finally {
+    if (fd !== null) closeSync(fd);
+  }
 }
 
 function checkHeaders(cells: string[], path: string, row: number): string[] {
