@@ -1,5 +1,5 @@
 import { StoreError } from '../store/store.js';
-import { type Reply, toResponse } from './exchange.js';
+import type { Reply } from './reply.js';
 
 /** The JSON body every error answer carries (PostgREST's shape, reference §9.1). */
 export interface ErrorBody {
@@ -161,11 +161,6 @@ export function errorReply(err: unknown, log: (line: string) => void = () => {})
   for (const [k, v] of Object.entries(api.headers ?? {})) headers[k.toLowerCase()] = v;
   headers['content-type'] = JSON_TYPE;
   return { status: api.status, headers, body: api.rawBody ?? JSON.stringify(api.body()) };
-}
-
-/** `errorReply` as a fetch Response. */
-export function errorResponse(err: unknown, log?: (line: string) => void): Response {
-  return toResponse(errorReply(err, log));
 }
 
 interface GrammarErrorLike {
