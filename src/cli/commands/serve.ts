@@ -16,6 +16,16 @@ export interface ServeOptions {
   statementTimeout?: string;
 }
 
+/**
+ * What the embedded store is for, said where a person choosing how to serve reads it (issue 15
+ * item 9): PGlite runs one statement at a time in this process, so a large write holds every
+ * other request until it is done.
+ */
+const EMBEDDED_NOTE = `
+The embedded catalog (--data) is for one person or a few: PGlite runs one statement at a time in
+this process, so a large write (a bulk import of a 60 MB body takes about 20 s) makes every other
+request wait until it is done. A catalog several people use at once wants --database-url.`;
+
 /** `catalog serve`. */
 export function defineServe(ctx: Context): Command {
   const cmd = new Command('serve')
@@ -30,7 +40,8 @@ export function defineServe(ctx: Context): Command {
     .option('--statement-timeout <ms>', 'cancel a statement running longer than this (PostgreSQL only; answers 500 57014)')
     .option('--db-schema <name>', 'PostgreSQL schema holding the catalog tables (env CATALOG_DB_SCHEMA; default public)')
     .option('--workers <n>', 'processes serving one PostgreSQL together (needs --database-url)', '1')
-    .action(async (opts: ServeOptions) => runServe(opts, ctx));
+    .action(async (opts: ServeOptions) => runServe(opts, ctx))
+    .addHelpText('after', EMBEDDED_NOTE);
   return examples(cmd, [
     'catalog serve',
     'catalog serve --port 8080 --data ./catalog-data',
