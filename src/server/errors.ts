@@ -54,6 +54,18 @@ export function singularError(n: number): ApiError {
 /** The largest request body the service takes by default (`--max-body`): 64 MiB, 413 above it. */
 export const DEFAULT_MAX_BODY = 64 * 1024 * 1024;
 
+/**
+ * The embedded store's default (issue 15 item 9): PGlite runs one statement at a time, and a
+ * 60 MB write held every other request for about 24 s. 8 MiB bounds that to a few seconds;
+ * `catalog import` sends batches of at most 4 MiB, so it is not affected. `--max-body` overrides it.
+ */
+export const PGLITE_DEFAULT_MAX_BODY = 8 * 1024 * 1024;
+
+/** The default body limit for a store kind. */
+export function defaultMaxBody(kind: string): number {
+  return kind === 'pglite' ? PGLITE_DEFAULT_MAX_BODY : DEFAULT_MAX_BODY;
+}
+
 /** 413 in the shape the socket adapter uses too. */
 export function payloadTooLarge(max: number): ApiError {
   return new ApiError(413, 'PGRST413', 'Payload Too Large', {
