@@ -24,7 +24,7 @@ export interface ServeOptions {
 const EMBEDDED_NOTE = `
 The embedded catalog (--data) is for one person or a few: PGlite runs one statement at a time in
 this process, so a large write makes every other request wait until it is done (an 8 MiB body,
-its default limit, about 3 s; catalog import sends at most 4 MiB at a time). A catalog several
+its default limit, takes about 2 s; catalog import sends at most 4 MiB at a time). A catalog several
 people use at once wants --database-url.`;
 
 /** `catalog serve`. */
