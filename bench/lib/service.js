@@ -56,16 +56,17 @@ async function startListening(label, args, port, env) {
 }
 
 /**
- * Starts `catalog serve` on a free port: `{ databaseUrl }` or `{ dataDir }`, optional `workers`.
+ * Starts `catalog serve` on a free port: `{ databaseUrl }` or `{ dataDir }`, optional `workers` and `extraArgs`.
  * Returns { url, pid, proc, stop() }; throws (with the reason) when it cannot start.
  */
-export async function startCatalog({ databaseUrl, dataDir, workers, env } = {}) {
+export async function startCatalog({ databaseUrl, dataDir, workers, env, extraArgs = [] } = {}) {
   if (!existsSync(CATALOG_BIN)) throw new Error('bin/catalog.js not built yet');
   const port = await freePort();
   const args = [CATALOG_BIN, 'serve', '--port', String(port), '--host', '127.0.0.1'];
   if (databaseUrl) args.push('--database-url', databaseUrl);
   else args.push('--data', dataDir);
   if (workers !== undefined) args.push('--workers', String(workers));
+  args.push(...extraArgs);
   return startListening('catalog serve', args, port, env);
 }
 

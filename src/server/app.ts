@@ -1,7 +1,7 @@
 import type { Store } from '../store/store.js';
 import { AuthError } from './auth.js';
 import { copyOutReply } from './copy-out.js';
-import { ApiError, DEFAULT_MAX_BODY, errorReply } from './errors.js';
+import { ApiError, defaultMaxBody, errorReply } from './errors.js';
 import { fromRequest, type Incoming, type Reply, toResponse } from './exchange.js';
 import { execute } from './execute.js';
 import { planRequest, type Planned } from './plan.js';
@@ -44,7 +44,7 @@ export function createApp(opts: AppOptions): App {
   const { store } = opts;
   const schema = store.schema;
   const log = opts.log ?? ((line: string) => console.error(line));
-  const requestOptions = { schema, maxBodyBytes: opts.maxBodyBytes ?? DEFAULT_MAX_BODY, jwtSecret: opts.jwtSecret };
+  const requestOptions = { schema, maxBodyBytes: opts.maxBodyBytes ?? defaultMaxBody(store.kind), jwtSecret: opts.jwtSecret };
 
   async function answer(req: Incoming): Promise<Reply> {
     const request = await parseRequest(req, requestOptions);

@@ -3,8 +3,8 @@ import { ApiError } from './errors.js';
 import type { Reply } from './exchange.js';
 import { COPY_CSV } from '../grammar/media.js';
 import { type Planned, rootWindow } from './plan.js';
+import { executeCopyRead, tableHasMoreRows } from './execute.js';
 import { contentLocation } from './response.js';
-import { buildCopyRead, tableRef } from './sql.js';
 
 /**
  * Our extension for bulk reads: a GET with `Accept: application/vnd.catalog.copy+csv` answers
@@ -133,19 +133,17 @@ export async function copyOutReply(store: Store, planned: Planned, maxRows: numb
     }
   }
   if (!store.copyCsvOut) throw notAvailable('This store cannot run COPY TO.');
-  const select = buildCopyRead(plan, store.schema);
   if (store.kind === 'pglite') await boundedForPGlite(store, planned);
   const headers: Record<string, string> = {
     'content-location': contentLocation(request.table.name, request.search),
     'content-type': COPY_CT,
   };
   if (request.method === 'HEAD') {
-    // the statement is planned and checked (bad values, unknown casts) without reading a row
-    await store.query(`SELECT 1 FROM (${select}) AS _t LIMIT 0`);
+    await executeCopyRead(store, planned, null);
     return { status: 200, headers, body: null };
   }
   const relay = new Relay();
-  store.copyCsvOut(select, relay.write).then(
+  executeCopyRead(store, planned, relay.write).then(
     () => relay.end(),
     (err) => relay.fail(err),
   );
@@ -170,9 +168,7 @@ export const PGLITE_COPY_ROWS = 50_000;
 async function boundedForPGlite(store: Store, planned: Planned): Promise<void> {
   const asked = rootWindow(planned.request.query, planned.request.range);
   if (asked.limit !== undefined && asked.limit <= PGLITE_COPY_ROWS) return;
-  const table = tableRef(store.schema, planned.request.table);
-  const r = await store.query<{ n: number | string }>(`SELECT count(*) AS n FROM (SELECT 1 FROM ${table} LIMIT ${PGLITE_COPY_ROWS + 1}) AS _c`);
-  if (Number(r.rows[0]?.n ?? 0) > PGLITE_COPY_ROWS) {
+  if (await tableHasMoreRows(store, planned, PGLITE_COPY_ROWS)) {
     throw notAvailable(`The embedded store (PGlite) makes a COPY's whole output in memory: ask for at most ${PGLITE_COPY_ROWS} rows with limit=, or page with application/json or text/csv.`, PGLITE_COPY_ROWS);
   }
 }

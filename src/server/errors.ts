@@ -1,5 +1,5 @@
 import { StoreError } from '../store/store.js';
-import { type Reply, toResponse } from './exchange.js';
+import type { Reply } from './reply.js';
 
 /** The JSON body every error answer carries (PostgREST's shape, reference §9.1). */
 export interface ErrorBody {
@@ -53,6 +53,18 @@ export function singularError(n: number): ApiError {
 
 /** The largest request body the service takes by default (`--max-body`): 64 MiB, 413 above it. */
 export const DEFAULT_MAX_BODY = 64 * 1024 * 1024;
+
+/**
+ * The embedded store's default (issue 15 item 9): PGlite runs one statement at a time, and a
+ * 60 MB write held every other request for about 24 s. 8 MiB bounds that to a few seconds;
+ * `catalog import` sends batches of at most 4 MiB, so it is not affected. `--max-body` overrides it.
+ */
+export const PGLITE_DEFAULT_MAX_BODY = 8 * 1024 * 1024;
+
+/** The default body limit for a store kind. */
+export function defaultMaxBody(kind: string): number {
+  return kind === 'pglite' ? PGLITE_DEFAULT_MAX_BODY : DEFAULT_MAX_BODY;
+}
 
 /** 413 in the shape the socket adapter uses too. */
 export function payloadTooLarge(max: number): ApiError {
@@ -161,11 +173,6 @@ export function errorReply(err: unknown, log: (line: string) => void = () => {})
   for (const [k, v] of Object.entries(api.headers ?? {})) headers[k.toLowerCase()] = v;
   headers['content-type'] = JSON_TYPE;
   return { status: api.status, headers, body: api.rawBody ?? JSON.stringify(api.body()) };
-}
-
-/** `errorReply` as a fetch Response. */
-export function errorResponse(err: unknown, log?: (line: string) => void): Response {
-  return toResponse(errorReply(err, log));
 }
 
 interface GrammarErrorLike {

@@ -1,5 +1,8 @@
 import { webStream } from './stream-body.js';
-import { payloadTooLarge } from './errors.js';
+import { errorReply, payloadTooLarge } from './errors.js';
+import type { Reply } from './reply.js';
+
+export { type Reply, reply } from './reply.js';
 
 /**
  * The two ends of an exchange as the stages see them, whatever carried it: what a request offers
@@ -18,22 +21,6 @@ export interface Incoming {
   header(name: string): string | null;
   /** The body's bytes (decoded by the parser, or passed to COPY as they are); more than `max` bytes → ApiError 413 without buffering them. */
   bytes(max: number): Promise<Buffer>;
-}
-
-/** An answer before it is written. */
-export interface Reply {
-  status: number;
-  /** Lower-case names (as a fetch Response lists them). */
-  headers: Record<string, string>;
-  /** Null: no body at all (HEAD, 204, OPTIONS). */
-  body: string | null;
-  /** A body sent as it is produced (a COPY read, see copy-out.ts), when `body` is null. */
-  stream?: AsyncIterable<Uint8Array>;
-}
-
-/** `reply(200, { 'content-type': ... }, body)`. */
-export function reply(status: number, headers: Record<string, string>, body: string | null = null): Reply {
-  return { status, headers, body };
 }
 
 /** Reads a web body stream, refusing more than `max` bytes without buffering them. */
@@ -73,4 +60,9 @@ export function fromRequest(req: Request): Incoming {
 export function toResponse(r: Reply): Response {
   if (r.stream) return new Response(webStream(r.stream), { status: r.status, headers: r.headers });
   return new Response(r.body, { status: r.status, headers: r.headers });
+}
+
+/** `errorReply` as a fetch Response. */
+export function errorResponse(err: unknown, log?: (line: string) => void): Response {
+  return toResponse(errorReply(err, log));
 }

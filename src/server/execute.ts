@@ -2,7 +2,7 @@ import type { Preferences } from '../grammar/types.js';
 import type { Queryable, Store } from '../store/store.js';
 import { ApiError, singularError } from './errors.js';
 import type { Planned, WritePlan } from './plan.js';
-import { copyStage, ident, tableRef, type Statement } from './sql.js';
+import { buildCopyRead, copyStage, ident, tableRef, type Statement } from './sql.js';
 
 /**
  * The transaction step, the only one that touches the database: the session time zone (when
@@ -203,4 +203,27 @@ export async function execute(store: Store, planned: Planned, statement: Stateme
     if (abort) throw abort;
     throw err;
   }
+}
+
+/**
+ * A COPY read (copy-out.ts answers with it): with a sink, the read's rows as PostgreSQL's CSV COPY
+ * writes them, resolving when the COPY has finished; without one (HEAD), the statement is planned
+ * and checked (bad values, unknown casts) without reading a row.
+ */
+export async function executeCopyRead(store: Store, planned: Planned, sink: ((chunk: Uint8Array) => Promise<void>) | null): Promise<void> {
+  if (planned.plan.kind !== 'read') throw new Error('executeCopyRead: a read plan is required');
+  const select = buildCopyRead(planned.plan, store.schema);
+  if (!sink) {
+    await store.query(`SELECT 1 FROM (${select}) AS _t LIMIT 0`);
+    return;
+  }
+  if (!store.copyCsvOut) throw new Error('executeCopyRead: this store cannot run COPY TO');
+  await store.copyCsvOut(select, sink);
+}
+
+/** Whether the request's table has more than `cap` rows (the table's, not the read's: counting stops after one row too many). */
+export async function tableHasMoreRows(store: Store, planned: Planned, cap: number): Promise<boolean> {
+  const table = tableRef(store.schema, planned.request.table);
+  const r = await store.query<{ n: number | string }>(`SELECT count(*) AS n FROM (SELECT 1 FROM ${table} LIMIT ${cap + 1}) AS _c`);
+  return Number(r.rows[0]?.n ?? 0) > cap;
 }

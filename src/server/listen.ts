@@ -4,7 +4,7 @@ import type { Store } from '../store/store.js';
 import type { App } from './app.js';
 import { writeStream } from './stream-body.js';
 import { acquireDirLock, currentHolder, directoryTag, type DirLock, HOLDER_HEADER, readHolder } from './dir-lock.js';
-import { DEFAULT_MAX_BODY, payloadTooLarge } from './errors.js';
+import { DEFAULT_MAX_BODY, defaultMaxBody, payloadTooLarge } from './errors.js';
 import type { Incoming } from './exchange.js';
 
 export { currentHolder, DEFAULT_MAX_BODY };
@@ -85,7 +85,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   }
   const holderTag = lock ? directoryTag(opts.dataDir!) : null;
   const { createApp } = await import('./app.js');
-  const maxBodyBytes = opts.maxBodyBytes ?? DEFAULT_MAX_BODY;
+  const maxBodyBytes = opts.maxBodyBytes ?? defaultMaxBody(store.kind);
   const app = createApp({ store, jwtSecret: opts.jwtSecret, maxBodyBytes, maxRows: opts.maxRows });
 
   let inFlight = 0;

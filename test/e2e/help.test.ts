@@ -89,6 +89,15 @@ describe('help that teaches', () => {
     }
   });
 
+  it.skipIf(!BUILT)('serve --help says what the embedded store is for: a large write makes other requests wait; shared use wants PostgreSQL', () => {
+    const r = cli(['serve', '--help']);
+    expect(r.code).toBe(0);
+    const text = r.out.replace(/\s+/g, ' ');
+    expect(text).toContain('PGlite runs one statement at a time in this process, so a large write');
+    expect(text).toContain('makes every other request wait until it is done');
+    expect(text).toContain('A catalog several people use at once wants --database-url');
+  });
+
   it.skipIf(!BUILT)('prints a short guide when run alone: collections, common commands, where the data lives', () => {
     const r = cli([]);
     expect(r.code).toBe(0);

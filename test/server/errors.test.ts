@@ -1,7 +1,8 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/server/app.js';
-import { ApiError, errorResponse, fromStoreError, statusForSqlState } from '../../src/server/errors.js';
+import { ApiError, fromStoreError, statusForSqlState } from '../../src/server/errors.js';
+import { errorResponse } from '../../src/server/exchange.js';
 import { PostgresStore } from '../../src/store/postgres.js';
 import { StoreError } from '../../src/store/store.js';
 

@@ -16,6 +16,17 @@ export interface ServeOptions {
   statementTimeout?: string;
 }
 
+/**
+ * What the embedded store is for, said where a person choosing how to serve reads it (issue 15
+ * item 9): PGlite runs one statement at a time in this process, so a large write holds every
+ * other request until it is done.
+ */
+const EMBEDDED_NOTE = `
+The embedded catalog (--data) is for one person or a few: PGlite runs one statement at a time in
+this process, so a large write makes every other request wait until it is done (an 8 MiB body,
+its default limit, takes about 2 s; catalog import sends at most 4 MiB at a time). A catalog several
+people use at once wants --database-url.`;
+
 /** `catalog serve`. */
 export function defineServe(ctx: Context): Command {
   const cmd = new Command('serve')
@@ -25,12 +36,13 @@ export function defineServe(ctx: Context): Command {
     .option('--data <dir>', 'embedded catalog directory (default: CATALOG_DATA or the XDG data directory)')
     .option('--database-url <url>', 'use this PostgreSQL database instead of the embedded catalog (env CATALOG_DATABASE_URL)')
     .option('--jwt-secret <secret>', 'require JWTs signed with this secret (env CATALOG_JWT_SECRET)')
-    .option('--max-body <bytes>', 'largest request body accepted, in bytes (default 64 MiB)')
+    .option('--max-body <bytes>', 'largest request body accepted, in bytes (default 64 MiB; 8 MiB on the embedded catalog)')
     .option('--max-rows <n>', 'most rows one response carries (PostgREST db-max-rows); list --all and export still page through every row')
     .option('--statement-timeout <ms>', 'cancel a statement running longer than this (PostgreSQL only; answers 500 57014)')
     .option('--db-schema <name>', 'PostgreSQL schema holding the catalog tables (env CATALOG_DB_SCHEMA; default public)')
     .option('--workers <n>', 'processes serving one PostgreSQL together (needs --database-url)', '1')
-    .action(async (opts: ServeOptions) => runServe(opts, ctx));
+    .action(async (opts: ServeOptions) => runServe(opts, ctx))
+    .addHelpText('after', EMBEDDED_NOTE);
   return examples(cmd, [
     'catalog serve',
     'catalog serve --port 8080 --data ./catalog-data',
