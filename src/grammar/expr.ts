@@ -86,12 +86,13 @@ export function parseWhereExpr(text: string): WhereClause {
     throw e;
   }
   const condition: Filter = { kind: 'filter', field: target.field, negated, op, value };
-  if (sym.endsWith('~')) SHORT_MATCHES.add(condition);
+  SHORT_FORM.add(condition);
   return { path: target.path, condition };
 }
 
 /**
- * The filters written with the short form's `~`/`!~` (sent as `ilike` by the grammar): the CLI may
- * widen them (to ignore accents on text fields) where a raw `ilike.` must stay exactly as written.
+ * The filters written in the short form (`field OP value`). The CLI gives them its own meaning
+ * where the raw PostgREST form must stay exactly as written: `~`/`!~` (sent as `ilike`) also
+ * ignore accents on text fields, and a filter on an embedded field filters the parent rows.
  */
-export const SHORT_MATCHES = new WeakSet<Filter>();
+export const SHORT_FORM = new WeakSet<Filter>();

@@ -81,3 +81,23 @@ describe('the short ~ match ignores case and accents', () => {
     expect(names.length).toBeGreaterThan(10);
   });
 });
+
+describe('a short-form filter on an embedded field filters the parent rows', () => {
+  it("labels.name=Bass Culture lists only that label's releases; the raw form keeps the others with the label empty", async () => {
+    const env = { CATALOG_DATA: tempDir('inner-') };
+    expect((await catalog(['seed'], { env })).code).toBe(0);
+    const short = await catalog(['releases', 'list', '--select', 'release_title,labels(name)', '--where', 'labels.name=Bass Culture', '--all', '-o', 'json'], { env });
+    expect(short.code, short.stderr).toBe(0);
+    const rows = JSON.parse(short.stdout) as Array<{ labels: { name: string } | null }>;
+    expect(rows.length).toBeGreaterThan(0);
+    for (const r of rows) expect(r.labels?.name).toBe('Bass Culture');
+    const dry = await catalog(['--dry-run', 'releases', 'list', '--select', 'release_title,labels(name)', '--where', 'labels.name=Bass Culture'], { env });
+    expect(decodeURIComponent(dry.stdout)).toContain('select=release_title,labels!inner(name)');
+    const raw = await catalog(['releases', 'list', '--select', 'release_title,labels(name)', '--where', 'labels.name=eq.Bass Culture', '--all', '-o', 'json'], { env });
+    const all = JSON.parse(raw.stdout) as Array<{ labels: { name: string } | null }>;
+    expect(all.length).toBeGreaterThan(rows.length);
+    expect(all.filter((r) => r.labels !== null)).toHaveLength(rows.length);
+    const left = await catalog(['releases', 'list', '--select', 'release_title,labels!left(name)', '--where', 'labels.name=Bass Culture', '--all', '-o', 'json'], { env });
+    expect(JSON.parse(left.stdout)).toHaveLength(all.length);
+  });
+});

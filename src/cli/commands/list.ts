@@ -34,8 +34,8 @@ export function defineList(ctx: Context, table: TableDef): Command {
   return examples(cmd, [
     `catalog ${table.name} list --where '${title}~*blue*' --order ${title} --limit 20`,
     fk
-      ? `catalog ${table.name} list --select '${title},${fk.foreignKey!.table}(name)' --where '${fk.name}=not.is.null'`
-      : `catalog ${table.name} list --where 'created>=2024-01-01' --count`,
+      ? `catalog ${table.name} list --select '${title},${fk.foreignKey!.table}(name)' --where '${fk.foreignKey!.table}.name=Bass Culture'`
+      : `catalog ${table.name} list --where 'created>=-30d' --count`,
     `catalog ${table.name} list --all -o csv > ${table.name}.csv`,
   ]);
 }

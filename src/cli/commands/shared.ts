@@ -36,7 +36,11 @@ export const collect = (value: string, previous: string[] = []): string[] => [..
 /** Adds the read flags shared by list and export (--where, --or, --select, --order, --limit, --offset). */
 export function addReadFlags(cmd: Command): Command {
   return cmd
-    .option('-w, --where <expr>', "filter: field=op.value or field OP value (OP: = != < <= > >= ~ !~); repeat to AND", collect)
+    .option(
+      '-w, --where <expr>',
+      "filter: field=op.value or field OP value (OP: = != < <= > >= ~ !~; ~ ignores case and accents, * is a wildcard; dates may be today, -30d, now-6h); repeat to AND. A short-form filter on an embed (labels.name=Verve) keeps only the rows whose embed matches; the raw form labels.name=eq.Verve keeps the others with the embed empty",
+      collect,
+    )
     .option('--or <expr>', 'alternative filter; every --or joins one or=() group', collect)
     .option('-s, --select <cols>', 'fields and embeds, PostgREST select syntax: id,name,labels(name)')
     .option('--order <spec>', 'sort: field[.asc|.desc][.nullsfirst|.nullslast], comma-separated')

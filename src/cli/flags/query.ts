@@ -1,6 +1,6 @@
 import { isFilterOp, OPERATORS } from '../../grammar/operators.js';
 import { parseFilter, parseOrder, parseSelect } from '../../grammar/parse.js';
-import { parseWhereExpr, SHORT_MATCHES } from '../../grammar/expr.js';
+import { parseWhereExpr, SHORT_FORM } from '../../grammar/expr.js';
 import type { Condition, Filter, OrderClause, PageClause, Query, SelectItem, WhereClause } from '../../grammar/types.js';
 import { UsageError } from '../errors.js';
 import { type FieldInfo, relationsOf, type SchemaModel, type TableInfo, typeKind } from '../schema/model.js';
@@ -217,7 +217,7 @@ function checkFilter(f: Filter, scope: Scope, removed: readonly string[], now: n
   }
   if (f.modifier) return f;
   // `~` on a text field ignores accents as well as case: the same match as a regex any PostgREST takes.
-  if (SHORT_MATCHES.has(f) && f.op === 'ilike' && typeof f.value === 'string' && kind === 'text') return { ...f, op: 'imatch', value: accentPattern(f.value) };
+  if (SHORT_FORM.has(f) && f.op === 'ilike' && typeof f.value === 'string' && kind === 'text') return { ...f, op: 'imatch', value: accentPattern(f.value) };
   if (f.op === 'in' && Array.isArray(f.value)) return { ...f, value: f.value.map((v) => filterValue(field, v, now)) };
   if (COMPARE_OPS.has(f.op) && typeof f.value === 'string') return { ...f, value: filterValue(field, f.value, now) };
   return f;
@@ -235,6 +235,7 @@ export function checkQuery(q: Query, table: TableInfo, schema: SchemaModel, remo
     const scope = scopeAt(root, w.path);
     return { ...w, condition: checkCondition(w.condition, scope, w.path.length === 0 ? removed : [], now) };
   });
+  const select = q.select && where.some((w) => w.path.length > 0) ? innerForShortFilters(q.select, q.where) : q.select;
   for (const o of q.order) {
     const scope = scopeAt(root, o.path);
     for (const t of o.terms) {
@@ -242,5 +243,24 @@ export function checkQuery(q: Query, table: TableInfo, schema: SchemaModel, remo
       requireField(s.table, t.field.name, s === root ? removed : []);
     }
   }
-  return { ...q, where };
+  return { ...q, ...(select ? { select } : {}), where };
+}
+
+/**
+ * A short-form filter on an embedded field (`labels.name=Bass Culture`) means "the parent rows
+ * whose embed matches": its embed becomes `!inner` (PostgREST would otherwise list every parent,
+ * with the embed empty where it does not match). The raw form (`labels.name=eq.Bass Culture`)
+ * and an embed written `!left` keep the unmatched parents.
+ */
+function innerForShortFilters(items: SelectItem[], where: WhereClause[]): SelectItem[] {
+  const paths = where.filter((w) => w.path.length > 0 && w.condition.kind === 'filter' && SHORT_FORM.has(w.condition)).map((w) => w.path);
+  const mark = (list: SelectItem[], depth: number, live: string[][]): SelectItem[] =>
+    list.map((item) => {
+      if (item.type !== 'embed') return item;
+      const here = live.filter((p) => p[depth] === (item.alias ?? item.relation) || p[depth] === item.relation);
+      if (here.length === 0) return item;
+      const select = mark(item.select, depth + 1, here.filter((p) => p.length > depth + 1));
+      return { ...item, select, ...(item.join === undefined ? { join: 'inner' as const } : {}) };
+    });
+  return mark(items, 0, paths);
 }
