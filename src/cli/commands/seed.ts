@@ -87,7 +87,7 @@ export async function runSeed(opts: SeedOptions, ctx: Context): Promise<ImportSu
     }
     summaries.push(s);
     await ctx.note(
-      `${collection.padEnd(10)} ${String(s.records).padStart(6)} rows: ${s.inserted} inserted, ${s.updated} updated, ${s.unchanged} unchanged${s.rejected ? `, ${s.rejected} rejected (${s.rejectsFile})` : ''}`,
+      `${collection.padEnd(10)} ${String(s.records).padStart(6)} ${s.records === 1 ? 'row: ' : 'rows:'} ${s.inserted} inserted, ${s.updated} updated, ${s.unchanged} unchanged${s.rejected ? `, ${s.rejected} rejected (${s.rejectsFile})` : ''}`,
     );
     if (s.interrupted) throw new Error('interrupted: seeding stopped; run it again (it is idempotent)');
   }
