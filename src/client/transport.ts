@@ -64,7 +64,10 @@ function lowerHeaders(h: Headers): Record<string, string> {
 export function appTransport(app: { handle(req: Request): Promise<Response> }, base = 'http://catalog.local'): Transport {
   const call = (req: HttpRequest) => {
     const url = `${base}${req.path}${req.query ? `?${req.query}` : ''}`;
-    return app.handle(new Request(url, { method: req.method, headers: req.headers, body: req.body as BodyInit | undefined }));
+    // As the HTTP client does: a body without a Content-Type of its own is JSON.
+    const headers = new Headers(req.headers);
+    if (req.body !== undefined && !headers.has('content-type')) headers.set('content-type', 'application/json');
+    return app.handle(new Request(url, { method: req.method, headers, body: req.body as BodyInit | undefined }));
   };
   return {
     async send(req) {

@@ -6,6 +6,7 @@ import type { TableDef } from '../../schema/catalog.js';
 import type { Context } from '../context.js';
 import { NotFoundError, UsageError } from '../errors.js';
 import { plural } from '../output.js';
+import { confirmWrite, namedRows, previewRows, stillReferenced } from './confirm.js';
 import { collect, examples, pathOf, singularOf, titleField } from './shared.js';
 import { targetQuery, type TargetFlags } from './target.js';
 
@@ -33,20 +34,22 @@ export function defineRemove(ctx: Context, table: TableDef): Command {
 }
 
 /**
- * Counts the rows first, says how many will go and asks (on a terminal) or insists on --yes
- * (otherwise); then deletes with `max-affected` set to that count, so rows that appeared in
- * between are never removed unseen.
+ * Counts the rows first, names them and asks (on a terminal) or insists on --yes (otherwise); then
+ * deletes with `max-affected` set to that count, so rows that appeared in between are never
+ * removed unseen. A refusal because other rows still refer to these (23503) says which.
  */
 export async function runRemove(opts: RemoveOptions, ctx: Context): Promise<void> {
   const table = await ctx.table(opts.collection);
-  const query = compileQuery(await targetQuery(opts, table, ctx, 'remove'));
+  const target = await targetQuery(opts, table, ctx, 'remove');
+  const query = compileQuery(target);
   const path = pathOf(table);
   const what = (n: number) => plural(n, singularOf(table.name), table.name);
+  // The count comes first (HEAD): with --dry-run both requests are shown, neither is sent.
+  const head = await ctx.send({ method: 'HEAD', path, query, headers: { Prefer: renderPrefer({ count: 'exact' }) } });
   if (ctx.dryRun) {
     await ctx.send({ method: 'DELETE', path, query, headers: { Prefer: renderPrefer({ count: 'exact' }) } });
     return;
   }
-  const head = await ctx.send({ method: 'HEAD', path, query, headers: { Prefer: renderPrefer({ count: 'exact' }) } });
   const matching = parseContentRange(head?.headers['content-range'] ?? null)?.total ?? null;
   if (matching === 0) {
     if (opts.id !== undefined) throw new NotFoundError(`${singularOf(table.name)} ${opts.id} not found in ${table.name}`);
@@ -55,16 +58,16 @@ export async function runRemove(opts: RemoveOptions, ctx: Context): Promise<void
   }
   const shown = matching === null ? `the matching ${table.name}` : what(matching);
   if (!opts.yes) {
-    if (!ctx.io.stdin.isTTY) {
-      throw new UsageError(`this would remove ${shown}: pass --yes to confirm`, 'stdin is not a terminal, so the tool cannot ask');
-    }
-    if (!(await ctx.prompter.confirm(`Remove ${shown}${opts.id !== undefined ? ` (${opts.id})` : ''}?`, false))) {
+    const named = ctx.io.stdin.isTTY ? namedRows(await previewRows(ctx, table, target)) : '';
+    if (!(await confirmWrite(ctx, `Remove ${shown}${named ? `: ${named}` : ''}?`, `this would remove ${shown}`, opts.yes))) {
       await ctx.note('Nothing removed');
       return;
     }
   }
   const prefer = renderPrefer(matching === null ? { count: 'exact' } : { count: 'exact', handling: 'strict', maxAffected: matching });
-  const res = await ctx.send({ method: 'DELETE', path, query, headers: { Prefer: prefer } });
+  const res = await ctx.send({ method: 'DELETE', path, query, headers: { Prefer: prefer } }).catch((err: unknown) => {
+    throw stillReferenced(err, table, opts.id ?? null);
+  });
   const removed = parseContentRange(res?.headers['content-range'] ?? null)?.total ?? matching ?? 0;
   await ctx.note(`Removed ${what(removed)}`);
 }

@@ -6,13 +6,17 @@ import type { Row } from '../../format/types.js';
 import type { Context } from '../context.js';
 import { NotFoundError, UsageError } from '../errors.js';
 import { parseAssignments } from '../flags/body.js';
-import { plural, success, writeRows } from '../output.js';
+import { outputFormat, plural, success, writeRows } from '../output.js';
+import { nameFieldOf } from '../prompts/lookup.js';
+import type { TableInfo } from '../schema/model.js';
+import { confirmWrite, namedRows, previewRows } from './confirm.js';
 import { collect, examples, pathOf, singularOf, titleField } from './shared.js';
 import { targetQuery, type TargetFlags } from './target.js';
 
 export interface UpdateOptions extends TargetFlags {
   collection: string;
   pairs: string[];
+  yes?: boolean;
 }
 
 /** `catalog <collection> update`. */
@@ -24,6 +28,7 @@ export function defineUpdate(ctx: Context, table: TableDef): Command {
     .option('-w, --where <expr>', 'choose the rows by filter instead of an id (repeat to AND)', collect)
     .option('--or <expr>', 'alternative filter (one or=() group)', collect)
     .option('--all-rows', 'update every row (only with no id and no --where)')
+    .option('-y, --yes', 'do not ask before changing more than one row (required when stdin is not a terminal)')
     .option('-i, --interactive', 'ask for each field on the terminal, showing its current value (one id)')
     .action(async (args: string[], opts: Omit<UpdateOptions, 'collection' | 'pairs' | 'id'> & { interactive?: boolean }) => {
       const byWhere = (opts.where?.length ?? 0) > 0 || (opts.or?.length ?? 0) > 0 || opts.allRows;
@@ -37,26 +42,48 @@ export function defineUpdate(ctx: Context, table: TableDef): Command {
     });
   return examples(cmd, [
     `catalog ${table.name} update 3f2a9c1e-8b1d-4e7a-9c55-0d6f1b2a4e10 ${title}='New Title'`,
-    `catalog ${table.name} update --where "${title}=Old Title" ${title}='New Title'`,
+    `catalog ${table.name} update --where "${title}=Old Title" ${title}='New Title' --yes`,
     table.columns.some((c) => c.name === 'is_signed')
-      ? `catalog ${table.name} update --where 'city=Berlin' is_signed=true -o json`
-      : `catalog ${table.name} update --where '${title}~*demo*' ${title}='' -o json`,
+      ? `catalog ${table.name} update --where 'city=Berlin' is_signed=true --yes -o json`
+      : `catalog ${table.name} update --where '${title}~*demo*' ${title}='' --yes -o json`,
   ]);
 }
 
-/** PATCHes the chosen rows and prints them as stored. */
+/**
+ * PATCHes the chosen rows and prints them as stored (on a terminal, the id, name and changed
+ * fields). A --where that matches more than one row works like `remove`: it names the rows and
+ * asks on a terminal, needs --yes otherwise, and sends `max-affected` with the count it showed.
+ */
 export async function runUpdate(opts: UpdateOptions, ctx: Context): Promise<void> {
   const table = await ctx.table(opts.collection);
-  const query = await targetQuery(opts, table, ctx, 'update');
+  const target = await targetQuery(opts, table, ctx, 'update');
   const changes = parseAssignments(opts.pairs, table, ctx.removedFields(table.name));
-  if (Object.keys(changes).length === 0) {
+  const changed = Object.keys(changes);
+  if (changed.length === 0) {
     throw new UsageError('nothing to change: give FIELD=VALUE pairs', `for example: catalog ${table.name} update <id> name='New Name'`);
+  }
+  let limit: number | null = null;
+  if (opts.id === undefined && !ctx.dryRun) {
+    const preview = await previewRows(ctx, table, target);
+    if (preview.count === 0) {
+      await ctx.note(`No ${table.name} match; nothing updated`);
+      return;
+    }
+    if (preview.count === null || preview.count > 1) {
+      const shown = preview.count === null ? `the matching ${table.name}` : plural(preview.count, singularOf(table.name), table.name);
+      const question = `Update ${shown} (${changed.join(', ')}): ${namedRows(preview)}?`;
+      if (!(await confirmWrite(ctx, question, `this would update ${shown}`, opts.yes))) {
+        await ctx.note('Nothing updated');
+        return;
+      }
+    }
+    limit = preview.count;
   }
   const res = await ctx.send({
     method: 'PATCH',
     path: pathOf(table),
-    query: compileQuery(query),
-    headers: { Prefer: renderPrefer({ return: 'representation' }) },
+    query: compileQuery(target),
+    headers: { Prefer: renderPrefer(limit === null ? { return: 'representation' } : { return: 'representation', handling: 'strict', maxAffected: limit }) },
     body: JSON.stringify(changes),
   });
   if (!res) return;
@@ -66,6 +93,14 @@ export async function runUpdate(opts: UpdateOptions, ctx: Context): Promise<void
     await ctx.note(`No ${table.name} match; nothing updated`);
     return;
   }
-  await writeRows(ctx, rows, { table, single: opts.id !== undefined });
+  await writeChanged(ctx, table, rows, changed, opts.id !== undefined);
   await success(ctx, `Updated ${plural(rows.length, singularOf(table.name), table.name)}`);
+}
+
+/** The updated rows: in a table the id, name and changed fields only; whole rows in other formats. */
+async function writeChanged(ctx: Context, table: TableInfo, rows: Row[], changed: string[], single: boolean): Promise<void> {
+  if ((await outputFormat(ctx)) !== 'table' || single) return void (await writeRows(ctx, rows, { table, single }));
+  const keep = [...new Set([...table.primaryKey, nameFieldOf(table), ...changed, 'updated'])];
+  const shown = rows.map((r) => Object.fromEntries(keep.filter((k) => k in r).map((k) => [k, r[k]])));
+  await writeRows(ctx, shown, { table, selected: true });
 }

@@ -133,7 +133,12 @@ export function xlsxReader(path: string, sheet?: string, name = path): RecordRea
       try {
         for await (const ws of book as unknown as AsyncIterable<SheetLike>) {
           const wanted = sheet ?? names()[0];
-          if (found || (wanted !== undefined && ws.name !== undefined && ws.name !== wanted)) continue;
+          if (found || (wanted !== undefined && ws.name !== undefined && ws.name !== wanted)) {
+            // Read past a sheet we skip: exceljs may have parked it in a temporary file, and a sheet
+            // left unread makes it open that file again after removing it (an uncaught ENOENT).
+            for await (const _ of ws) void _;
+            continue;
+          }
           found = true;
           for await (const row of ws) {
             const { cells, error } = rowCells(row.values as unknown[]);
