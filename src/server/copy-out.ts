@@ -2,7 +2,8 @@ import type { Store } from '../store/store.js';
 import { ApiError } from './errors.js';
 import type { Reply } from './exchange.js';
 import { COPY_CSV } from '../grammar/media.js';
-import { type Planned, rootWindow } from './plan.js';
+import type { Planned } from './plan.js';
+import { rootWindow } from './paging.js';
 import { executeCopyRead, tableHasMoreRows } from './execute.js';
 import { contentLocation } from './response.js';
 

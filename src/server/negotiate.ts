@@ -1,7 +1,9 @@
 import type { MediaType } from '../grammar/types.js';
 import { ApiError } from './errors.js';
 import { COPY_CSV } from '../grammar/media.js';
-import type { BodyFormat } from './sql.js';
+
+/** The shape of a response body the SQL builds: JSON array or object (stripped of nulls or not), CSV, or none. */
+export type BodyFormat = 'json' | 'json-stripped' | 'object' | 'object-stripped' | 'csv' | 'none';
 
 /** The representation chosen for a table response. */
 export interface Representation {

@@ -8,7 +8,7 @@ import { authenticate, authorize, privilegeFor, roleAllows, type Principal } fro
 import { ApiError, notFoundEmpty } from './errors.js';
 import type { Incoming } from './exchange.js';
 import { parsePayload, type Payload } from './payload.js';
-import { checkPaging } from './plan.js';
+import { checkPaging } from './paging.js';
 
 /**
  * Request parsing (the first stage): path → resource, method check, query string, Prefer, Range,

@@ -11,7 +11,8 @@ import type { ColumnRef, EmbedNode, OutItem, PlannedCondition, PlannedOrder, Rea
  */
 
 /** How the response body is rendered. */
-export type BodyFormat = 'json' | 'json-stripped' | 'object' | 'object-stripped' | 'csv' | 'none';
+export type { BodyFormat } from './negotiate.js';
+import type { BodyFormat } from './negotiate.js';
 
 export interface Statement {
   sql: string;

@@ -19,7 +19,7 @@ export interface AddOptions {
 }
 
 /** `catalog <collection> add`. */
-export function defineAdd(ctx: Context, table: TableDef): Command {
+export function defineAdd(ctx: Context, table: TableDef, interactive?: (opts: Record<string, unknown>, ctx: Context) => Promise<void>): Command {
   const title = titleField(table);
   const cmd = new Command('add')
     .description(`Add ${table.name}: FIELD=VALUE pairs, or JSON (one object or an array)`)
@@ -28,9 +28,8 @@ export function defineAdd(ctx: Context, table: TableDef): Command {
     .option('-f, --file <file>', 'read the record(s) from a JSON or YAML file (- for stdin)')
     .option('-i, --interactive', 'ask for each field on the terminal (FIELD=VALUE pairs fill answers in)')
     .action(async (pairs: string[], opts: { json?: string; file?: string; interactive?: boolean }) => {
-      if (!opts.interactive) return runAdd({ json: opts.json, file: opts.file, pairs, collection: table.name }, ctx);
-      const { runInteractiveAdd } = await import('./interactive.js');
-      return runInteractiveAdd({ collection: table.name, presets: pairs, json: opts.json, file: opts.file }, ctx);
+      if (!opts.interactive || !interactive) return runAdd({ json: opts.json, file: opts.file, pairs, collection: table.name }, ctx);
+      return interactive({ collection: table.name, presets: pairs, json: opts.json, file: opts.file }, ctx);
     });
   const extra = table.columns.find((c) => c.type === 'date')?.name;
   return examples(cmd, [

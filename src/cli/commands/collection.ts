@@ -5,6 +5,15 @@ import { collectionDescription, examples, placeholder, titleField } from './shar
 
 type DefineVerb = (ctx: Context, table: TableDef) => Command;
 
+/** The interactive flow of add or update, loaded only when `--interactive` is given. */
+function interactive(verb: 'add' | 'update') {
+  return async (opts: Record<string, unknown>, ctx: Context): Promise<void> => {
+    const flow = await import('./interactive.js');
+    if (verb === 'add') await flow.runInteractiveAdd(opts as unknown as Parameters<typeof flow.runInteractiveAdd>[0], ctx);
+    else await flow.runInteractiveUpdate(opts as unknown as Parameters<typeof flow.runInteractiveUpdate>[0], ctx);
+  };
+}
+
 /**
  * The verbs of every collection, in the order help lists them, each with its aliases and its
  * module (loaded only when the verb is built: a command line that names one verb loads one).
@@ -12,8 +21,9 @@ type DefineVerb = (ctx: Context, table: TableDef) => Command;
 export const VERBS: ReadonlyArray<{ name: string; aliases: readonly string[]; load: () => Promise<DefineVerb> }> = [
   { name: 'list', aliases: ['ls'], load: async () => (await import('./list.js')).defineList },
   { name: 'get', aliases: [], load: async () => (await import('./get.js')).defineGet },
-  { name: 'add', aliases: [], load: async () => (await import('./add.js')).defineAdd },
-  { name: 'update', aliases: [], load: async () => (await import('./update.js')).defineUpdate },
+  // `--interactive` is handed in here: the interactive flow calls into add/update, never the other way
+  { name: 'add', aliases: [], load: async () => { const { defineAdd } = await import('./add.js'); return (ctx, table) => defineAdd(ctx, table, interactive('add')); } },
+  { name: 'update', aliases: [], load: async () => { const { defineUpdate } = await import('./update.js'); return (ctx, table) => defineUpdate(ctx, table, interactive('update')); } },
   { name: 'remove', aliases: ['rm'], load: async () => (await import('./remove.js')).defineRemove },
   { name: 'describe', aliases: [], load: async () => (await import('./describe.js')).defineDescribe },
   { name: 'import', aliases: [], load: async () => (await import('./import.js')).defineImport },

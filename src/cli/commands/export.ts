@@ -59,7 +59,7 @@ export async function runExport(opts: RunExportOptions, ctx: Context): Promise<n
   const [{ exportTable }, { fileSink, textSink }, { createProgress }, { tableByName }, { contextTransport }, { boundHeapGrowth }] = await Promise.all([
     import('../../export/export.js'),
     import('../../export/sink.js'),
-    import('../../import/progress.js'),
+    import('../progress.js'),
     import('../../schema/catalog.js'),
     import('./import.js'),
     import('../memory.js'),

@@ -156,7 +156,7 @@ export async function contextTransport(ctx: Context): Promise<Transport> {
 export async function runImport(opts: RunImportOptions, ctx: Context): Promise<ImportSummary> {
   const [{ importFile }, { createProgress }, { tableByName }, { boundHeapGrowth }] = await Promise.all([
     import('../../import/engine.js'),
-    import('../../import/progress.js'),
+    import('../progress.js'),
     import('../../schema/catalog.js'),
     import('../memory.js'),
   ]);

@@ -20,7 +20,7 @@ export interface UpdateOptions extends TargetFlags {
 }
 
 /** `catalog <collection> update`. */
-export function defineUpdate(ctx: Context, table: TableDef): Command {
+export function defineUpdate(ctx: Context, table: TableDef, interactive?: (opts: Record<string, unknown>, ctx: Context) => Promise<void>): Command {
   const title = titleField(table);
   const cmd = new Command('update')
     .description(`Change fields of one ${table.singular} (by id) or of every ${table.singular} matching --where`)
@@ -34,9 +34,8 @@ export function defineUpdate(ctx: Context, table: TableDef): Command {
       const byWhere = (opts.where?.length ?? 0) > 0 || (opts.or?.length ?? 0) > 0 || opts.allRows;
       const [first, ...rest] = args;
       const id = !byWhere && first !== undefined && !first.includes('=') ? first : undefined;
-      if (opts.interactive) {
-        const { runInteractiveUpdate } = await import('./interactive.js');
-        return runInteractiveUpdate({ collection: table.name, id, presets: id !== undefined ? rest : args, byFilter: Boolean(byWhere) }, ctx);
+      if (opts.interactive && interactive) {
+        return interactive({ collection: table.name, id, presets: id !== undefined ? rest : args, byFilter: Boolean(byWhere) }, ctx);
       }
       await runUpdate({ ...opts, id, pairs: id !== undefined ? rest : args, collection: table.name }, ctx);
     });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createProgress } from '../../src/import/progress.js';
+import { createProgress } from '../../src/cli/progress.js';
 import { bufferOutput } from '../../src/io/streams.js';
 
 describe('progress display', () => {

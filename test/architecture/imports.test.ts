@@ -1,0 +1,87 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const SRC = join(ROOT, 'src');
+
+function sources(dir: string, out: string[] = []): string[] {
+  for (const e of readdirSync(dir)) {
+    const p = join(dir, e);
+    if (statSync(p).isDirectory()) sources(p, out);
+    else if (p.endsWith('.ts')) out.push(p);
+  }
+  return out;
+}
+
+/** Every relative import of a file (static, type-only and dynamic), as absolute .ts paths. */
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const specs = [
+    ...[...text.matchAll(/^(?:import|export)\s[^;]*?from\s+'(\.[^']+)'/gms)].map((m) => m[1]),
+    ...[...text.matchAll(/import\('(\.[^']+)'\)/g)].map((m) => m[1]),
+  ];
+  return specs.map((s) => resolve(dirname(file), s).replace(/\.js$/, '.ts'));
+}
+
+/** Strongly connected groups of more than one file (Tarjan): each is an import circle. */
+function circles(graph: Map<string, string[]>): string[][] {
+  let index = 0;
+  const stack: string[] = [];
+  const idx = new Map<string, number>();
+  const low = new Map<string, number>();
+  const on = new Set<string>();
+  const found: string[][] = [];
+  const visit = (v: string): void => {
+    idx.set(v, index);
+    low.set(v, index++);
+    stack.push(v);
+    on.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!graph.has(w)) continue;
+      if (!idx.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (on.has(w)) low.set(v, Math.min(low.get(v)!, idx.get(w)!));
+    }
+    if (low.get(v) === idx.get(v)) {
+      const group: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        on.delete(w);
+        group.push(relative(ROOT, w));
+      } while (w !== v);
+      if (group.length > 1) found.push(group.sort());
+    }
+  };
+  for (const v of graph.keys()) if (!idx.has(v)) visit(v);
+  return found;
+}
+
+describe('the layout keeps its promises', () => {
+  const files = sources(SRC);
+  const graph = new Map(files.map((f) => [f, importsOf(f)]));
+
+  it('has no import circles among src/ files (static, type-only or dynamic imports)', () => {
+    expect(circles(graph)).toEqual([]);
+  });
+
+  it('no file in import/ or export/ imports cli/ or io/ drawing, or sets process-wide flags', () => {
+    const offenders: string[] = [];
+    for (const f of files) {
+      const rel = relative(SRC, f);
+      if (!/^(import|export)\//.test(rel)) continue;
+      for (const dep of graph.get(f)!) {
+        const d = relative(SRC, dep);
+        if (d.startsWith('cli/') || /^io\/(spinner|style|prompt)/.test(d)) offenders.push(`${rel} → ${d}`);
+      }
+      if (/setFlagsFromString|process\.exit|process\.exitCode/.test(readFileSync(f, 'utf8'))) offenders.push(`${rel} touches process flags`);
+    }
+    expect(offenders).toEqual([]);
+  });
+
+  it('the circle finder finds a circle when there is one', () => {
+    expect(circles(new Map([['/a', ['/b']], ['/b', ['/a']], ['/c', ['/a']]])).length).toBe(1);
+  });
+});
