@@ -60,6 +60,7 @@ function undoubleBackslashes(b: Buffer): Buffer {
  * Booleans come out as t/f, timestamps and jsonb in PostgreSQL's text form (as `psql \copy`
  * writes them); import reads both.
  */
+// Long on purpose: `parse` is the CSV-page export's byte loop, one closure over its per-field state.
 export function csvPageFormat(table: TableDef, columns: string[], nullToken: string | undefined): PageFormat<CsvPage> {
   const byName = new Map(table.columns.map((c) => [c.name, c]));
   const token = Buffer.from(csvCell(nullToken ?? DEFAULT_NULL_TOKEN));

@@ -66,13 +66,7 @@ export function isLoopback(host: string): boolean {
 /** Opens the store, builds the app and listens: the only code that touches sockets. */
 export async function startServer(opts: StartOptions = {}): Promise<RunningServer> {
   const host = opts.host ?? '127.0.0.1';
-  if (!opts.jwtSecret && !isLoopback(host)) {
-    throw new Error(
-      `refusing to listen on ${host} without authentication: give --jwt-secret (or CATALOG_JWT_SECRET), or listen on 127.0.0.1`,
-    );
-  }
-  const short = jwtSecretProblem(opts.jwtSecret);
-  if (short) throw new Error(short);
+  checkAuthentication(host, opts.jwtSecret);
   const ownsStore = !opts.store;
   // One process holds an embedded data directory: the lock is taken before any of its files is opened.
   const lock: DirLock | null = opts.dataDir && !opts.databaseUrl && ownsStore ? await acquireDirLock(opts.dataDir) : null;
@@ -104,16 +98,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     }
     void serveOne(app, req, res, baseOf(req), maxBodyBytes, opts.log, holderTag);
   });
-  // Requests node:http cannot parse (oversized headers, NUL bytes, bad framing) get a JSON answer instead of a bare status line.
-  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
-    if (!socket.writable || err.code === 'ECONNRESET') return void socket.destroy();
-    const [status, code, message, details] =
-      err.code === 'HPE_HEADER_OVERFLOW'
-        ? [431, 'PGRST431', 'Request Header Fields Too Large', `The request line and headers are larger than the maximum of ${opts.maxHeaderBytes ?? DEFAULT_MAX_HEADER} bytes.`]
-        : [400, 'PGRST400', 'Bad Request', `The request is not valid HTTP/1.1 (${err.code ?? 'parse error'}).`];
-    const body = JSON.stringify({ code, details, hint: null, message });
-    socket.end(`HTTP/1.1 ${status} ${message}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
-  });
+  server.on('clientError', answerClientError(opts.maxHeaderBytes ?? DEFAULT_MAX_HEADER));
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -145,6 +130,28 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     return closing;
   };
   return { url, store, server, close };
+}
+
+/** Refuses to start without authentication off loopback, or with a JWT secret PostgREST would refuse. */
+function checkAuthentication(host: string, jwtSecret: string | undefined): void {
+  if (!jwtSecret && !isLoopback(host)) {
+    throw new Error(`refusing to listen on ${host} without authentication: give --jwt-secret (or CATALOG_JWT_SECRET), or listen on 127.0.0.1`);
+  }
+  const short = jwtSecretProblem(jwtSecret);
+  if (short) throw new Error(short);
+}
+
+/** Requests node:http cannot parse (oversized headers, NUL bytes, bad framing) get a JSON answer instead of a bare status line. */
+function answerClientError(maxHeaderBytes: number) {
+  return (err: NodeJS.ErrnoException, socket: import('node:stream').Duplex): void => {
+    if (!socket.writable || err.code === 'ECONNRESET') return void socket.destroy();
+    const [status, code, message, details] =
+      err.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'PGRST431', 'Request Header Fields Too Large', `The request line and headers are larger than the maximum of ${maxHeaderBytes} bytes.`]
+        : [400, 'PGRST400', 'Bad Request', `The request is not valid HTTP/1.1 (${err.code ?? 'parse error'}).`];
+    const body = JSON.stringify({ code, details, hint: null, message });
+    socket.end(`HTTP/1.1 ${status} ${message}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  };
 }
 
 async function openStore(opts: StartOptions): Promise<Store> {

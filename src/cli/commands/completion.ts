@@ -83,6 +83,7 @@ const words = (xs: readonly string[]) => xs.map(q).join(' ');
  * mode line (`words`, `nospace`, `files` or `none`) and then one candidate per line. Only
  * portable constructs, so bash, zsh and sh (for fish) run the same code.
  */
+// Long because it is mostly the shell script it writes, not logic.
 export function posixFunctions(spec: CompletionSpec): string {
   const all = (c: CommandSpec): CommandSpec[] => [c, ...c.subcommands.flatMap(all)];
   const valueFlags = [...new Set(all(spec.root).flatMap((c) => c.flags.filter((f) => f.takesValue).flatMap((f) => f.names)))].sort();

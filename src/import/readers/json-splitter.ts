@@ -49,7 +49,7 @@ export class JsonArraySplitter {
   /** `maxElement`: the longest element taken (characters); a longer one throws. */
   constructor(private readonly maxElement = Infinity) {}
 
-  /** Feeds the next chunk of text; returns the elements completed by it. */
+  /** Feeds the next chunk of text; returns the elements completed by it. (One loop over every character: the JSON reader's hot path, kept whole.) */
   push(chunk: string): JsonElement[] {
     const out: JsonElement[] = [];
     let start = this.collecting ? 0 : -1;
