@@ -120,6 +120,14 @@ try {
   }
 
   if (o.only.includes('coldstart')) await coldStart(ctx);
+  if (o.only.includes('xlsx')) {
+    const { xlsxSize } = await import('./scenarios/xlsx.js');
+    for (const n of o.rows.filter((x) => x <= 100_000)) await xlsxSize(ctx, n);
+  }
+  if (o.only.includes('hostile')) {
+    const { hostile } = await import('./scenarios/hostile.js');
+    await hostile(ctx);
+  }
 } catch (err) {
   log(`bench aborted: ${err.stack ?? err.message}`);
   process.exitCode = 1;

@@ -221,6 +221,25 @@ export function buildRows(R, o) {
       rows.push(absolute({ scenario: `start-up: ${what} (\`labels list\`)`, store: 'PGlite', r, text: r?.value ? fmtMs(r.value) : '', bound: boundMs, unitText: fmtMs(boundMs) }));
     }
   }
+  if (on('xlsx')) {
+    for (const n of o.rows.filter((x) => x <= 100_000)) {
+      for (const k of ['import', 'export']) {
+        const r = R.get(`xlsx.${k}.${n}`);
+        const rss = R.get(`xlsx.${k}.rss.${n}`);
+        rows.push(absolute({ scenario: `xlsx ${k} ${fmtRows(n)} rows (releases, 5 columns)`, store: 'PGlite', r, text: r?.value ? `${timeRate(r, n)}, peak RSS ${rss?.value ? `${rss.value.toFixed(0)} MB` : 'n/a'}` : '' }));
+      }
+    }
+  }
+
+  if (on('hostile')) {
+    const g = R.get('hostile.unread.growth');
+    const idle = R.get('hostile.unread.idle');
+    const peak = R.get('hostile.unread.peak');
+    rows.push(absolute({ scenario: '8 anonymous 60 MB POSTs with --jwt-secret: service RSS growth (idle → peak)', store: 'PGlite', r: g, text: g?.value !== undefined ? `+${g.value.toFixed(0)} MB (${idle?.value?.toFixed(0)} → ${peak?.value?.toFixed(0)} MB)` : '', bound: 100, unitText: '100 MB' }));
+    const w = R.get('hostile.wait.max');
+    const write = R.get('hostile.wait.write');
+    rows.push(absolute({ scenario: 'readers during one large write (the embedded limit, ≈7.5 MB): longest wait', store: 'PGlite', r: w, text: w?.value !== undefined ? `${fmtMs(w.value)} (the write took ${fmtMs(write?.value ?? 0)})` : '' }));
+  }
   return rows;
 }
 
