@@ -74,7 +74,7 @@ export interface ContextDeps {
   transport?: Transport;
 }
 
-const DEFAULT_SERVE_URL = 'http://127.0.0.1:3000';
+export const DEFAULT_SERVE_URL = 'http://127.0.0.1:3000';
 
 /**
  * Everything a command needs: IO with terminal flags, environment, paths, clock, prompts, the
@@ -211,6 +211,11 @@ export class Context {
     const control = await this.serverControl();
     if (this.dryRun) {
       const lock = control.readServeLock(dataDir);
+      if (!lock) {
+        await this.note(
+          `nothing serves the embedded catalog in ${dataDir} now: these requests are for \`catalog serve\` at ${DEFAULT_SERVE_URL} (start it to send them), or give --url`,
+        );
+      }
       const url = lock?.url ?? DEFAULT_SERVE_URL;
       return { url, client: makeClient(url) };
     }
@@ -268,6 +273,14 @@ export class Context {
     this.lastClosers.push(() => server.close());
     this.embedded = server.url;
     return server.url;
+  }
+
+  /**
+   * Whether this command serves the embedded catalog itself, on a temporary port for its own
+   * lifetime (then addresses it reports, such as the root description's host, are not ones to keep).
+   */
+  servesEmbeddedItself(): boolean {
+    return this.embedded !== null;
   }
 
   /** The request timeout from `--timeout` or CATALOG_TIMEOUT (seconds), or undefined for the client's default. */

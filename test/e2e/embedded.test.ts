@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/stores.js';
@@ -41,7 +41,15 @@ describe('the embedded default (no --url)', () => {
     const r = await catalog(['--dry-run', 'labels', 'list', '--where', 'name=x'], { env: { CATALOG_DATA: data } });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe("curl -X GET 'http://127.0.0.1:3000/labels?name=eq.x' -H 'accept: application/json'\n");
-    expect(r.stderr).toBe('');
+    // issue 17: it says that nothing serves the catalog now and what the requests are for (was: nothing on stderr)
+    expect(r.stderr).toMatch(/^nothing serves the embedded catalog in \S+ now: these requests are for `catalog serve` at http:\/\/127\.0\.0\.1:3000/);
+    expect(existsSync(data)).toBe(false);
+  });
+
+  it('catalog schema on the embedded catalog reports the address catalog serve gives it, not its temporary port', async () => {
+    const r = await catalog(['schema'], { env: { CATALOG_DATA: tempDir('schema-') } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).host).toBe('127.0.0.1:3000');
   });
 });
 

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { isFormat } from '../../format/types.js';
-import type { Context } from '../context.js';
+import { type Context, DEFAULT_SERVE_URL } from '../context.js';
 import { UsageError } from '../errors.js';
 import { examples } from './shared.js';
 
@@ -32,7 +32,10 @@ export async function runSchema(opts: SchemaOptions, ctx: Context): Promise<void
   const format = opts.format ?? (opts.file && /\.ya?ml$/i.test(opts.file) ? 'yaml' : 'json');
   if (format !== 'json' && format !== 'yaml') throw new UsageError(`--format must be json or yaml, not '${format}'`);
   const accept = format === 'yaml' ? 'application/yaml, application/openapi+json;q=0.5' : 'application/openapi+json, application/json;q=0.9';
-  const res = await ctx.send({ method: 'GET', path: '/', headers: { accept } });
+  await ctx.endpoint();
+  // Served by this command on a temporary port: describe the address `catalog serve` gives it by default.
+  const host: Record<string, string> = ctx.servesEmbeddedItself() ? { host: DEFAULT_SERVE_URL.replace(/^https?:\/\//, '') } : {};
+  const res = await ctx.send({ method: 'GET', path: '/', headers: { accept, ...host } });
   if (!res) return;
   let text = res.body;
   const isYaml = /yaml/i.test(res.headers['content-type'] ?? '');
