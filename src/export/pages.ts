@@ -99,8 +99,26 @@ export function exportOrder(table: TableDef, query: Query): Query['order'] {
     : [...query.order, { path: [], terms: tiebreak }];
 }
 
-/** The page loop of exportPages for any page format. */
-export async function* pagesOf<T>(opts: PageOptions, format: PageFormat<T>): AsyncGenerator<T> {
+/** A page request on its way: how many rows it is for, and whether its first row repeats the last one before it. */
+interface InFlight<T> {
+  want: number;
+  overlap: boolean;
+  result: Promise<{ page: T; count: number; lastKey: unknown; firstKey?: unknown }>;
+}
+
+/** Where the page loop stands: rows handed out so far, and the key of the last one. */
+interface PageState {
+  read: number;
+  lastKey: unknown;
+}
+
+/**
+ * The page requests of one export: `request(start)` asks for the rows from `start` on (null past
+ * the limit). Keyset paging (by the primary key, when the user gave no order or offset) asks
+ * after the last key handed out; a page further ahead starts one row before its first row, so
+ * that row must come back as the key it follows, or rows moved in between.
+ */
+function pageRequester<T>(opts: PageOptions, format: PageFormat<T>, state: PageState) {
   const { table, query } = opts;
   const pageSize = Math.max(1, opts.pageSize ?? DEFAULT_PAGE);
   const root = query.page.find((p) => p.path.length === 0);
@@ -112,27 +130,16 @@ export async function* pagesOf<T>(opts: PageOptions, format: PageFormat<T>): Asy
   const keyset = Boolean(pk) && !userOrder && offset0 === 0;
   // keyset needs the key in every row; strip it again if the user did not select it
   const addKey = pagingAddsKey(table, query);
-  const select: SelectItem[] | undefined = addKey
-    ? [...(query.select ?? []), { type: 'field', field: { name: pk!, jsonPath: [] } }]
-    : query.select;
+  const select: SelectItem[] | undefined = addKey ? [...(query.select ?? []), { type: 'field', field: { name: pk!, jsonPath: [] } }] : query.select;
   const order = exportOrder(table, query);
-
-  type Parsed = { page: T; count: number; lastKey: unknown; firstKey?: unknown };
-  /** A request on its way: how many rows it is for, and whether its first row repeats the last one before them. */
-  type InFlight = { want: number; overlap: boolean; result: Promise<Parsed> };
-  // rows handed out so far, and the key of the last one
-  let read = 0;
-  let lastKey: unknown = null;
-  const request = (start: number): InFlight | null => {
+  const request = (start: number): InFlight<T> | null => {
     if (limit !== undefined && start >= limit) return null;
     const want = limit === undefined ? pageSize : Math.min(pageSize, limit - start);
-    // keyset: after the last key handed out; a page further ahead starts one row before its first
-    // row (offset), so that row must come back as the key it follows, or rows moved in between
-    const skip = start - read;
+    const skip = start - state.read;
     const overlap = keyset && skip > 0;
     const where: WhereClause[] =
-      keyset && lastKey !== null
-        ? [...query.where, { path: [], condition: { kind: 'filter', field: { name: pk!, jsonPath: [] }, negated: false, op: 'gt', value: String(lastKey) } }]
+      keyset && state.lastKey !== null
+        ? [...query.where, { path: [], condition: { kind: 'filter', field: { name: pk!, jsonPath: [] }, negated: false, op: 'gt', value: String(state.lastKey) } }]
         : query.where;
     const range = keyset ? (overlap ? { limit: want + 1, offset: skip - 1 } : { limit: want }) : { limit: want, offset: offset0 + start };
     const q: Query = { ...query, select, where, order, page: [...page, { path: [], ...range }] };
@@ -145,11 +152,18 @@ export async function* pagesOf<T>(opts: PageOptions, format: PageFormat<T>): Asy
     });
     return { want, overlap, result };
   };
+  return { request, keyset };
+}
+
+/** The page loop of exportPages for any page format. */
+export async function* pagesOf<T>(opts: PageOptions, format: PageFormat<T>): AsyncGenerator<T> {
+  const state: PageState = { read: 0, lastKey: null };
+  const { request, keyset } = pageRequester(opts, format, state);
   // AHEAD pages on their way while this one is written out; one after a page came back short
   // (the server's db-max-rows, or the end) or out of step (rows written meanwhile)
   let ahead = AHEAD;
   let next = 0;
-  const inFlight: InFlight[] = [];
+  const inFlight: InFlight<T>[] = [];
   const fill = () => {
     while (inFlight.length < ahead) {
       const f = request(next);
@@ -160,7 +174,7 @@ export async function* pagesOf<T>(opts: PageOptions, format: PageFormat<T>): Asy
   };
   const drop = () => {
     for (const f of inFlight.splice(0)) f.result.catch(() => {});
-    next = read;
+    next = state.read;
   };
   for (;;) {
     fill();
@@ -171,7 +185,7 @@ export async function* pagesOf<T>(opts: PageOptions, format: PageFormat<T>): Asy
       drop();
       return;
     }
-    let parsed: Parsed;
+    let parsed: Awaited<InFlight<T>['result']>;
     try {
       parsed = await head.result;
     } catch (err) {
@@ -179,7 +193,7 @@ export async function* pagesOf<T>(opts: PageOptions, format: PageFormat<T>): Asy
       throw err;
     }
     const { page: rows, count, lastKey: last, firstKey } = parsed;
-    if (head.overlap && (firstKey === undefined || String(firstKey) !== String(lastKey))) {
+    if (head.overlap && (firstKey === undefined || String(firstKey) !== String(state.lastKey))) {
       drop();
       ahead = 1;
       continue;
@@ -188,8 +202,8 @@ export async function* pagesOf<T>(opts: PageOptions, format: PageFormat<T>): Asy
       drop();
       return;
     }
-    read += count;
-    lastKey = keyset ? last : null;
+    state.read += count;
+    state.lastKey = keyset ? last : null;
     // a short page may only mean the server caps rows per response (db-max-rows): stop on an empty one
     if (count < head.want) {
       drop();
@@ -204,6 +218,6 @@ export async function* pagesOf<T>(opts: PageOptions, format: PageFormat<T>): Asy
       // the consumer stopped early (or failed): the pages in flight are not wanted
       if (!resumed) drop();
     }
-    opts.onPage?.(read);
+    opts.onPage?.(state.read);
   }
 }
