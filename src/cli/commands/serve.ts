@@ -90,8 +90,10 @@ export async function runServe(opts: ServeOptions, ctx: Context): Promise<void> 
       return;
     }
     const handle = await cluster.startCluster(startOptions, workers);
+    // Listening for the signal before saying where it serves: a SIGTERM right after must stop it cleanly.
+    const stopping = ctx.waitForSignal();
     await ctx.io.stderr.write(`Serving the catalog at ${handle.url} with ${workers} workers (PostgreSQL). Press Ctrl-C to stop.\n`);
-    const signal = await ctx.waitForSignal();
+    const signal = await stopping;
     await ctx.note(`${signal}: stopping`);
     await handle.close();
     return;
@@ -102,8 +104,9 @@ export async function runServe(opts: ServeOptions, ctx: Context): Promise<void> 
     if (/^refusing|already served|is held by/.test(err.message)) throw new UsageError(err.message, 'one process holds an embedded catalog: stop that one, or give this one another --data');
     throw err;
   });
+  const stopping = ctx.waitForSignal();
   await ctx.io.stderr.write(`Serving the catalog at ${server.url} (${databaseUrl ? 'PostgreSQL' : `data in ${dataDir}`}). Press Ctrl-C to stop.\n`);
-  const signal = await ctx.waitForSignal();
+  const signal = await stopping;
   await ctx.note(`${signal}: stopping`);
   await server.close();
 }
