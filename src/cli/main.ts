@@ -17,7 +17,7 @@ import { guide } from './guide.js';
 export { systemContext } from './context.js';
 
 const ROOT_HELP = `
-Each collection has: list, get, add, update, remove, describe, import, export
+Each collection has: list, get, add, update, remove, describe, import, export, count
 (catalog <collection> <command> --help shows examples).
 
 Exit codes:

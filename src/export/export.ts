@@ -29,6 +29,7 @@ export function selectedColumns(items: SelectItem[] | undefined, table: TableDef
   for (const i of items) {
     if (i.type === 'star') out.push(...table.columns.map((c) => c.name));
     else if (i.type === 'field') out.push(i.alias ?? (i.field.jsonPath.length ? i.field.jsonPath[i.field.jsonPath.length - 1].key : i.field.name));
+    else if (i.type === 'aggregate') out.push(i.alias ?? i.fn);
     else if (!i.spread) out.push(i.alias ?? i.relation);
   }
   return [...new Set(out)];

@@ -117,6 +117,11 @@ function compileSelectItem(item: SelectItem): string {
     const alias = item.alias === undefined ? '' : `${compileName(item.alias)}:`;
     return alias + compileField(item.field, true) + (item.cast === undefined ? '' : `::${item.cast}`);
   }
+  if (item.type === 'aggregate') {
+    const alias = item.alias === undefined ? '' : `${compileName(item.alias)}:`;
+    const target = item.field === undefined ? '' : `${compileField(item.field, true)}${item.fieldCast === undefined ? '' : `::${item.fieldCast}`}.`;
+    return `${alias}${target}${item.fn}()${item.cast === undefined ? '' : `::${item.cast}`}`;
+  }
   let s = item.spread ? '...' : item.alias === undefined ? '' : `${compileName(item.alias)}:`;
   s += compileName(item.relation);
   if (item.hint !== undefined) s += `!${/^(left|inner)/.test(item.hint) ? quote(item.hint) : compileName(item.hint)}`;

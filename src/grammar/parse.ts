@@ -10,10 +10,7 @@ import {
   type Parser,
 } from './parsec.js';
 import { splitQuery, type RawParam } from './query-string.js';
-import type {
-  Condition, FieldRef, Filter, FilterOp, JsonPathStep, OrderClause, OrderTerm, PageClause, Query, SelectEmbed, SelectItem,
-  WhereClause,
-} from './types.js';
+import type { AggregateFn, Condition, FieldRef, Filter, FilterOp, JsonPathStep, OrderClause, OrderTerm, PageClause, Query, SelectAggregate, SelectEmbed, SelectItem, WhereClause } from './types.js';
 
 // ---------------------------------------------------------------------------------------------
 // Lexical pieces
@@ -167,8 +164,7 @@ const pLogicPath: Parser<{ path: string[]; op: string }> = map(sepBy1(pFieldName
 // ---------------------------------------------------------------------------------------------
 // select
 
-const AGGREGATE = { type: 'aggregate' } as const;
-type RawSelectItem = SelectItem | typeof AGGREGATE;
+type RawSelectItem = SelectItem;
 
 const aliasSeparator = left(char(':'), notFollowedBy(char(':')));
 const pAlias = optionMaybe(attempt(left(pFieldName, aliasSeparator)));
@@ -208,11 +204,11 @@ const pCast = right(string('::'), pIdentifier);
 const pAggregation = alt(string('sum'), string('avg'), string('count'), attempt(string('max')), attempt(string('min')));
 const pFieldSelect: Parser<RawSelectItem> = lexeme(alt<RawSelectItem>(
   attempt(left(map(string('*'), () => ({ type: 'star' as const })), pSelectEnd)),
-  attempt(right(pAlias, right(string('count()'), right(optionMaybe(pCast), map(pSelectEnd, () => AGGREGATE))))),
+  attempt(bind(pAlias, (alias) => right(string('count()'), bind(optionMaybe(pCast), (cast) => map(pSelectEnd, () => aggregateItem('count', undefined, alias, undefined, cast)))))),
   bind(pAlias, (alias) => bind(pField, (field) => bind(optionMaybe(pCast), (cast) =>
     bind(optionMaybe(attempt(left(right(char('.'), pAggregation), string('()')))), (agg) =>
-      right(optionMaybe(pCast), map(pSelectEnd, (): RawSelectItem => {
-        if (agg !== undefined) return AGGREGATE;
+      bind(optionMaybe(pCast), (after) => map(pSelectEnd, (): RawSelectItem => {
+        if (agg !== undefined) return aggregateItem(agg as AggregateFn, field, alias, cast, after);
         const item: SelectItem = { type: 'field', field };
         if (alias !== undefined) item.alias = alias;
         if (cast !== undefined) item.cast = cast;
@@ -229,15 +225,26 @@ const pFieldTree: Parser<RawSelectItem> = alt<RawSelectItem>(
   pFieldSelect,
 );
 
-/** Strip the aggregate markers, reporting whether there were any. */
+function aggregateItem(fn: AggregateFn, field: FieldRef | undefined, alias: string | undefined, fieldCast: string | undefined, cast: string | undefined): SelectAggregate {
+  const item: SelectAggregate = { type: 'aggregate', fn };
+  if (field !== undefined) item.field = field;
+  if (alias !== undefined) item.alias = alias;
+  if (fieldCast !== undefined) item.fieldCast = fieldCast;
+  if (cast !== undefined) item.cast = cast;
+  return item;
+}
+
+/** The select items, and whether any of them (at any level) is an aggregate. */
 function cleanSelect(items: RawSelectItem[]): { items: SelectItem[]; aggregates: boolean } {
   let aggregates = false;
-  const walk = (xs: RawSelectItem[]): SelectItem[] => xs.flatMap((x): SelectItem[] => {
-    if (x.type === 'aggregate') { aggregates = true; return []; }
-    if (x.type === 'embed') return [{ ...x, select: walk(x.select as RawSelectItem[]) }];
-    return [x];
-  });
-  return { items: walk(items), aggregates };
+  const walk = (xs: SelectItem[]): void => {
+    for (const x of xs) {
+      if (x.type === 'aggregate') aggregates = true;
+      else if (x.type === 'embed') walk(x.select);
+    }
+  };
+  walk(items);
+  return { items, aggregates };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -320,9 +327,9 @@ function parseSelectRaw(text: string): { items: SelectItem[]; aggregates: boolea
  * Parse a `select` value.
  * @example parseSelect('id,label:labels!inner(name)') // [{type:'field',…}, {type:'embed', relation:'labels', alias:'label', join:'inner', …}]
  */
-export function parseSelect(text: string): SelectItem[] {
+export function parseSelect(text: string, opts: { aggregates?: boolean } = {}): SelectItem[] {
   const { items, aggregates } = parseSelectRaw(text);
-  if (aggregates) throw aggregatesNotAllowed();
+  if (aggregates && !opts.aggregates) throw aggregatesNotAllowed();
   return items;
 }
 
@@ -416,7 +423,7 @@ export function isReservedKey(key: string): boolean {
  * Errors are thrown in PostgREST's order: order, logic trees, columns, select, filters, on_conflict.
  * @example parseQuery('select=id&release_date=gte.2000-01-01&order=id.desc&limit=10')
  */
-export function parseQuery(search: string): Query {
+export function parseQuery(search: string, opts: { aggregates?: boolean } = {}): Query {
   const params = splitQuery(search);
   const lookup = (name: string): string | undefined => {
     const p = params.find((x) => x.key === name);
@@ -446,7 +453,7 @@ export function parseQuery(search: string): Query {
   const onConflict = onConflictText === undefined ? undefined : parseOnConflict(onConflictText);
 
   const page = parsePages(ending('limit', 'offset'));
-  if (select?.aggregates) throw aggregatesNotAllowed();
+  if (select?.aggregates && !opts.aggregates) throw aggregatesNotAllowed();
 
   const q: Query = {
     where: where.sort((a, b) => a.index - b.index).map((w) => w.clause),

@@ -87,7 +87,25 @@ export interface SelectEmbed {
   select: SelectItem[];
 }
 
-export type SelectItem = SelectStar | SelectField | SelectEmbed;
+/** The aggregate functions of PostgREST 12 (`count()`, `col.sum()`, …; db-aggregates-enabled). */
+export type AggregateFn = 'count' | 'sum' | 'avg' | 'max' | 'min';
+
+/**
+ * `alias:count()::cast`, `alias:field::fieldCast.sum()::cast`: an aggregate over the rows, grouped
+ * by the other fields of the same level. `field` is absent for `count()`.
+ */
+export interface SelectAggregate {
+  type: 'aggregate';
+  fn: AggregateFn;
+  field?: FieldRef;
+  alias?: string;
+  /** Cast of the field before aggregating (`col::int.sum()`). */
+  fieldCast?: string;
+  /** Cast of the result (`col.sum()::int`). */
+  cast?: string;
+}
+
+export type SelectItem = SelectStar | SelectField | SelectEmbed | SelectAggregate;
 
 /** `field[.asc|.desc][.nullsfirst|.nullslast]` or `relation(field)...` for a to-one embed. */
 export interface OrderTerm {

@@ -18,6 +18,11 @@ export interface AppOptions {
   maxRows?: number;
   /** When set, responses carry `Server: postgrest/<version>`. */
   serverVersion?: string;
+  /**
+   * PostgREST's db-aggregates-enabled (default off, as in PostgREST): `select=genre,count()` groups
+   * by the other selected fields. `catalog serve` and the embedded catalog turn it on.
+   */
+  aggregates?: boolean;
   /** Where unexpected errors are logged (default: console.error). */
   log?: (line: string) => void;
 }
@@ -44,7 +49,7 @@ export function createApp(opts: AppOptions): App {
   const { store } = opts;
   const schema = store.schema;
   const log = opts.log ?? ((line: string) => console.error(line));
-  const requestOptions = { schema, maxBodyBytes: opts.maxBodyBytes ?? defaultMaxBody(store.kind), jwtSecret: opts.jwtSecret };
+  const requestOptions = { schema, maxBodyBytes: opts.maxBodyBytes ?? defaultMaxBody(store.kind), jwtSecret: opts.jwtSecret, aggregates: opts.aggregates };
 
   async function answer(req: Incoming): Promise<Reply> {
     const request = await parseRequest(req, requestOptions);

@@ -27,6 +27,8 @@ export interface StartOptions {
   maxHeaderBytes?: number;
   maxRows?: number;
   statementTimeoutMs?: number;
+  /** Aggregates in `select` (PostgREST's db-aggregates-enabled); default on. */
+  aggregates?: boolean;
   /** Use this store instead of opening one (tests). The server does not close it. */
   store?: Store;
   log?: (line: string) => void;
@@ -80,7 +82,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   const holderTag = lock ? directoryTag(opts.dataDir!) : null;
   const { createApp } = await import('./app.js');
   const maxBodyBytes = opts.maxBodyBytes ?? defaultMaxBody(store.kind);
-  const app = createApp({ store, jwtSecret: opts.jwtSecret, maxBodyBytes, maxRows: opts.maxRows });
+  const app = createApp({ store, jwtSecret: opts.jwtSecret, maxBodyBytes, maxRows: opts.maxRows, aggregates: opts.aggregates ?? true });
 
   let inFlight = 0;
   let drained: (() => void) | null = null;

@@ -2,11 +2,13 @@ import type {
   Condition,
   FieldRef,
   Filter,
+  AggregateFn,
   JsonPathStep,
   OrderTerm,
   Preferences,
   Query,
   RangeHeader,
+  SelectAggregate,
   SelectEmbed,
   SelectItem,
   WhereClause,
@@ -32,6 +34,8 @@ export interface ColumnRef {
 
 export type OutItem =
   | { kind: 'column'; key: string; ref: ColumnRef; cast?: string }
+  /** An aggregate over the level's rows (`ref` null for `count()`), grouped by its column items. */
+  | { kind: 'aggregate'; key: string; fn: AggregateFn; ref: ColumnRef | null; fieldCast?: string; cast?: string }
   | { kind: 'embed'; key: string; embed: EmbedNode }
   | { kind: 'spread'; embed: EmbedNode };
 
@@ -175,6 +179,8 @@ function planLevel(table: TableDef, select: SelectItem[] | undefined, aliases: A
         throw new ApiError(400, '42704', `type "${item.cast}" does not exist`);
       }
       node.items.push({ kind: 'column', key: keyOf(item.field, item.alias), ref: resolveRef(table, item.field), ...(item.cast ? { cast: item.cast } : {}) });
+    } else if (item.type === 'aggregate') {
+      node.items.push(planAggregate(table, item));
     } else {
       const embed = planEmbed(table, item, aliases, schema);
       node.embeds.push(embed);
@@ -183,7 +189,28 @@ function planLevel(table: TableDef, select: SelectItem[] | undefined, aliases: A
       else if (item.select.length > 0) node.items.push({ kind: 'embed', key: embed.key, embed });
     }
   }
+  if (node.items.some((i) => i.kind === 'aggregate') && node.items.some((i) => i.kind === 'embed' || i.kind === 'spread')) {
+    throw new ApiError(400, 'PGRST123', 'Aggregates cannot be combined with embedded resources on the same level here', {
+      hint: 'aggregate inside the embed instead, e.g. select=name,releases(count())',
+    });
+  }
   return node;
+}
+
+/** An aggregate select item, its field and casts checked. */
+function planAggregate(table: TableDef, item: SelectAggregate): OutItem {
+  for (const c of [item.fieldCast, item.cast]) {
+    if (c !== undefined && !CAST_NAME.test(c)) throw new ApiError(400, '42704', `type "${c}" does not exist`);
+  }
+  const ref = item.field ? resolveRef(table, item.field) : null;
+  return {
+    kind: 'aggregate',
+    key: item.alias ?? item.fn,
+    fn: item.fn,
+    ref,
+    ...(item.fieldCast ? { fieldCast: item.fieldCast } : {}),
+    ...(item.cast ? { cast: item.cast } : {}),
+  };
 }
 
 /** Finds the one relationship an embed means (by table or FK column, narrowed by the hint). */

@@ -45,6 +45,8 @@ export interface RequestOptions {
   schema: string;
   maxBodyBytes: number;
   jwtSecret?: string;
+  /** PostgREST's db-aggregates-enabled: `count()`, `col.sum()` … in `select` (else PGRST123). */
+  aggregates?: boolean;
 }
 
 const TABLE_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
@@ -128,7 +130,7 @@ export async function parseRequest(req: Incoming, opts: RequestOptions): Promise
     return { kind: 'options', allow: TABLE_ALLOW };
   }
   const search = url.search.startsWith('?') ? url.search.slice(1) : url.search;
-  const query = parseQuery(search);
+  const query = parseQuery(search, { aggregates: opts.aggregates });
   const prefs = parsePrefer(req.header('prefer'));
   const range = method === 'GET' ? parseRange(req.header('range')) : null;
   checkPaging(method as TableMethod, query, range);

@@ -189,6 +189,11 @@ function itemExprs(node: ReadNode, item: OutItem, p: Params): Array<[string, str
     const e = refExpr(node.alias, item.ref, p);
     return [[item.key, item.cast !== undefined ? `(${e})${castSuffix(item.cast)}` : e]];
   }
+  if (item.kind === 'aggregate') {
+    const arg = item.ref === null ? '*' : `(${refExpr(node.alias, item.ref, p)})${item.fieldCast !== undefined ? castSuffix(item.fieldCast) : ''}`;
+    const e = `${item.fn}(${arg})`;
+    return [[item.key, item.cast !== undefined ? `(${e})${castSuffix(item.cast)}` : e]];
+  }
   if (item.kind === 'embed') {
     const e = item.embed;
     return [[item.key, e.toOne ? `${e.lateral}."_b"` : `coalesce(${e.lateral}."_b", '[]'::json)`]];
@@ -245,10 +250,20 @@ function whereSql(node: ReadNode, extra: string[], ctx: BuildCtx): string {
   return conds.length ? ` WHERE ${conds.map((c) => `(${c})`).join(' AND ')}` : '';
 }
 
-/** `FROM … LEFT JOIN LATERAL … WHERE … ORDER BY … LIMIT … OFFSET …` of one level. */
+/**
+ * `GROUP BY` of a level with aggregates: its other column items, as PostgREST groups them
+ * (db-aggregates-enabled). Empty when the level has no aggregate.
+ */
+function groupSql(node: ReadNode, p: Params): string {
+  if (!node.items.some((i) => i.kind === 'aggregate')) return '';
+  const keys = node.items.flatMap((i) => (i.kind === 'column' ? itemExprs(node, i, p).map(([, e]) => e) : []));
+  return keys.length ? ` GROUP BY ${keys.join(', ')}` : '';
+}
+
+/** `FROM … LEFT JOIN LATERAL … WHERE … GROUP BY … ORDER BY … LIMIT … OFFSET …` of one level. */
 function levelTail(node: ReadNode, from: string, extra: string[], ctx: BuildCtx, ordered = true): string {
   const order = ordered && !ctx.lean ? orderSql(node.alias, node.order, ctx.p) : '';
-  return ` FROM ${from}${lateralsSql(node, ctx)}${whereSql(node, extra, ctx)}${order}${pageSql(node.limit, node.offset, ctx.p)}`;
+  return ` FROM ${from}${lateralsSql(node, ctx)}${whereSql(node, extra, ctx)}${groupSql(node, ctx.p)}${order}${pageSql(node.limit, node.offset, ctx.p)}`;
 }
 
 function lateralSql(e: EmbedNode, parentAlias: string, ctx: BuildCtx): string {
@@ -303,13 +318,20 @@ function countQuery(plan: ReadPlan, schema: string, p: Params, what: string): st
   return `SELECT ${what} FROM ${from}${lateralsSql(root, ctx)}${whereSql(root, [], ctx)}`;
 }
 
+/** The exact count of a read: its rows, or with aggregates its groups. */
+function totalQuery(plan: ReadPlan, schema: string, p: Params): string {
+  if (!plan.root.items.some((i) => i.kind === 'aggregate')) return countQuery(plan, schema, p, 'count(*)');
+  const inner = countQuery(plan, schema, p, '1');
+  return `SELECT count(*) FROM (${inner}${groupSql(plan.root, p)}) AS _g`;
+}
+
 /**
  * A read as one statement returning one row: `total` (count or null), `n` (rows in the page) and
  * `body` (the response body text).
  */
 export function buildRead(plan: ReadPlan, schema: string, format: BodyFormat): Statement {
   const p = new Params();
-  const total = plan.count === 'exact' || plan.count === 'estimated' ? `(${countQuery(plan, schema, p, 'count(*)')})` : 'NULL::bigint';
+  const total = plan.count === 'exact' || plan.count === 'estimated' ? `(${totalQuery(plan, schema, p)})` : 'NULL::bigint';
   const ctx: BuildCtx = { schema, p, lean: false };
   const root = plan.root;
   const from = `${tableRef(schema, root.table)} AS ${root.alias}`;

@@ -47,7 +47,7 @@ describe('catalog completion bash', () => {
   });
 
   it('completes verbs after a collection, also behind global flags', () => {
-    expect(bashComplete(['catalog', 'releases', ''])).toEqual(['list', 'get', 'add', 'update', 'remove', 'describe', 'import', 'export']);
+    expect(bashComplete(['catalog', 'releases', ''])).toEqual(['list', 'get', 'add', 'update', 'remove', 'describe', 'import', 'export', 'count']); // count: issue 17
     expect(bashComplete(['catalog', '--url', 'http://x', '-o', 'json', 'labels', 'up'])).toEqual(['update']);
   });
 

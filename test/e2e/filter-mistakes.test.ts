@@ -101,3 +101,25 @@ describe('a short-form filter on an embedded field filters the parent rows', () 
     expect(JSON.parse(left.stdout)).toHaveLength(all.length);
   });
 });
+
+describe('counts per value in one command', () => {
+  it('tracks count, count --by genre (most first), and --select genre,count() on list', async () => {
+    const env = { CATALOG_DATA: tempDir('count-') };
+    expect((await catalog(['seed'], { env })).code).toBe(0);
+    const total = await catalog(['tracks', 'count'], { env });
+    expect([total.code, total.stdout]).toEqual([0, '200\n']);
+    const by = await catalog(['tracks', 'count', '--by', 'genre', '-o', 'json'], { env });
+    expect(by.code, by.stderr).toBe(0);
+    const rows = JSON.parse(by.stdout) as Array<{ genre: string; count: number }>;
+    expect(rows.reduce((n, r) => n + r.count, 0)).toBe(200);
+    for (let i = 1; i < rows.length; i++) expect(rows[i - 1].count).toBeGreaterThanOrEqual(rows[i].count);
+    const listed = await catalog(['tracks', 'list', '--select', 'genre,count()', '-o', 'json'], { env });
+    const same = Object.fromEntries((JSON.parse(listed.stdout) as Array<{ genre: string; count: number }>).map((r) => [r.genre, r.count]));
+    expect(same).toEqual(Object.fromEntries(rows.map((r) => [r.genre, r.count])));
+    const filtered = await catalog(['tracks', 'count', '--where', `genre=${rows[0].genre}`], { env });
+    expect(filtered.stdout).toBe(`${rows[0].count}\n`);
+    const typo = await catalog(['tracks', 'count', '--by', 'genr'], { env });
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toMatch(/did you mean 'genre'/);
+  });
+});

@@ -65,7 +65,7 @@ export async function send(app: App, method: string, path: string, opts: { heade
 }
 
 /** An app over a store, with unexpected errors collected instead of printed. */
-export function appFor(store: Store, extra: { maxBodyBytes?: number; maxRows?: number } = {}): App & { logged: string[] } {
+export function appFor(store: Store, extra: { maxBodyBytes?: number; maxRows?: number; aggregates?: boolean } = {}): App & { logged: string[] } {
   const logged: string[] = [];
   const app = createApp({ store, log: (l) => logged.push(l), ...extra });
   return Object.assign(app, { logged });

@@ -28,6 +28,7 @@ export const VERBS: ReadonlyArray<{ name: string; aliases: readonly string[]; lo
   { name: 'describe', aliases: [], load: async () => (await import('./describe.js')).defineDescribe },
   { name: 'import', aliases: [], load: async () => (await import('./import.js')).defineImport },
   { name: 'export', aliases: [], load: async () => (await import('./export.js')).defineExport },
+  { name: 'count', aliases: [], load: async () => (await import('./count.js')).defineCount },
 ];
 
 /** The verb a word names (its name or an alias), or undefined. */

@@ -55,7 +55,7 @@ export function examples(cmd: Command, lines: string[]): Command {
 
 /** What `catalog --help` says of a collection. */
 export function collectionDescription(table: { name: string }): string {
-  return `${table.name[0].toUpperCase()}${table.name.slice(1)}: list, get, add, update, remove, describe, import, export`;
+  return `${table.name[0].toUpperCase()}${table.name.slice(1)}: list, get, add, update, remove, describe, import, export, count`;
 }
 
 /** The `/collection` path of a table. */

@@ -125,7 +125,8 @@ export function parseFilters(where: readonly string[] = [], or: readonly string[
 
 /** The flags of list/export as a checked query model. */
 export function buildReadQuery(flags: ReadFlags, table: TableInfo, schema: SchemaModel, removed: readonly string[] = [], now = Date.now()): Query {
-  const select = flags.select !== undefined && flags.select.trim() !== '' ? parseFlag('--select', flags.select, parseSelect) : undefined;
+  // aggregates (`genre,count()`) are PostgREST 12's; a service without them answers PGRST123
+  const select = flags.select !== undefined && flags.select.trim() !== '' ? parseFlag('--select', flags.select, (s) => parseSelect(s, { aggregates: true })) : undefined;
   const order: OrderClause[] = flags.order ? [{ path: [], terms: parseFlag('--order', flags.order, parseOrder) }] : [];
   const limit = count('--limit', flags.limit);
   const offset = count('--offset', flags.offset);
@@ -149,6 +150,8 @@ export function checkSelect(items: SelectItem[] | undefined, table: TableInfo, s
       if (item.field.jsonPath.length > 0 && typeKind(f.type) !== 'json') {
         throw new UsageError(`'${f.name}' is ${f.type}, not JSON: a path (->) only works on json/jsonb fields`);
       }
+    } else if (item.type === 'aggregate') {
+      if (item.field) requireField(table, item.field.name, removed);
     } else if (item.type === 'embed') {
       const target = embedTarget(item.relation, table, schema);
       const inner = checkSelect(item.select, target, schema);

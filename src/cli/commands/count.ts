@@ -1,0 +1,60 @@
+import { Command } from 'commander';
+import { ServiceError } from '../../client/errors.js';
+import { compileQuery } from '../../grammar/compile.js';
+import { renderPrefer } from '../../grammar/prefer.js';
+import { parseContentRange } from '../../grammar/range.js';
+import type { Row } from '../../format/types.js';
+import type { TableDef } from '../../schema/catalog.js';
+import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
+import { requireField } from '../flags/fields.js';
+import { buildReadQuery, type ReadFlags } from '../flags/query.js';
+import { writeRows } from '../output.js';
+import { examples, pathOf } from './shared.js';
+
+export interface CountOptions extends ReadFlags {
+  collection: string;
+  by?: string;
+}
+
+/** `catalog <collection> count [--by FIELD]`. */
+export function defineCount(ctx: Context, table: TableDef): Command {
+  const by = ['genre', 'label_id', 'city', 'country', 'name'].find((f) => table.columns.some((c) => c.name === f)) ?? 'created';
+  const cmd = new Command('count')
+    .description(`Count ${table.name} (matching the filters), or count them per value of a field with --by`)
+    .option('-b, --by <field>', 'count per value of this field (select=FIELD,count()), most first')
+    .option('-w, --where <expr>', 'filter, as for list (repeat to AND)', (v: string, p: string[] = []) => [...p, v])
+    .option('--or <expr>', 'alternative filter (one or=() group)', (v: string, p: string[] = []) => [...p, v])
+    .action(async (opts: Omit<CountOptions, 'collection'>) => runCount({ ...opts, collection: table.name }, ctx));
+  return examples(cmd, [
+    `catalog ${table.name} count`,
+    `catalog ${table.name} count --by ${by}`,
+    `catalog ${table.name} count --by ${by} --where 'created>=-30d' -o csv`,
+  ]);
+}
+
+/** Counts with `Prefer: count=exact` (HEAD), or per value with PostgREST 12's aggregates, sorted by count. */
+export async function runCount(opts: CountOptions, ctx: Context): Promise<void> {
+  const table = await ctx.table(opts.collection);
+  const schema = await ctx.schema();
+  if (opts.by === undefined) {
+    const query = buildReadQuery({ where: opts.where, or: opts.or }, table, schema, ctx.removedFields(table.name), ctx.clock.now());
+    const res = await ctx.send({ method: 'HEAD', path: pathOf(table), query: compileQuery(query), headers: { Prefer: renderPrefer({ count: 'exact' }) } });
+    if (!res) return;
+    const total = parseContentRange(res.headers['content-range'] ?? null)?.total;
+    if (total === undefined) throw new Error(`the service gave no count for ${table.name} (no Content-Range total)`);
+    await ctx.io.stdout.write(`${total}\n`);
+    return;
+  }
+  requireField(table, opts.by, ctx.removedFields(table.name));
+  const query = buildReadQuery({ where: opts.where, or: opts.or, select: `${opts.by},count()` }, table, schema, ctx.removedFields(table.name), ctx.clock.now());
+  const res = await ctx.send({ method: 'GET', path: pathOf(table), query: compileQuery(query) }).catch((err: unknown) => {
+    if (err instanceof ServiceError && err.code === 'PGRST123') {
+      throw new UsageError(`this service does not count per value: ${err.message}`, 'it needs PostgREST 12 with db-aggregates-enabled (catalog serve has them on)');
+    }
+    throw err;
+  });
+  if (!res) return;
+  const rows = (JSON.parse(res.body || '[]') as Row[]).sort((a, b) => Number(b.count) - Number(a.count) || String(a[opts.by!] ?? '').localeCompare(String(b[opts.by!] ?? '')));
+  await writeRows(ctx, rows, { selected: true });
+}
