@@ -84,6 +84,8 @@ export function describeError(err: unknown, s: Style, opts: { tokenGiven?: boole
     return lines;
   }
   if (err instanceof NotFoundError || err instanceof PartialFailure) return [head(err.message)];
+  // An interrupt the user asked for (Ctrl-C) is not an error: say what happened, without "error:".
+  if (err instanceof Interrupted) return [err.message];
   const e = err instanceof Error ? err : new Error(String(err));
   return [head(e.message), ...(opts.verbose && e.stack ? [s.dim(e.stack)] : [])];
 }

@@ -178,8 +178,10 @@ describe('interactive add and update through the real prompts', () => {
     t.type('Never Sent', KEY.enter);
     await t.expect('Add this genre?');
     t.type('n', KEY.enter);
-    expect(await done).toBe(1);
-    expect(t.screen()).toContain('cancelled: nothing was sent');
+    // issue 17: declining is not an error: exit 0 with "Nothing added" (was exit 1, "cancelled: nothing was sent")
+    expect(await done).toBe(0);
+    expect(t.screen()).toContain('Nothing added');
+    expect(t.screen()).not.toContain('error:');
     expect(await api('/genres?name=eq.Never%20Sent')).toEqual([]);
   });
 });
@@ -257,5 +259,59 @@ describe('prompt helpers', () => {
     expect(lines[1]).toMatch(/^ {2}name {10}Old → x+…$/);
     expect(lines[1].length).toBeLessThanOrEqual(60);
     expect(lines[2]).toBe('  release_date  2024-01-01 → (empty)');
+  });
+});
+
+describe('interactive entry: interrupts, Esc, and references that fill their text copies (issue 17)', () => {
+  it('Ctrl-C exits 130 without "error:", sending nothing', async () => {
+    const t = terminal();
+    const done = t.run(['genres', 'add', '--interactive']);
+    await t.expect('? name');
+    t.type('Half typed', KEY.ctrlC);
+    expect(await done).toBe(130);
+    expect(t.screen()).toContain('cancelled: nothing was sent');
+    expect(t.screen()).not.toContain('error:');
+    expect(await api('/genres?name=eq.Half%20typed')).toEqual([]);
+  });
+
+  it('Esc cancels the current question only: the field is skipped and the flow goes on', async () => {
+    const t = terminal();
+    const done = t.run(['countries', 'add', '--interactive']);
+    await t.expect('? name');
+    t.type('\x1b');
+    await t.expect('name: skipped (Esc)');
+    await t.expect('Add this country?');
+    t.type('n', KEY.enter);
+    expect(await done).toBe(0);
+    expect(t.screen()).toContain('Nothing added');
+  });
+
+  it('picking a label, genre and subgenre fills label, genre and subgenre; the subgenre list holds only the genre\'s; a name with a line break stays one line', async () => {
+    const label = (await api('/labels', { method: 'POST', body: JSON.stringify({ name: 'Two\nLines Records' }) }))[0];
+    const genre = (await api('/genres', { method: 'POST', body: JSON.stringify({ name: 'Picked Genre' }) }))[0];
+    const sub = (await api('/subgenres', { method: 'POST', body: JSON.stringify({ name: 'Picked Sub', genre: 'Picked Genre' }) }))[0];
+    await api('/subgenres', { method: 'POST', body: JSON.stringify({ name: 'Other Genre Sub', genre: 'Not Picked' }) });
+    const t = terminal();
+    const done = t.run(['releases', 'add', '--interactive', '-o', 'json', 'release_title=Copied', `label_id=${label.id}`, `genre_id=${genre.id}`, `subgenre_id=${sub.id}`]);
+    await t.expect('Which fields');
+    t.type(KEY.enter);
+    await t.expect('? release_title');
+    t.type(KEY.enter);
+    await t.expect('? release_date');
+    t.type(KEY.enter);
+    await t.expect('use: Two ⏎ Lines Records');
+    t.type(KEY.enter);
+    await t.expect('? genre_id');
+    await t.expect('use: Picked Genre');
+    t.type(KEY.enter);
+    await t.expect('? subgenre_id');
+    await t.expect('use: Picked Sub');
+    expect(t.screen().slice(t.screen().lastIndexOf('? subgenre_id'))).not.toContain('Other Genre Sub');
+    t.type(KEY.enter);
+    await t.expect('Add this release?');
+    t.type(KEY.enter);
+    expect(await done).toBe(0);
+    const stored = JSON.parse(t.stdout.text());
+    expect(stored).toMatchObject({ release_title: 'Copied', label_id: label.id, label: 'Two\nLines Records', genre: 'Picked Genre', subgenre: 'Picked Sub' });
   });
 });

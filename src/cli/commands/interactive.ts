@@ -1,10 +1,10 @@
 import { compileQuery } from '../../grammar/compile.js';
 import { startSpinner } from '../../io/spinner.js';
 import type { Context } from '../context.js';
-import { NotFoundError, UsageError } from '../errors.js';
+import { Interrupted, NotFoundError, UsageError } from '../errors.js';
 import { parseAssignments } from '../flags/body.js';
 import { byId } from '../flags/query.js';
-import { type Asker, type Choice, inquirerAsker, isPromptCancel } from '../prompts/asker.js';
+import { type Asker, type Choice, inquirerAsker, isPromptAbort, isPromptCancel } from '../prompts/asker.js';
 import {
   answerValue,
   askableFields,
@@ -24,7 +24,7 @@ import {
 } from '../prompts/fields.js';
 import { type Reference, referenceFinder } from '../prompts/lookup.js';
 import { renderSummary, type SummaryRow } from '../prompts/summary.js';
-import type { FieldInfo, TableInfo } from '../schema/model.js';
+import { type FieldInfo, type TableInfo, typeKind } from '../schema/model.js';
 import { runAdd } from './add.js';
 import { singularOf } from './shared.js';
 import { runUpdate } from './update.js';
@@ -70,6 +70,7 @@ export async function runInteractiveAdd(opts: InteractiveAddOptions, ctx: Contex
   await ctx.io.stderr.write(s.dim(`New ${singular}: answer each question; Enter keeps the value shown in (…). Nothing is sent until you confirm.\n`));
   const record: Record<string, unknown> = {};
   const rows: SummaryRow[] = [];
+  let cancelledAdd = false;
   await cancellable(async () => {
     const askable = askableFields(table);
     // Fields given as presets that are not asked (an id) go in as given.
@@ -81,16 +82,46 @@ export async function runInteractiveAdd(opts: InteractiveAddOptions, ctx: Contex
     }
     const fields = await chooseFields(ask, ctx, askable, 'add', (f) => isKeyField(f) || f.name in presets);
     for (const field of fields) {
-      const initial = field.name in presets ? { value: presets[field.name], given: true } : undefined;
-      const answer = await askField(ask, ctx, field, 'add', initial);
+      const initial = field.name in presets ? { value: presets[field.name], given: true } : field.name in record ? { value: record[field.name], given: false } : undefined;
+      const answer = await askField(ask, ctx, field, 'add', initial, undefined, record);
       if (answer === undefined) continue;
       record[field.name] = answer.value;
-      rows.push({ field: field.name, after: answer.value, shown: answer.shown });
+      setRow(rows, { field: field.name, after: answer.value, shown: answer.shown });
+      // Picking a label, genre or subgenre fills its text copy too, as the sample rows have it.
+      const copy = nameCopyOf(table, field);
+      if (copy && answer.name !== undefined && !(copy in presets)) {
+        record[copy] = answer.name;
+        setRow(rows, { field: copy, after: answer.name });
+      }
     }
     await ctx.io.stderr.write(`\n${renderSummary(`New ${singular}:`, rows, s, ctx.io.stderr.columns, 'Fields not listed take their defaults.')}`);
-    if (!(await ask.confirm({ message: `Add this ${singular}?`, default: true }))) throw new Cancelled();
+    if (!(await confirmOrEsc(ask, `Add this ${singular}?`))) throw new Cancelled();
+  }).catch(async (err: unknown) => {
+    if (!(err instanceof Cancelled)) throw err;
+    cancelledAdd = true;
   });
+  if (cancelledAdd) {
+    await ctx.note('Nothing added');
+    return;
+  }
   await runAdd({ collection: name, pairs: [], json: JSON.stringify(record) }, ctx);
+}
+
+/** Adds a summary row, or replaces the one of the same field. */
+function setRow(rows: SummaryRow[], row: SummaryRow): void {
+  const at = rows.findIndex((r) => r.field === row.field);
+  if (at >= 0) rows[at] = row;
+  else rows.push(row);
+}
+
+/** The final question; Esc there is a "no". */
+async function confirmOrEsc(ask: Asker, message: string): Promise<boolean> {
+  try {
+    return await ask.confirm({ message, default: true });
+  } catch (err) {
+    if (isPromptAbort(err)) return false;
+    throw err;
+  }
 }
 
 /** `catalog <collection> update <id> --interactive`: asks each field with its current value, shows old → new, then saves the changes. */
@@ -116,17 +147,25 @@ export async function runInteractiveUpdate(opts: InteractiveUpdateOptions, ctx: 
     const fields = await chooseFields(ask, ctx, askable, 'update', (f) => f.name in presets);
     for (const field of fields) {
       const initial = field.name in presets ? { value: presets[field.name], given: true } : { value: current[field.name], given: false };
-      const answer = await askField(ask, ctx, field, 'update', initial, current[field.name]);
+      const answer = await askField(ask, ctx, field, 'update', initial, current[field.name], { ...current, ...changes });
       if (answer === undefined || sameValue(answer.value, current[field.name])) continue;
       changes[field.name] = answer.value;
-      rows.push({ field: field.name, before: current[field.name], after: answer.value, shown: answer.shown, shownBefore: answer.shownBefore });
+      setRow(rows, { field: field.name, before: current[field.name], after: answer.value, shown: answer.shown, shownBefore: answer.shownBefore });
+      const copy = nameCopyOf(table, field);
+      if (copy && answer.name !== undefined && !(copy in presets) && !sameValue(answer.name, current[copy])) {
+        changes[copy] = answer.name;
+        setRow(rows, { field: copy, before: current[copy], after: answer.name });
+      }
     }
     if (rows.length === 0) {
       cancelled = true;
       return;
     }
     await ctx.io.stderr.write(`\n${renderSummary(`Changes to ${singular} ${opts.id}:`, rows, s, ctx.io.stderr.columns)}`);
-    if (!(await ask.confirm({ message: 'Save these changes?', default: true }))) throw new Cancelled();
+    if (!(await confirmOrEsc(ask, 'Save these changes?'))) throw new Cancelled();
+  }).catch((err: unknown) => {
+    if (!(err instanceof Cancelled)) throw err;
+    cancelled = true;
   });
   if (cancelled) {
     await ctx.note('Nothing changed; nothing was sent.');
@@ -139,12 +178,17 @@ export async function runInteractiveUpdate(opts: InteractiveUpdateOptions, ctx: 
 /** The user said no at the summary. */
 class Cancelled extends Error {}
 
-/** Runs the questions; Ctrl-C or a "no" at the summary ends the command without sending anything. */
+/**
+ * Runs the questions. A "no" (or Esc) at the summary comes out as Cancelled (the caller says
+ * "Nothing added", exit 0); Ctrl-C ends the command as an interrupt (exit 130), nothing sent.
+ */
 async function cancellable(fn: () => Promise<void>): Promise<void> {
   try {
     await fn();
   } catch (err) {
-    if (err instanceof Cancelled || isPromptCancel(err)) throw new Error('cancelled: nothing was sent');
+    if (err instanceof Cancelled) throw err;
+    if (isPromptAbort(err)) throw new Cancelled();
+    if (isPromptCancel(err)) throw new Interrupted('cancelled: nothing was sent');
     throw err;
   }
 }
@@ -186,6 +230,8 @@ interface Answer {
   value: unknown;
   shown?: string;
   shownBefore?: string;
+  /** The picked record's name (a reference), for the text field that copies it. */
+  name?: string;
 }
 
 /**
@@ -199,6 +245,28 @@ async function askField(
   mode: 'add' | 'update',
   initial?: { value: unknown; given: boolean },
   current?: unknown,
+  answers: Record<string, unknown> = {},
+): Promise<Answer | undefined> {
+  try {
+    return await askFieldOnce(ask, ctx, field, mode, initial, current, answers);
+  } catch (err) {
+    // Esc cancels this question only: the field keeps its default (add) or its value (update).
+    if (isPromptAbort(err)) {
+      await ctx.note(ctx.style().dim(`  ${field.name}: skipped (Esc)`));
+      return undefined;
+    }
+    throw err;
+  }
+}
+
+async function askFieldOnce(
+  ask: Asker,
+  ctx: Context,
+  field: FieldInfo,
+  mode: 'add' | 'update',
+  initial: { value: unknown; given: boolean } | undefined,
+  current: unknown,
+  answers: Record<string, unknown>,
 ): Promise<Answer | undefined> {
   const s = ctx.style();
   const kind = promptKind(field);
@@ -214,7 +282,7 @@ async function askField(
       return { value: v };
     }
     case 'reference':
-      return askReference(ask, ctx, field, mode, message, start, current);
+      return askReference(ask, ctx, field, mode, message, start, current, scopeOf(field, answers));
     case 'json':
       return askJson(ask, ctx, field, mode, start);
     default: {
@@ -257,6 +325,7 @@ async function askReference(
   message: string,
   start: unknown,
   current: unknown,
+  scope?: { field: string; value: string },
 ): Promise<Answer | undefined> {
   const s = ctx.style();
   const target = field.foreignKey!.table;
@@ -265,7 +334,7 @@ async function askReference(
   let startRef: Reference | null = null;
   const spinner = startSpinner(ctx.io.stderr, `Loading ${target}`);
   try {
-    finder = referenceFinder(ctx, await ctx.table(target));
+    finder = referenceFinder(ctx, await ctx.table(target), scope);
     first = await finder.search(undefined);
     if (typeof start === 'string' && start) startRef = (await finder.byId(start)) ?? { id: start, name: '(not found)' };
   } catch (err) {
@@ -302,13 +371,32 @@ async function askReference(
   const before = await byIdText(typeof current === 'string' ? current : null);
   if (picked === KEEP) {
     if (mode === 'update' && start === current) return undefined;
-    return { value: startRef!.id, shown: shown(startRef!), shownBefore: before };
+    return { value: startRef!.id, shown: shown(startRef!), shownBefore: before, name: startRef!.full ?? startRef!.name };
   }
   if (picked === NONE) {
     if (mode === 'add') return undefined;
     return { value: null, shownBefore: before };
   }
-  return { value: picked, shown: await byIdText(picked), shownBefore: before };
+  const chosen = [...first].find((x) => x.id === picked) ?? (await finder.byId(picked).catch(() => null));
+  return { value: picked, shown: await byIdText(picked), shownBefore: before, ...(chosen ? { name: chosen.full ?? chosen.name } : {}) };
+}
+
+/**
+ * What narrows a reference list by the answers so far: a release's subgenres are those of the
+ * genre picked for it (subgenres carry their genre's name).
+ */
+function scopeOf(field: FieldInfo, answers: Record<string, unknown>): { field: string; value: string } | undefined {
+  if (field.foreignKey?.table !== 'subgenres') return undefined;
+  const genre = answers.genre;
+  return typeof genre === 'string' && genre !== '' ? { field: 'genre', value: genre } : undefined;
+}
+
+/** The text field that copies a reference's name (`label` for `label_id`), when the table has one. */
+function nameCopyOf(table: TableInfo, field: FieldInfo): string | undefined {
+  const target = field.foreignKey?.table;
+  if (!target) return undefined;
+  const copy = singularOf(target);
+  return table.fields.some((f) => f.name === copy && typeKind(f.type) === 'text') ? copy : undefined;
 }
 
 /** A JSON document: confirmed first (so the editor opens only when wanted), then edited and checked. */

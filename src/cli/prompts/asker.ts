@@ -1,3 +1,4 @@
+import { emitKeypressEvents } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { Writable } from 'node:stream';
 import type { Output } from '../../io/streams.js';
@@ -59,9 +60,39 @@ function themeFor(out: Output) {
   };
 }
 
+/**
+ * An AbortSignal that Esc fires while one prompt is up: Esc cancels that question (the flow then
+ * skips the field), where Ctrl-C ends the whole command.
+ */
+function escapeSignal(input: Readable): { signal: AbortSignal; done: () => void } {
+  const ac = new AbortController();
+  emitKeypressEvents(input);
+  const onKey = (_s: string, key: { name?: string } | undefined) => {
+    if (key?.name === 'escape') ac.abort();
+  };
+  input.on('keypress', onKey);
+  return { signal: ac.signal, done: () => void input.off('keypress', onKey) };
+}
+
 /** The terminal asker: @inquirer/prompts, imported on the first question, drawn on `out` (stderr) so stdout stays data. */
 export function inquirerAsker(input: Readable, out: Output): Asker {
-  const load = () => import('@inquirer/prompts');
+  const load = async () => {
+    const prompts = await import('@inquirer/prompts');
+    // Every prompt runs with an Esc signal, released when it settles.
+    const wrap = <A extends unknown[], R>(fn: (...a: A) => Promise<R>) => (...args: A): Promise<R> => {
+      const esc = escapeSignal(input);
+      const ctxArg = args[1] as Record<string, unknown>;
+      args[1] = { ...ctxArg, signal: esc.signal } as A[1];
+      return fn(...args).finally(esc.done);
+    };
+    return {
+      input: wrap(prompts.input),
+      confirm: wrap(prompts.confirm),
+      search: wrap(prompts.search),
+      editor: wrap(prompts.editor),
+      checkbox: wrap(prompts.checkbox),
+    };
+  };
   const context = () => ({ input, output: promptOutput(out) });
   const theme = themeFor(out);
   return {
@@ -87,6 +118,11 @@ export function inquirerAsker(input: Readable, out: Output): Asker {
       return checkbox<V>({ message: o.message, choices: o.choices, pageSize: o.pageSize, theme }, context()) as Promise<V[]>;
     },
   };
+}
+
+/** True when Esc cancelled the question (inquirer's AbortPromptError from our Esc signal). */
+export function isPromptAbort(err: unknown): boolean {
+  return err instanceof Error && err.name === 'AbortPromptError';
 }
 
 /** True for inquirer's "the user pressed Ctrl-C / closed the prompt" error. */

@@ -10,6 +10,8 @@ export interface Reference {
   name: string;
   /** Extra context shown beside the name (a subgenre's genre). */
   detail?: string;
+  /** The name as stored, when `name` was made one line for the list. */
+  full?: string;
 }
 
 /** How many matches the searchable list shows per search. */
@@ -30,12 +32,13 @@ export function nameFieldOf(table: TableInfo): string {
  * The query of one search: the records whose name contains `term` (ignoring case and accents), by name.
  * @example referenceQuery(labels, 'blue') // select=id,name&name=imatch.^.*[bB][lĺļľŀłLĹĻĽĿŁ]….*$&order=name&limit=50
  */
-export function referenceQuery(table: TableInfo, term: string | undefined, byId?: string): string {
+export function referenceQuery(table: TableInfo, term: string | undefined, byId?: string, scope?: { field: string; value: string }): string {
   const nameField = nameFieldOf(table);
   const extra = table.name === 'subgenres' && table.fields.some((f) => f.name === 'genre') ? ['genre'] : [];
   const select: SelectItem[] = ['id', nameField, ...extra].map((n) => ({ type: 'field', field: field(n) }));
   const q: Query = { select, where: [], order: [{ path: [], terms: [{ field: field(nameField) }] }], page: [{ path: [], limit: LOOKUP_LIMIT }] };
   const t = term?.trim();
+  if (scope && !byId) q.where.push({ path: [], condition: filter(scope.field, 'eq', scope.value) });
   if (byId) q.where.push({ path: [], condition: filter('id', 'eq', byId) });
   // ignoring case and accents, as the short form's `~` does: "cafe" finds "Café Tacvba"
   else if (t) q.where.push({ path: [], condition: filter(nameField, 'imatch', accentPattern(`*${t}*`)) });
@@ -46,7 +49,7 @@ export function referenceQuery(table: TableInfo, term: string | undefined, byId?
  * Finds records of the referenced table by name on the service. The requests go straight to the
  * client (also under --dry-run, where only the final write is printed instead of sent).
  */
-export function referenceFinder(ctx: Context, table: TableInfo) {
+export function referenceFinder(ctx: Context, table: TableInfo, scope?: { field: string; value: string }) {
   const nameField = nameFieldOf(table);
   const get = async (query: string, signal?: AbortSignal): Promise<Reference[]> => {
     const { client } = await ctx.endpoint();
@@ -55,13 +58,15 @@ export function referenceFinder(ctx: Context, table: TableInfo) {
     const rows = JSON.parse(res.body || '[]') as Array<Record<string, unknown>>;
     return rows.map((r) => ({
       id: String(r.id),
-      name: r[nameField] === null || r[nameField] === undefined || r[nameField] === '' ? '(no name)' : String(r[nameField]),
+      // a name with line breaks stays one line of the list
+      name: r[nameField] === null || r[nameField] === undefined || r[nameField] === '' ? '(no name)' : String(r[nameField]).replace(/\s*[\r\n]+\s*/g, ' ⏎ '),
       detail: typeof r.genre === 'string' && r.genre ? r.genre : undefined,
+      ...(typeof r[nameField] === 'string' && /[\r\n]/.test(r[nameField] as string) ? { full: r[nameField] as string } : {}),
     }));
   };
   return {
     /** Records whose name contains `term`, by name (the first ones when there is no term). */
-    search: (term: string | undefined, signal?: AbortSignal) => get(referenceQuery(table, term), signal),
+    search: (term: string | undefined, signal?: AbortSignal) => get(referenceQuery(table, term, undefined, scope), signal),
     /** One record by id; null when it does not exist. */
     byId: async (id: string) => (await get(referenceQuery(table, undefined, id)))[0] ?? null,
   };
