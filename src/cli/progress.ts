@@ -12,6 +12,11 @@ export interface ProgressReading {
 /** Shows progress on stderr; `done()` clears or ends the display. */
 export interface ProgressDisplay {
   update(r: ProgressReading): void;
+  /**
+   * Takes the bar off the screen so that a message can be written on a line of its own (a
+   * warning above the bar, never inside it); the next update draws the bar again below it.
+   */
+  pause(): void;
   done(): void;
 }
 
@@ -39,7 +44,7 @@ function duration(seconds: number): string {
  * logs), nothing with -q.
  */
 export async function createProgress(err: Output, opts: ProgressOptions): Promise<ProgressDisplay> {
-  if (opts.quiet) return { update() {}, done() {} };
+  if (opts.quiet) return { update() {}, pause() {}, done() {} };
   const start = opts.clock();
   const rate = (rows: number) => {
     const s = (opts.clock() - start) / 1000;
@@ -63,6 +68,7 @@ export async function createProgress(err: Output, opts: ProgressOptions): Promis
         const etaText = r.totalBytes ? `, ETA ${duration(eta(r))}` : '';
         void err.write(`${opts.label}: ${r.phase} ${pct}${fmt(r.rows)} rows, ${fmt(rate(r.rows))} rows/s${etaText}\n`);
       },
+      pause() {},
       done() {},
     };
   }
@@ -104,8 +110,16 @@ export async function createProgress(err: Output, opts: ProgressOptions): Promis
         bar.update(known ? (r.bytes ?? 0) : 0, payload);
       }
     },
+    // cli-progress saves the cursor when a bar starts and restores it when it stops: a line
+    // written while a bar is up would be drawn over (and the summary after it too). So the bar
+    // stops (clearing its line) before anything else is written, and starts again afterwards.
+    pause() {
+      bar?.stop();
+      bar = null;
+    },
     done() {
       bar?.stop();
+      bar = null;
     },
   };
 }

@@ -178,7 +178,10 @@ export async function runImport(opts: RunImportOptions, ctx: Context): Promise<I
       dryRun,
       signal: abort.signal,
       clock: () => ctx.clock.now(),
-      onNotice: (m) => void ctx.note(ctx.style().dim(m)),
+      onNotice: (m) => {
+        progress.pause();
+        void ctx.note(ctx.style().dim(m));
+      },
       onProgress: (p) => progress.update({ phase: p.phase === 'scan' ? 'checking' : dryRun ? 'comparing' : 'importing', rows: p.records, bytes: p.bytes, totalBytes: p.totalBytes }),
     };
     summary = await importFile(engineOpts, await contextTransport(ctx));
