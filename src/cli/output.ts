@@ -8,7 +8,14 @@ export async function outputFormat(ctx: Context): Promise<FormatName> {
   return (await ctx.config()).output?.value ?? defaultFormat(ctx.io.stdout.isTTY);
 }
 
-const TITLES = ['name', 'stage_name', 'release_title', 'track_title', 'catalog_number', 'release_date'];
+/**
+ * The fields people recognise a record by, in the order a table shows them after the key: its
+ * name or title, its codes (ISRC, UPC, catalog number), genre, date, label, place.
+ */
+const TITLES = [
+  'name', 'stage_name', 'release_title', 'track_title', 'catalog_number', 'isrc_code', 'upc_code',
+  'genre', 'release_date', 'label', 'recording_year', 'subgenre', 'city', 'country', 'is_signed',
+];
 
 /**
  * The order a table shows a collection's fields in when it cannot show them all: key and title
@@ -18,7 +25,7 @@ export function displayColumns(table: TableInfo): string[] {
   const rank = (name: string, type: string): number => {
     if (table.primaryKey.includes(name)) return 0;
     const t = TITLES.indexOf(name);
-    if (t >= 0) return 1 + t / 10;
+    if (t >= 0) return 1 + t / 100;
     const k = typeKind(type);
     return k === 'json' ? 5 : k === 'timestamp' ? 4 : 3;
   };

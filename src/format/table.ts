@@ -29,9 +29,13 @@ export function tableWriter(opts: WriterOptions): RowWriter {
   };
 }
 
+/** How a null looks in a table on a terminal: unlike an empty string, which stays blank. */
+export const NULL_MARK = '∅';
+
 function display(value: unknown, column: string, opts: WriterOptions): string {
   const text = cellText(value);
   if (!opts.out.isTTY) return text;
+  if (value === null) return NULL_MARK;
   if (opts.columnTypes?.[column] === TIMESTAMP && typeof value === 'string' && opts.now !== undefined) {
     return relativeTime(value, opts.now);
   }

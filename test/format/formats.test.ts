@@ -142,3 +142,12 @@ describe('width helpers', () => {
     expect(relativeTime('not a date', now)).toBe('not a date');
   });
 });
+
+describe('tables on a terminal tell null from empty text (issue 17)', () => {
+  it('shows ∅ for null and leaves an empty string blank', async () => {
+    const text = await render('table', [{ name: 'A', city: null, country: '' }], { tty: true, columns: 80 });
+    const [head, row] = text.split('\n');
+    expect(head).toMatch(/^name\s+city\s+country$/);
+    expect(row).toMatch(/^A\s+∅\s*$/);
+  });
+});
