@@ -17,6 +17,13 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = join(ROOT, 'fixtures', 'seed');
 
 // mulberry32: tiny, deterministic, good enough for test data.
+/** A UPC-A: eleven digits and their GTIN check digit (catalog check verifies it). */
+function withCheckDigit(digits) {
+  let sum = 0;
+  for (let i = digits.length - 1, w = 3; i >= 0; i--, w = 4 - w) sum += Number(digits[i]) * w;
+  return `${digits}${(10 - (sum % 10)) % 10}`;
+}
+
 function prng(seed) {
   let a = seed >>> 0;
   return () => {
@@ -182,7 +189,7 @@ for (let i = 0; i < 80; i++) {
     label: label.name,
     release_title: title,
     release_version: pick(['', 'Original', 'Remastered 2024', 'Édition limitée']),
-    upc_code: String(int(0, 99_999_999)).padStart(12, '0'),
+    upc_code: withCheckDigit(String(int(0, 99_999_999)).padStart(11, '0')),
     language: pick(LANGUAGE_NAMES),
     slug: `release-${String(i).padStart(3, '0')}`,
     description: pick(['', 'A record about the sea.\nAnd the night.', 'Includes "bonus" tracks, remixes, etc.', 'Περιγραφή στα ελληνικά.', 'アルバムの説明。', 'وصف الألبوم.']),

@@ -3,7 +3,7 @@ import { ImportError } from '../import/types.js';
 import type { Style } from '../io/style.js';
 
 /** Exit codes, documented in `catalog --help` and the README. */
-export const EXIT = { ok: 0, service: 1, usage: 2, partial: 3, auth: 4, interrupted: 130 } as const;
+export const EXIT = { ok: 0, service: 1, usage: 2, partial: 3, auth: 4, findings: 5, interrupted: 130 } as const;
 
 /** The command line was wrong: bad flag, unknown field, bad value, missing confirmation. Exit 2. */
 export class UsageError extends Error {
@@ -31,6 +31,11 @@ export class Interrupted extends Error {
   override readonly name = 'Interrupted';
 }
 
+/** `catalog check` found what --fail-on counts: not a failure of the tool, but CI must see it. Exit 5. */
+export class FindingsFound extends Error {
+  override readonly name = 'FindingsFound';
+}
+
 interface CommanderLike {
   code: string;
   exitCode: number;
@@ -49,6 +54,7 @@ export function exitCodeFor(err: unknown): number {
   // the import engine says whose fault (a flag, a header, the wrong file: usage); the exit code is decided here
   if (err instanceof ImportError) return err.kind === 'usage' ? EXIT.usage : EXIT.service;
   if (err instanceof PartialFailure) return EXIT.partial;
+  if (err instanceof FindingsFound) return EXIT.findings;
   // An interrupted command (Ctrl-C during an import, after its checkpoint) exits as a shell expects.
   if (err instanceof Interrupted) return EXIT.interrupted;
   if (err instanceof ServiceError) return err.status === 401 || err.status === 403 ? EXIT.auth : EXIT.service;
@@ -60,6 +66,7 @@ export function describeError(err: unknown, s: Style, opts: { tokenGiven?: boole
   const head = (msg: string) => `${s.red('error:')} ${msg}`;
   const hint = (h: string) => `  ${s.dim('hint:')} ${h}`;
   if (err instanceof UsageError) return [head(err.message), ...(err.hint ? [hint(err.hint)] : [])];
+  if (err instanceof FindingsFound) return [`${s.red('check failed:')} ${err.message}`];
   if (isGrammarError(err)) {
     const e = err as Error & { details?: string | null; hint?: string | null };
     return [head(e.message), ...(e.details ? [`  ${s.dim('details:')} ${e.details}`] : []), ...(e.hint ? [hint(e.hint)] : [])];

@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { COLLECTIONS, REMOVED_COLLECTIONS, type TableDef, TABLES } from '../schema/catalog.js';
 import { defineChangelog } from './commands/changelog.js';
+import { defineCheck } from './commands/check.js';
 import { defineCollection, verbNamed } from './commands/collection.js';
 import { defineCompletion } from './commands/completion.js';
 import { defineConfig } from './commands/config.js';
@@ -26,6 +27,7 @@ Exit codes:
   2  usage error (unknown command, field or flag, bad value, missing --yes)
   3  partial import: some rows were rejected
   4  authentication or permission refused (HTTP 401/403)
+  5  catalog check found problems at or above --fail-on
 
 Environment:
   CATALOG_URL, CATALOG_TOKEN, CATALOG_PROFILE, CATALOG_OUTPUT   defaults for --url, --token, --profile, -o
@@ -45,10 +47,10 @@ Examples:
 const WHOLE_TREE = new Set(['completion', 'help']);
 
 /** The commands besides the collections (their modules are light, so they are always built). */
-const OTHER_COMMANDS = ['schema', 'config', 'serve', 'seed', 'changelog', 'token', 'completion'];
+const OTHER_COMMANDS = ['check', 'schema', 'config', 'serve', 'seed', 'changelog', 'token', 'completion'];
 
 /** Commands that move many rows (and `list --all`): see Context.bulk. */
-const BULK_COMMANDS = new Set(['import', 'export', 'seed']);
+const BULK_COMMANDS = new Set(['import', 'export', 'seed', 'check']);
 
 /** Global options that take a value in the next word (`--url URL`), as opposed to flags. */
 const VALUE_OPTIONS = new Set(GLOBAL_OPTIONS.filter((o) => o.flags.includes('<')).flatMap((o) => o.flags.split(/[ ,]+/).filter((w) => w.startsWith('-'))));
@@ -95,7 +97,7 @@ function operands(args: string[]): { words: string[]; rest: boolean } {
 }
 
 /** Verbs and commands that send requests (so, without --url, open the embedded catalog). */
-const SENDING = new Set(['list', 'get', 'add', 'update', 'remove', 'import', 'export', 'seed', 'schema']);
+const SENDING = new Set(['list', 'get', 'add', 'update', 'remove', 'import', 'export', 'seed', 'schema', 'check']);
 
 /**
  * Whether the command line will most likely send requests, and whether it is a bulk command:
@@ -106,7 +108,7 @@ export function sendsRequests(args: string[]): { bulk: boolean } | null {
   if (args.some((a) => a === '-h' || a === '--help' || a === '--dry-run' || a === '--url' || a.startsWith('--url=') || a === '--profile' || a.startsWith('--profile='))) return null;
   const { words } = operands(args);
   const [first, second] = words;
-  const verb = TABLES.some((t) => t.name === first) ? verbNamed(second) : first === 'seed' || first === 'schema' ? first : undefined;
+  const verb = TABLES.some((t) => t.name === first) ? verbNamed(second) : first === 'seed' || first === 'schema' || first === 'check' ? first : undefined;
   const all = verb === 'list' && args.some((a) => a === '--all' || a === '-a');
   return verb !== undefined && SENDING.has(verb) ? { bulk: BULK_COMMANDS.has(verb) || all } : null;
 }
@@ -120,7 +122,7 @@ function collectionPlaceholder(table: TableDef): Command {
 }
 
 /**
- * The command tree: one command per collection (generated), plus schema, config, serve, seed,
+ * The command tree: one command per collection (generated), plus check, schema, config, serve, seed,
  * changelog, token and completion. Given the command line, only the collection it uses is built
  * in full (the others are placeholders that show the same in the root help); without, all are.
  */
@@ -153,6 +155,7 @@ export async function buildProgram(ctx: Context, args?: string[]): Promise<Comma
     program.addCommand(cmd.helpGroup('Collections:'));
   }
   const others = [
+    defineCheck(ctx),
     defineSchema(ctx),
     defineConfig(ctx),
     defineServe(ctx),

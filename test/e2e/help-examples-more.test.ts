@@ -7,7 +7,7 @@ import { BIN, ROOT, catalog, ensureBuilt, type Serve, startServe } from './suppo
 
 /**
  * The help examples of the commands help-examples.test.ts does not cover (the collection group,
- * import, export, seed, schema, config, serve), run as printed by sh in a scratch directory, with
+ * import, export, seed, schema, config, check, serve), run as printed by sh in a scratch directory, with
  * `catalog` on PATH pointing at bin/catalog.js and the test service. Examples that need a secret
  * from the shell, another host or another project's scripts are shown, not run.
  */
@@ -92,6 +92,16 @@ describe('help examples of the other commands run as printed', () => {
       if (args[0] === 'schema') expect(existsSync(join(work, 'catalog.yaml'))).toBe(true);
     });
   }
+
+  it('catalog check: every example runs (exit 0 clean, 5 with findings at or above --fail-on)', async () => {
+    for (const raw of await examplesOf(['check'])) {
+      const line = raw.replace(/\s+#.*$/, '');
+      const r = await sh(line);
+      expect({ line, code: [0, 5].includes(r.code) ? 'ok' : r.code, stderr: [0, 5].includes(r.code) ? '' : r.stderr }).toEqual({ line, code: 'ok', stderr: '' });
+      expect(r.stderr).toMatch(/Checked \d+ collections?, [\d,]+ rows?:/);
+    }
+    expect(existsSync(join(work, 'findings.ndjson'))).toBe(true);
+  });
 
   it('catalog serve: the local examples start a service that stops with exit 0', async () => {
     for (const line of await examplesOf(['serve'])) {

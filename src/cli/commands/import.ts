@@ -8,6 +8,8 @@ import type { Context } from '../context.js';
 import { Interrupted, PartialFailure, UsageError } from '../errors.js';
 import { parseMaps } from '../../import/mapping.js';
 import { collect, examples, titleField } from './shared.js';
+import { qualityCheck } from '../../check/import-check.js';
+import { todayOf } from '../../check/rules.js';
 
 /** The flags of `catalog <collection> import`, as commander parses them. */
 export interface ImportFlags {
@@ -30,6 +32,7 @@ export interface ImportFlags {
   delimiter?: string;
   dateFormat?: string;
   sheet?: string;
+  check?: boolean;
 }
 
 export interface RunImportOptions extends ImportFlags {
@@ -61,6 +64,7 @@ export function defineImport(ctx: Context, table: TableDef): Command {
     .option('--resume', 'continue an interrupted import from its checkpoint')
     .option('--dry-run', 'validate everything and ask the service which rows exist; write nothing')
     .option('--summary <file>', 'also write the summary as JSON (for CI)')
+    .option('--check', 'also reject rows the error rules of `catalog check` flag (malformed ISRC, bad UPC check digit, …)')
     .action(async (file: string, opts: ImportFlags) => {
       await runImport({ ...opts, file, collection: table.name }, ctx);
     });
@@ -139,6 +143,7 @@ export function importOptions(opts: RunImportOptions, table: TableDef, ctx: Cont
     delimiter: opts.delimiter,
     dateFormat: opts.dateFormat,
     sheet: opts.sheet,
+    checks: opts.check ? [qualityCheck(table.name, todayOf(ctx.clock.now()))] : undefined,
   };
 }
 

@@ -1,0 +1,229 @@
+import type { Transport } from '../client/transport.js';
+import { exportPages } from '../export/pages.js';
+import type { Query } from '../grammar/types.js';
+import { DuplicateFinder } from '../import/dedupe.js';
+import { tableByName, TABLES } from '../schema/catalog.js';
+import {
+  consistencyFinding,
+  COPIED,
+  CREDIT_FIELDS,
+  duplicateFinding,
+  type Finding,
+  isrcState,
+  NAME_FIELD,
+  nameKey,
+  rowFindings,
+  type Severity,
+  todayOf,
+} from './rules.js';
+
+/**
+ * Reads the catalog through the standard PostgREST grammar (paged as export pages, so any
+ * deployment answers it) and yields what the rules find, collection by collection.
+ *
+ * Memory stays bounded by the catalog's small collections, not its large ones: per-row rules keep
+ * nothing; the duplicate rules feed keys to a Bloom filter (as the import's dedupe does) and read
+ * the collection a second time, narrowly, only when it saw candidates; consistency keeps the
+ * names of labels, genres and subgenres; credit references keep the set of artist ids.
+ */
+export interface CheckOptions {
+  transport: Transport;
+  /** Collections to check (any order: they are checked parents first). */
+  collections: readonly string[];
+  rules: ReadonlySet<string>;
+  now: number;
+  pageSize?: number;
+  signal?: AbortSignal;
+  /** Called after each page with the rows of that collection read so far. */
+  onRows?: (collection: string, rows: number) => void;
+}
+
+type Row = Record<string, unknown>;
+
+/** A key rows are compared by for one duplicate rule. */
+interface DuplicateKey {
+  rule: string;
+  field: string;
+  severity?: Severity;
+  /** The fields the second, narrow read needs. */
+  fields: string[];
+  key(row: Row): string | null;
+}
+
+const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v : null);
+
+/** The duplicate rules that apply to a collection. */
+function duplicateKeys(collection: string, rules: ReadonlySet<string>): DuplicateKey[] {
+  const keys: DuplicateKey[] = [];
+  const nameField = NAME_FIELD[collection];
+  if (nameField && rules.has('duplicate-name')) {
+    keys.push({ rule: 'duplicate-name', field: nameField, fields: [nameField], severity: collection === 'artists' ? 'warning' : 'error', key: (r) => (str(r[nameField]) ? nameKey(r[nameField] as string) : null) });
+  }
+  if (collection === 'tracks' && rules.has('isrc-duplicate')) {
+    keys.push({ rule: 'isrc-duplicate', field: 'isrc_code', fields: ['isrc_code'], key: (r) => (str(r.isrc_code) ? isrcKey(r.isrc_code as string) : null) });
+  }
+  if (collection === 'releases' && rules.has('upc-duplicate')) {
+    keys.push({ rule: 'upc-duplicate', field: 'upc_code', fields: ['upc_code'], key: (r) => (str(r.upc_code) ? (r.upc_code as string).replace(/[\s-]/g, '') : null) });
+  }
+  if (collection === 'releases' && rules.has('duplicate-release')) {
+    keys.push({
+      rule: 'duplicate-release',
+      field: 'release_title',
+      fields: ['release_title', 'label_id', 'label', 'release_date'],
+      key: (r) => {
+        const title = str(r.release_title);
+        const owner = str(r.label_id) ?? (str(r.label) ? nameKey(r.label as string) : null);
+        return title && owner && r.release_date ? `${owner}\u0001${String(r.release_date)}\u0001${nameKey(title)}` : null;
+      },
+    });
+  }
+  return keys;
+}
+
+/** The form two ISRCs are compared in: the fixed form when only separators or case differ. */
+function isrcKey(raw: string): string {
+  const s = isrcState(raw);
+  return s.ok ? raw : (s.fix ?? raw.trim().toUpperCase());
+}
+
+const field = (name: string) => ({ type: 'field' as const, field: { name, jsonPath: [] } });
+
+/** A read of every row (all fields, or the ones named), in key order. */
+function everyRow(fields?: string[]): Query {
+  return { where: [], order: [], page: [], ...(fields ? { select: fields.map(field) } : {}) };
+}
+
+/** The rows of a collection, page by page (all fields, or the ones named). */
+function read(opts: CheckOptions, collection: string, fields?: string[]): AsyncGenerator<Row[]> {
+  const table = tableByName(collection);
+  if (!table) throw new Error(`no collection ${collection}`);
+  return exportPages({ transport: opts.transport, table, query: everyRow(fields), pageSize: opts.pageSize, signal: opts.signal });
+}
+
+/** id → name of a small collection (labels, genres, subgenres). */
+async function readNames(opts: CheckOptions, collection: string): Promise<Map<string, string>> {
+  const names = new Map<string, string>();
+  for await (const page of read(opts, collection, ['id', 'name'])) for (const r of page) if (typeof r.name === 'string') names.set(String(r.id), r.name);
+  return names;
+}
+
+/** What checking one collection needs from the ones checked before it. */
+interface Known {
+  /** labels/genres/subgenres: id → name, for the consistency rule. */
+  names: Map<string, Map<string, string>>;
+  /** Every artist id, for the credit-reference rule. */
+  artistIds: Set<string> | null;
+}
+
+/** Filter size for the duplicate scan: 8 MB of bits, a few per cent false candidates at 1M keys. */
+const FILTER_BYTES = 128 << 20;
+
+/** Collections in the order they are checked (parents before children). */
+export const CHECK_ORDER: readonly string[] = TABLES.map((t) => t.name);
+
+/** Every finding of the chosen rules in the chosen collections. */
+export async function* checkCatalog(opts: CheckOptions): AsyncGenerator<Finding> {
+  const today = todayOf(opts.now);
+  const wanted = CHECK_ORDER.filter((c) => opts.collections.includes(c));
+  const consistency = opts.rules.has('consistency') && wanted.includes('releases');
+  const references = opts.rules.has('artist-reference') && wanted.includes('tracks');
+  const known: Known = { names: new Map(), artistIds: null };
+  for (const collection of wanted) {
+    if (opts.signal?.aborted) return;
+    if (collection === 'releases' && consistency) {
+      for (const [, , from] of COPIED) if (!known.names.has(from)) known.names.set(from, await readNames(opts, from));
+    }
+    if (collection === 'tracks' && references && !known.artistIds) {
+      known.artistIds = new Set();
+      for await (const page of read(opts, 'artists', ['id'])) for (const r of page) known.artistIds.add(String(r.id));
+    }
+    const keep = {
+      names: consistency && COPIED.some(([, , from]) => from === collection) ? new Map<string, string>() : null,
+      ids: references && collection === 'artists' ? new Set<string>() : null,
+    };
+    yield* checkCollection(opts, collection, today, known, keep);
+    if (keep.names) known.names.set(collection, keep.names);
+    if (keep.ids) known.artistIds = keep.ids;
+  }
+}
+
+/** One collection: the per-row rules as pages arrive, then its duplicates. */
+async function* checkCollection(
+  opts: CheckOptions,
+  collection: string,
+  today: ReturnType<typeof todayOf>,
+  known: Known,
+  keep: { names: Map<string, string> | null; ids: Set<string> | null },
+): AsyncGenerator<Finding> {
+  const dups = duplicateKeys(collection, opts.rules).map((d) => ({ d, finder: new DuplicateFinder(FILTER_BYTES) }));
+  let rows = 0;
+  for await (const page of read(opts, collection)) {
+    for (const row of page) {
+      yield* rowFindings(collection, row, opts.rules, today);
+      if (collection === 'releases') yield* releaseConsistency(row, known);
+      if (collection === 'tracks' && known.artistIds) yield* creditReferences(row, known.artistIds);
+      for (const { d, finder } of dups) {
+        const key = d.key(row);
+        if (key !== null && finder.note(key)) finder.candidates.set(key, -1);
+      }
+      if (keep.names && typeof row.name === 'string') keep.names.set(String(row.id), row.name);
+      if (keep.ids) keep.ids.add(String(row.id));
+    }
+    rows += page.length;
+    opts.onRows?.(collection, rows);
+  }
+  for (const { d, finder } of dups) if (finder.candidates.size > 0) yield* duplicates(opts, collection, d, finder.candidates);
+}
+
+function* releaseConsistency(row: Row, known: Known): Generator<Finding> {
+  for (const [text, idField, from] of COPIED) {
+    const names = known.names.get(from);
+    const id = row[idField];
+    const f = names && typeof id === 'string' ? consistencyFinding(row, text, idField, names.get(id)) : null;
+    if (f) yield f;
+  }
+}
+
+function* creditReferences(row: Row, artistIds: Set<string>): Generator<Finding> {
+  for (const f of CREDIT_FIELDS) {
+    const list = row[f];
+    if (!Array.isArray(list)) continue;
+    for (const item of list) {
+      const id = item && typeof item === 'object' ? (item as Row).id : undefined;
+      if (typeof id !== 'string' || artistIds.has(id)) continue;
+      const name = typeof (item as Row).name === 'string' ? ` (“${(item as Row).name as string}”)` : '';
+      yield {
+        collection: 'tracks',
+        id: String(row.id),
+        field: f,
+        value: id,
+        rule: 'artist-reference',
+        severity: 'warning',
+        message: `${f} credits artist ${id}${name}, which no artist has`,
+        fixable: false,
+        fix: null,
+      };
+    }
+  }
+}
+
+/** The second, narrow read: the rows whose key was a candidate, grouped; groups of two or more are duplicates. */
+async function* duplicates(opts: CheckOptions, collection: string, d: DuplicateKey, candidates: Map<string, number>): AsyncGenerator<Finding> {
+  const groups = new Map<string, Row[]>();
+  for await (const page of read(opts, collection, ['id', ...d.fields])) {
+    for (const row of page) {
+      const key = d.key(row);
+      if (key === null || !candidates.has(key)) continue;
+      const group = groups.get(key);
+      if (group) group.push(row);
+      else groups.set(key, [row]);
+    }
+  }
+  for (const group of groups.values()) {
+    if (group.length < 2) continue;
+    for (const row of group) {
+      const others = group.filter((r) => r !== row).map((r) => String(r.id));
+      yield duplicateFinding(collection, d.rule, d.field, row, others, d.severity);
+    }
+  }
+}

@@ -1,0 +1,186 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../support/stores.js';
+import { catalog, ensureBuilt } from './support.js';
+
+ensureBuilt();
+
+interface Finding {
+  collection: string;
+  id: string;
+  field: string;
+  value: unknown;
+  rule: string;
+  severity: string;
+  message: string;
+  fixable: boolean;
+  fix: string | null;
+}
+
+const NORTHERN = '1ab00001-ce6c-400d-8cfb-ba4136a5d538'; // "Northern Lights Recordings" in the sample catalog
+const id = (prefix: string, n: number) => `${prefix}-0000-4000-8000-${String(n).padStart(12, '0')}`;
+
+/** Defects planted on top of the sample catalog: each row's id, the field and the rule that must find it. */
+const PLANTED = {
+  labels: [{ id: id('d0000001', 1), name: 'northern lights RECORDINGS' }],
+  artists: [
+    { id: id('d0000002', 1), stage_name: 'Future Kid', birthdate: '2999-01-01' },
+    { id: id('d0000002', 2), stage_name: 'Mail Person', email: 'not-an-email' },
+    { id: id('d0000002', 3), stage_name: 'Wrong Link', spotify: 'https://www.youtube.com/watch?v=1' },
+    { id: id('d0000002', 4), stage_name: 'Ctrl\u0007 Char' },
+    { id: id('d0000002', 5), stage_name: 'Double  Space' },
+  ],
+  releases: [
+    { id: id('d0000003', 1), release_title: 'Sci', upc_code: '1.23457E+11' },
+    { id: id('d0000003', 2), release_title: 'Check Digit', upc_code: '123456789013' },
+    { id: id('d0000003', 3), release_title: 'Twin A', upc_code: '036000291452', label_id: NORTHERN, label: 'Northern Lights Recordings', release_date: '2020-05-01' },
+    { id: id('d0000003', 4), release_title: 'twin a', upc_code: '036000291452', label_id: NORTHERN, label: 'Northern Lights Recordings', release_date: '2020-05-01' },
+    { id: id('d0000003', 5), release_title: 'Old', release_date: '1850-01-01' },
+    { id: id('d0000003', 6), release_title: 'Mislabelled', label_id: NORTHERN, label: 'Some Other Label' },
+  ],
+  tracks: [
+    { id: id('d0000004', 1), track_title: 'Hyphens', isrc_code: 'gb-a1b-24-00001' },
+    { id: id('d0000004', 2), track_title: 'Garbage', isrc_code: 'BAD123' },
+    { id: id('d0000004', 3), track_title: 'Same A', isrc_code: 'DEZ9Q2400077' },
+    { id: id('d0000004', 4), track_title: 'Same B', isrc_code: 'DEZ9Q2400077' },
+    { id: id('d0000004', 5), track_title: 'Ghost credit', primary_artists: [{ id: id('d00000ff', 1), name: 'Nobody' }] },
+  ],
+};
+
+/** What must be found: "collection id field rule". */
+const EXPECTED_PLANTED = [
+  `labels ${id('d0000001', 1)} name duplicate-name`,
+  `labels ${NORTHERN} name duplicate-name`,
+  `artists ${id('d0000002', 1)} birthdate birthdate`,
+  `artists ${id('d0000002', 2)} email email`,
+  `artists ${id('d0000002', 3)} spotify profile-url`,
+  `artists ${id('d0000002', 4)} stage_name whitespace`,
+  `artists ${id('d0000002', 5)} stage_name whitespace`,
+  `releases ${id('d0000003', 1)} upc_code upc-format`,
+  `releases ${id('d0000003', 2)} upc_code upc-format`,
+  `releases ${id('d0000003', 3)} upc_code upc-duplicate`,
+  `releases ${id('d0000003', 4)} upc_code upc-duplicate`,
+  `releases ${id('d0000003', 3)} release_title duplicate-release`,
+  `releases ${id('d0000003', 4)} release_title duplicate-release`,
+  `releases ${id('d0000003', 5)} release_date release-date`,
+  `releases ${id('d0000003', 6)} label consistency`,
+  `tracks ${id('d0000004', 1)} isrc_code isrc-format`,
+  `tracks ${id('d0000004', 2)} isrc_code isrc-format`,
+  `tracks ${id('d0000004', 3)} isrc_code isrc-duplicate`,
+  `tracks ${id('d0000004', 4)} isrc_code isrc-duplicate`,
+  `tracks ${id('d0000004', 5)} primary_artists artist-reference`,
+].sort();
+
+const keyOf = (f: Finding) => `${f.collection} ${f.id} ${f.field} ${f.rule}`;
+
+async function findings(env: Record<string, string>, args: string[] = []): Promise<{ code: number; list: Finding[]; stderr: string }> {
+  const r = await catalog(['check', '-o', 'ndjson', '--fail-on', 'none', ...args], { env });
+  expect(r.code, r.stderr).toBe(0);
+  return { code: r.code, stderr: r.stderr, list: r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Finding) };
+}
+
+describe('catalog check (issue 18): planted defects are found, and only they', () => {
+  const env = { CATALOG_DATA: tempDir('check-') };
+  let sample: Finding[] = [];
+
+  beforeAll(async () => {
+    const seeded = await catalog(['seed'], { env });
+    expect(seeded.code, seeded.stderr).toBe(0);
+    sample = (await findings(env)).list;
+  }, 60_000);
+
+  it("finds the sample catalog's own defects: the stray-space label among them", () => {
+    const spaced = sample.find((f) => f.collection === 'labels' && f.value === '  Spaced Out Records  ');
+    expect(spaced).toMatchObject({ rule: 'whitespace', field: 'name', fixable: true, fix: 'Spaced Out Records', severity: 'warning' });
+    // what the sample holds on purpose (tricky names, handles instead of links) and one chance ISRC collision: nothing else
+    expect(new Set(sample.map((f) => f.rule))).toEqual(new Set(['whitespace', 'profile-url', 'duplicate-name', 'isrc-duplicate']));
+    expect(sample.filter((f) => f.rule === 'profile-url').every((f) => typeof f.value === 'string' && f.value.startsWith('@'))).toBe(true);
+  });
+
+  it('finds exactly the planted defects on top of them', async () => {
+    for (const [collection, rows] of Object.entries(PLANTED)) {
+      const file = join(tempDir('check-plant-'), `${collection}.ndjson`);
+      writeFileSync(file, rows.map((r) => JSON.stringify(r)).join('\n'));
+      const r = await catalog([collection, 'import', file], { env });
+      expect(r.code, r.stderr).toBe(0);
+    }
+    const before = new Set(sample.map(keyOf));
+    const after = (await findings(env)).list;
+    const added = after.filter((f) => !before.has(keyOf(f))).map(keyOf).sort();
+    expect(added).toEqual(EXPECTED_PLANTED);
+    const byKey = new Map(after.map((f) => [keyOf(f), f]));
+    expect(byKey.get(`tracks ${id('d0000004', 1)} isrc_code isrc-format`)).toMatchObject({ fixable: true, fix: 'GBA1B2400001' });
+    expect(byKey.get(`tracks ${id('d0000004', 2)} isrc_code isrc-format`)).toMatchObject({ fixable: false, severity: 'error' });
+    expect(byKey.get(`releases ${id('d0000003', 1)} upc_code upc-format`)?.message).toMatch(/scientific notation/);
+    expect(byKey.get(`releases ${id('d0000003', 6)} label consistency`)).toMatchObject({ fixable: true, fix: 'Northern Lights Recordings' });
+    expect(byKey.get(`artists ${id('d0000002', 4)} stage_name whitespace`)).toMatchObject({ fix: 'Ctrl Char' });
+    expect(byKey.get(`artists ${id('d0000002', 5)} stage_name whitespace`)).toMatchObject({ fix: 'Double Space' });
+  });
+
+  it('--fail-on sets the exit code: 5 at or above it, 0 below it or with none', async () => {
+    const errors = await catalog(['check', 'tracks', '-o', 'json'], { env });
+    expect(errors.code).toBe(5);
+    expect(errors.stderr).toMatch(/check failed: \d+ findings at or above error \(--fail-on error\)/);
+    const warningsOnly = await catalog(['check', 'labels', '--rules', 'whitespace', '-o', 'json'], { env });
+    expect(warningsOnly.code, warningsOnly.stderr).toBe(0);
+    expect(JSON.parse(warningsOnly.stdout)).toHaveLength(1);
+    const strict = await catalog(['check', 'labels', '--rules', 'whitespace', '--fail-on', 'warning', '-o', 'json'], { env });
+    expect(strict.code).toBe(5);
+    const errorsOnly = await catalog(['check', 'tracks', '--severity', 'error', '--fail-on', 'none', '-o', 'json'], { env });
+    expect(errorsOnly.code).toBe(0);
+    expect((JSON.parse(errorsOnly.stdout) as Finding[]).every((f) => f.severity === 'error')).toBe(true);
+  });
+
+  it('refuses unknown rules and collections with a did-you-mean (exit 2), and --fix without a terminal needs --yes', async () => {
+    const rule = await catalog(['check', '--rules', 'isrc-fromat'], { env });
+    expect(rule.code).toBe(2);
+    expect(rule.stderr).toContain("did you mean 'isrc-format'");
+    const coll = await catalog(['check', 'trakcs'], { env });
+    expect(coll.code).toBe(2);
+    expect(coll.stderr).toContain("did you mean 'tracks'");
+    const fix = await catalog(['check', 'labels', '--fix'], { env });
+    expect(fix.code).toBe(2);
+    expect(fix.stderr).toMatch(/pass --yes/);
+    expect((await findings(env, ['labels'])).list.some((f) => f.fixable)).toBe(true);
+  });
+
+  it('--list-rules names every rule with its rationale', async () => {
+    const r = await catalog(['check', '--list-rules', '-o', 'json'], { env });
+    expect(r.code).toBe(0);
+    const rules = JSON.parse(r.stdout) as Array<{ name: string; rationale: string }>;
+    expect(rules.map((x) => x.name)).toContain('isrc-format');
+    expect(rules.length).toBeGreaterThanOrEqual(13);
+    expect(rules.every((x) => x.rationale.length > 20)).toBe(true);
+  });
+
+  it('--fix shows old → new, applies only the fixable findings, and a second check finds none of them', async () => {
+    const fix = await catalog(['check', '--fix', '--yes', '-o', 'table'], { env });
+    expect(fix.code).toBe(5); // the errors no fix can repair remain
+    expect(fix.stdout).toMatch(/labels\s+\S+\s+name\s+"  Spaced Out Records  "\s+"Spaced Out Records"/);
+    expect(fix.stdout).toMatch(/tracks\s+\S+\s+isrc_code\s+"gb-a1b-24-00001"\s+"GBA1B2400001"/);
+    const again = (await findings(env)).list;
+    expect(again.filter((f) => f.fixable)).toEqual([]);
+    // what no fix repairs is still reported
+    expect(again.some((f) => f.rule === 'isrc-format' && f.value === 'BAD123')).toBe(true);
+    const label = await catalog(['releases', 'get', id('d0000003', 6), '-o', 'json'], { env });
+    expect(JSON.parse(label.stdout)).toMatchObject({ label: 'Northern Lights Recordings' });
+  });
+});
+
+describe('import --check (issue 18)', () => {
+  it('sets aside rows with a malformed ISRC and lets the others in', async () => {
+    const env = { CATALOG_DATA: tempDir('check-import-') };
+    const dir = tempDir('check-import-file-');
+    const file = join(dir, 'tracks.csv');
+    writeFileSync(file, 'track_title,isrc_code\nGood,USA1B2400001\nBad,US-ABC\nScientific,1.2E+11\nFixable later,us-a1b-24-00002\n');
+    const r = await catalog(['tracks', 'import', file, '--check'], { env });
+    expect(r.code, r.stderr).toBe(3);
+    expect(r.stderr).toMatch(/line 3: CHECK isrc-format \(isrc_code\)/);
+    expect(r.stderr).toMatch(/2 inserted/);
+    const listed = await catalog(['tracks', 'list', '--select', 'track_title', '--order', 'track_title', '-o', 'json'], { env });
+    expect(JSON.parse(listed.stdout)).toEqual([{ track_title: 'Fixable later' }, { track_title: 'Good' }]);
+    const without = await catalog(['tracks', 'import', file, '--dry-run'], { env });
+    expect(without.stderr).toMatch(/0 rejected/);
+  });
+});
