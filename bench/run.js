@@ -124,6 +124,10 @@ try {
     const { xlsxSize } = await import('./scenarios/xlsx.js');
     for (const n of o.rows.filter((x) => x <= 100_000)) await xlsxSize(ctx, n);
   }
+  if (o.only.includes('check')) {
+    const { checkSize } = await import('./scenarios/check.js');
+    for (const n of o.rows.filter((x) => x <= 1_000_000)) await checkSize(ctx, n);
+  }
   if (o.only.includes('hostile')) {
     const { hostile } = await import('./scenarios/hostile.js');
     await hostile(ctx);

@@ -231,6 +231,15 @@ export function buildRows(R, o) {
     }
   }
 
+  if (on('check')) {
+    for (const n of o.rows.filter((x) => x <= 1_000_000)) {
+      const r = R.get(`check.tracks.${n}`);
+      const rss = R.get(`check.tracks.rss.${n}`);
+      const found = R.extra.get(`check.tracks.${n}`);
+      rows.push(absolute({ scenario: `catalog check tracks, ${fmtRows(n)} rows (every tracks rule)`, store: 'PGlite', r, text: r?.value ? `${timeRate(r, n)}, peak RSS ${rss?.value ? `${rss.value.toFixed(0)} MB` : 'n/a'}${found ? `; found ${found}` : ''}` : '' }));
+    }
+  }
+
   if (on('hostile')) {
     const g = R.get('hostile.unread.growth');
     const idle = R.get('hostile.unread.idle');

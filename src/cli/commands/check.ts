@@ -93,6 +93,7 @@ export async function runCheck(collectionArgs: string[], opts: CheckFlags, ctx: 
   const progress = await createProgress(ctx.io.stderr, { quiet: ctx.globals.quiet, clock: () => ctx.clock.now(), label: 'check' });
   const tally = new Tally();
   const fixable: Finding[] = [];
+  let fixableCount = 0;
   const rows = new Map<string, number>();
   const findings = checkCatalog({
     transport: await contextTransport(ctx),
@@ -110,7 +111,8 @@ export async function runCheck(collectionArgs: string[], opts: CheckFlags, ctx: 
     for await (const f of findings) {
       if (RANK[f.severity] < threshold) continue;
       tally.add(f);
-      if (f.fixable) fixable.push(f);
+      if (f.fixable && opts.fix) fixable.push(f);
+      else if (f.fixable) fixableCount++;
       if (format !== 'table') yield { ...f, value: f.value ?? null };
     }
   }
@@ -123,25 +125,20 @@ export async function runCheck(collectionArgs: string[], opts: CheckFlags, ctx: 
   if (abort.signal.aborted) throw new (await import('../errors.js')).Interrupted('interrupted: the check did not finish');
   if (format === 'table') await writeGroups(ctx, tally);
   const total = [...rows.values()].reduce((a, b) => a + b, 0);
-  await ctx.note(tally.summary(collections.length, total, opts.fix ? '' : fixable.length ? ` (${fixable.length} fixable: catalog check --fix)` : ''));
+  await ctx.note(tally.summary(collections.length, total, opts.fix || fixableCount === 0 ? '' : ` (${fixableCount.toLocaleString('en-US')} fixable: catalog check --fix)`));
   let fixed = new Set<Finding>();
   if (opts.fix) fixed = await applyFixes(ctx, fixable, opts.yes);
   const failOn = opts.failOn ?? 'error';
   if (failOn === 'none') return;
-  const failing = tally.all.filter((f) => RANK[f.severity] >= RANK[failOn] && !fixed.has(f)).length + tally.dropped(failOn);
+  const failing = tally.atLeast(failOn) - [...fixed].filter((f) => RANK[f.severity] >= RANK[failOn]).length;
   if (failing > 0) throw new FindingsFound(`${plural(failing, 'finding', 'findings')} at or above ${failOn} (--fail-on ${failOn})`);
 }
 
-/** Findings by rule: counts, and the first few of each for the table. */
+/** Findings by rule: counts, and the first few of each for the table (nothing more is kept). */
 class Tally {
-  /** Every finding up to a bound (the exit code needs them when --fix runs); beyond it only counts. */
-  readonly all: Finding[] = [];
-  private readonly overflow = { error: 0, warning: 0 };
   readonly byRule = new Map<string, { severity: Severity; count: number; fixable: number; examples: Finding[] }>();
 
   add(f: Finding): void {
-    if (this.all.length < 200_000) this.all.push(f);
-    else this.overflow[f.severity]++;
     const key = `${f.rule}\u0000${f.severity}`;
     const g = this.byRule.get(key) ?? { severity: f.severity, count: 0, fixable: 0, examples: [] };
     g.count++;
@@ -150,17 +147,20 @@ class Tally {
     this.byRule.set(key, g);
   }
 
-  /** Findings past the bound at or above a level (never fixed, so they count). */
-  dropped(level: Severity): number {
-    return level === 'error' ? this.overflow.error : this.overflow.error + this.overflow.warning;
+  /** Findings at or above a level. */
+  atLeast(level: Severity): number {
+    return [...this.byRule.values()].filter((g) => RANK[g.severity] >= RANK[level]).reduce((a, g) => a + g.count, 0);
   }
 
   summary(collections: number, rows: number, fixHint: string): string {
     const n = (s: Severity) => [...this.byRule.values()].filter((g) => g.severity === s).reduce((a, g) => a + g.count, 0);
-    const found = n('error') + n('warning') === 0 ? 'no findings' : `${plural(n('error'), 'error', 'errors')}, ${plural(n('warning'), 'warning', 'warnings')}`;
-    return `Checked ${plural(collections, 'collection', 'collections')}, ${plural(rows, 'row', 'rows')}: ${found}${fixHint}`;
+    const found = n('error') + n('warning') === 0 ? 'no findings' : `${many(n('error'), 'error')}, ${many(n('warning'), 'warning')}`;
+    return `Checked ${many(collections, 'collection')}, ${many(rows, 'row')}: ${found}${fixHint}`;
   }
 }
+
+/** "1 row", "12,345 rows". */
+const many = (n: number, noun: string) => `${n.toLocaleString('en-US')} ${noun}${n === 1 ? '' : 's'}`;
 
 /** A value as an example shows it: quoted, one line, at most 40 characters. */
 function shown(v: unknown): string {
