@@ -168,6 +168,8 @@ export async function* pagesOf<T>(opts: PageOptions, format: PageFormat<T>): Asy
     while (inFlight.length < ahead) {
       const f = request(next);
       if (!f) return;
+      // a page behind the one awaited may fail first (the service went away): handled when its turn comes
+      f.result.catch(() => {});
       inFlight.push(f);
       next += f.want;
     }

@@ -154,6 +154,17 @@ describe('catalog check (issue 18): planted defects are found, and only they', (
     expect(rules.every((x) => x.rationale.length > 20)).toBe(true);
   });
 
+  it('--dry-run --fix prints the guarded PATCH requests and changes nothing; an unreachable service is a clean exit 1', async () => {
+    const dry = await catalog(['--dry-run', 'check', 'labels', '--rules', 'whitespace', '--fix', '-o', 'json'], { env });
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout + dry.stderr).toMatch(/curl -X PATCH '[^']*\/labels\?select=id&id=eq\.[0-9a-f-]+&name=eq\.%20%20Spaced%20Out%20Records%20%20'/);
+    expect((await findings(env, ['labels', '--rules', 'whitespace'])).list).toHaveLength(1);
+    const down = await catalog(['--url', 'http://127.0.0.1:9', 'check', 'labels'], { env });
+    expect(down.code).toBe(1);
+    expect(down.stderr).toMatch(/^error: cannot reach http:\/\/127\.0\.0\.1:9/);
+    expect(down.stderr).not.toMatch(/Unhandled|at async/);
+  });
+
   it('--fix shows old → new, applies only the fixable findings, and a second check finds none of them', async () => {
     const fix = await catalog(['check', '--fix', '--yes', '-o', 'table'], { env });
     expect(fix.code).toBe(5); // the errors no fix can repair remain

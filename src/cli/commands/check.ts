@@ -88,6 +88,11 @@ export async function runCheck(collectionArgs: string[], opts: CheckFlags, ctx: 
   const threshold = RANK[opts.severity ?? 'warning'];
   const format = await outputFormat(ctx);
   const [{ checkCatalog }, { createProgress }, { contextTransport }] = await Promise.all([import('../../check/check.js'), import('../progress.js'), import('./import.js')]);
+  // reading is harmless: the global --dry-run holds back only the fixes (their PATCHes are printed)
+  const dryRun = ctx.globals.dryRun;
+  ctx.globals.dryRun = false;
+  const transport = await contextTransport(ctx);
+  ctx.globals.dryRun = dryRun;
   const abort = new AbortController();
   void ctx.waitForSignal().then(() => abort.abort());
   const progress = await createProgress(ctx.io.stderr, { quiet: ctx.globals.quiet, clock: () => ctx.clock.now(), label: 'check' });
@@ -96,7 +101,7 @@ export async function runCheck(collectionArgs: string[], opts: CheckFlags, ctx: 
   let fixableCount = 0;
   const rows = new Map<string, number>();
   const findings = checkCatalog({
-    transport: await contextTransport(ctx),
+    transport,
     collections,
     rules,
     now: ctx.clock.now(),
@@ -210,7 +215,7 @@ async function applyFixes(ctx: Context, fixable: Finding[], yes: boolean | undef
   const diff = [...byRow.values()].flat().map((f) => ({ collection: f.collection, id: f.id, field: f.field, old: shown(f.value), new: shown(f.fix) }));
   await writeRows(ctx, diff, { selected: true, format: (await outputFormat(ctx)) === 'table' ? 'table' : undefined });
   const what = `${plural(diff.length, 'field', 'fields')} in ${plural(byRow.size, 'row', 'rows')}`;
-  if (!(await confirmWrite(ctx, `Fix ${what}?`, `this would change ${what}`, yes))) {
+  if (!ctx.dryRun && !(await confirmWrite(ctx, `Fix ${what}?`, `this would change ${what}`, yes))) {
     await ctx.note('Nothing fixed');
     return fixed;
   }
