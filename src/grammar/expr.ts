@@ -5,12 +5,9 @@
  */
 import { GrammarError } from './errors.js';
 import { isReservedKey, lastWord, parseFieldPath, parseFilter, parseLogicTree } from './parse.js';
-import type { Filter, FilterOp, WhereClause } from './types.js';
+import { OPERATORS, SHORT_OPERATORS } from './operators.js';
+import type { Filter, WhereClause } from './types.js';
 
-const SHORT_OPS: readonly [string, FilterOp, boolean][] = [
-  ['!=', 'neq', false], ['<=', 'lte', false], ['>=', 'gte', false], ['!~', 'ilike', true],
-  ['=', 'eq', false], ['<', 'lt', false], ['>', 'gt', false], ['~', 'ilike', false],
-];
 
 /** Index of the first operator character outside quotes and `->`/`->>` arrows, or -1. */
 function operatorIndex(text: string): number {
@@ -40,9 +37,12 @@ function isCompleteField(key: string): boolean {
   }
 }
 
+/** The short operators as help shows them, in the table's order: `= != > >= < <= ~ !~`. */
+const SHORT_TOKENS = OPERATORS.flatMap((o) => (o.short ?? []).map((s) => s.token)).join(' ');
+
 function badExpr(text: string, why: string): GrammarError {
   return new GrammarError(`invalid where expression "${text}"`, why, {
-    hint: 'Use field=op.value (release_date=gte.2024-01-01) or field OP value with OP one of = != < <= > >= ~ !~',
+    hint: `Use field=op.value (release_date=gte.2024-01-01) or field OP value with OP one of ${SHORT_TOKENS}`,
   });
 }
 
@@ -72,9 +72,9 @@ export function parseWhereExpr(text: string): WhereClause {
   const at = operatorIndex(text);
   if (at < 0) throw badExpr(text, 'no operator found');
   const rest = text.slice(at);
-  const found = SHORT_OPS.find(([sym]) => rest.startsWith(sym));
+  const found = SHORT_OPERATORS.find((s) => rest.startsWith(s.token));
   if (found === undefined) throw badExpr(text, `unknown operator at "${rest}"`);
-  const [sym, op, negated] = found;
+  const { token: sym, op, negated } = found;
   const fieldText = text.slice(0, at).trim();
   if (fieldText === '') throw badExpr(text, 'missing field name before the operator');
   const value = text.slice(at + sym.length).trim();

@@ -10,6 +10,7 @@ import {
   type Parser,
 } from './parsec.js';
 import { splitQuery, type RawParam } from './query-string.js';
+import { FTS_OPERATORS, QUANTIFIABLE_OPERATORS, SIMPLE_OPERATORS } from './operators.js';
 import type { AggregateFn, Condition, FieldRef, Filter, FilterOp, JsonPathStep, OrderClause, OrderTerm, PageClause, Query, SelectAggregate, SelectEmbed, SelectItem, WhereClause } from './types.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -100,8 +101,8 @@ const pTriVal: Parser<string> = label(
 );
 
 const keyword = <T extends string>(...words: T[]): Parser<T> => alt(...words.map((w) => attempt(map(string(w), () => w))));
-const simpleOperator = label(keyword('neq', 'cs', 'cd', 'ov', 'sl', 'sr', 'nxr', 'nxl', 'adj'), 'unknown single value operator');
-const quantOperator = label(keyword('eq', 'gte', 'gt', 'lte', 'lt', 'like', 'ilike', 'match', 'imatch'), 'unknown single value operator');
+const simpleOperator = label(keyword(...SIMPLE_OPERATORS), 'unknown single value operator');
+const quantOperator = label(keyword(...QUANTIFIABLE_OPERATORS), 'unknown single value operator');
 
 function pOpExpr(pSVal: Parser<string>): Parser<OpExpr> {
   const pNotOp = alt(attempt(map(seq(string('not'), pDelimiter), () => true)), pure(false));
@@ -113,7 +114,7 @@ function pOpExpr(pSVal: Parser<string>): Parser<OpExpr> {
   const pQuant = optionMaybe(attempt(between(char('('), char(')'), alt(attempt(map(string('any'), () => 'any' as const)), map(string('all'), () => 'all' as const)))));
   const pQuantOp: Parser<Op> = bind(quantOperator, (op) => bind(pQuant, (modifier) =>
     right(pDelimiter, map(pSVal, (value) => (modifier === undefined ? { op, value } : { op, modifier, value })))));
-  const pFts: Parser<Op> = bind(keyword('fts', 'plfts', 'phfts', 'wfts'), (op) =>
+  const pFts: Parser<Op> = bind(keyword(...FTS_OPERATORS), (op) =>
     bind(optionMaybe(attempt(between(char('('), char(')'), pIdentifier))), (language) =>
       right(pDelimiter, map(pSVal, (value) => (language === undefined ? { op, value } : { op, language, value })))));
   const pOperation = label(alt(pIn, pIs, pIsDist, attempt(pFts), attempt(pSimpleOp), attempt(pQuantOp)), 'operator (eq, gt, ...)');

@@ -9,12 +9,8 @@
  */
 
 /** Every filter operator of PostgREST 12.2.3. */
-export type FilterOp =
-  | 'eq' | 'neq' | 'gt' | 'gte' | 'lt' | 'lte'
-  | 'like' | 'ilike' | 'match' | 'imatch'
-  | 'in' | 'is' | 'isdistinct'
-  | 'fts' | 'plfts' | 'phfts' | 'wfts'
-  | 'cs' | 'cd' | 'ov' | 'sl' | 'sr' | 'nxr' | 'nxl' | 'adj';
+export type { FilterOp } from './operators.js';
+import type { FilterOp } from './operators.js';
 
 /** One step of a JSON path: `->key` (jsonb) or `->>key` (text). Array indexes are keys like `"0"` or `"-1"`. */
 export interface JsonPathStep {

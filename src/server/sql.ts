@@ -1,5 +1,6 @@
 import type { Filter, FilterOp } from '../grammar/types.js';
 import type { ColumnDef, TableDef } from '../schema/catalog.js';
+import { OPERATORS } from '../grammar/operators.js';
 import { ApiError } from './errors.js';
 import type { ColumnRef, EmbedNode, OutItem, PlannedCondition, PlannedOrder, ReadNode, ReadPlan, WritePlan } from './plan.js';
 
@@ -79,34 +80,10 @@ function castSuffix(cast: string): string {
   return `::${ident(TYPE_ALIASES[norm] ?? norm)}`;
 }
 
-const BINARY: Partial<Record<FilterOp, string>> = {
-  eq: '=',
-  neq: '<>',
-  gt: '>',
-  gte: '>=',
-  lt: '<',
-  lte: '<=',
-  like: 'LIKE',
-  ilike: 'ILIKE',
-  match: '~',
-  imatch: '~*',
-  isdistinct: 'IS DISTINCT FROM',
-  cs: '@>',
-  cd: '<@',
-  ov: '&&',
-  sl: '<<',
-  sr: '>>',
-  nxr: '&<',
-  nxl: '&>',
-  adj: '-|-',
-};
-
-const FTS: Partial<Record<FilterOp, string>> = {
-  fts: 'to_tsquery',
-  plfts: 'plainto_tsquery',
-  phfts: 'phraseto_tsquery',
-  wfts: 'websearch_to_tsquery',
-};
+/** The SQL of each `op.value` operator (`=`, `LIKE`, `@>`, …) and each fts operator's function, from the operator table. */
+const BINARY: Partial<Record<FilterOp, string>> = Object.fromEntries(OPERATORS.filter((o) => o.value === 'single').map((o) => [o.op, o.sql]));
+const STARS = new Set(OPERATORS.filter((o) => o.stars).map((o) => o.op));
+const FTS: Partial<Record<FilterOp, string>> = Object.fromEntries(OPERATORS.filter((o) => o.value === 'fts').map((o) => [o.op, o.sql]));
 
 const IS_VALUES: Record<string, string> = { null: 'NULL', true: 'TRUE', false: 'FALSE', unknown: 'UNKNOWN' };
 
@@ -122,7 +99,7 @@ function scalar(v: string | string[]): string {
 /** One operator application, e.g. `t1."release_title" LIKE $3`. */
 function filterSql(expr: string, f: Filter, p: Params): string {
   let s: string;
-  const wild = (v: string) => (f.op === 'like' || f.op === 'ilike' ? v.replace(/\*/g, '%') : v);
+  const wild = (v: string) => (STARS.has(f.op) ? v.replace(/\*/g, '%') : v);
   if (f.op === 'in') {
     const items = Array.isArray(f.value) ? f.value : [f.value];
     s = `${expr} = ANY(${p.add(arrayLiteral(items))})`;

@@ -81,6 +81,24 @@ describe('the layout keeps its promises', () => {
     expect(offenders).toEqual([]);
   });
 
+  it('operator names are listed only in the operator table (grammar/operators.ts), never restated', () => {
+    const ops = 'eq|neq|gt|gte|lt|lte|like|ilike|match|imatch|in|is|isdistinct|fts|plfts|phfts|wfts|cs|cd|ov|sl|sr|nxr|nxl|adj';
+    // three operator names as a list or set, or three record keys (`eq: '='`) restating the table
+    const lists = new RegExp(`'(${ops})'\\s*,\\s*'(${ops})'\\s*,\\s*'(${ops})'`);
+    const keys = new RegExp(`^\\s*(${ops})\\s*:\\s*['"]`, 'gm');
+    const offenders = files
+      .filter((f) => !f.endsWith(join('grammar', 'operators.ts')))
+      .filter((f) => {
+        const text = readFileSync(f, 'utf8');
+        return lists.test(text) || (text.match(keys)?.length ?? 0) >= 3;
+      })
+      .map((f) => relative(SRC, f));
+    expect(offenders).toEqual([]);
+    // the patterns find what they look for
+    expect(lists.test("new Set(['like', 'ilike', 'match'])")).toBe(true);
+    expect("const B = {\n  eq: '=',\n  neq: '<>',\n  gt: '>',\n};".match(keys)?.length).toBe(3);
+  });
+
   it('the circle finder finds a circle when there is one', () => {
     expect(circles(new Map([['/a', ['/b']], ['/b', ['/a']], ['/c', ['/a']]])).length).toBe(1);
   });

@@ -1,4 +1,4 @@
-import { isFilterOp, OPERATORS } from '../../grammar/operators.js';
+import { isFilterOp, OPERATORS, operatorsOf } from '../../grammar/operators.js';
 import { parseFilter, parseOrder, parseSelect } from '../../grammar/parse.js';
 import { parseWhereExpr, SHORT_FORM } from '../../grammar/expr.js';
 import type { Condition, Filter, OrderClause, PageClause, Query, SelectItem, WhereClause } from '../../grammar/types.js';
@@ -189,9 +189,9 @@ function scopeAt(root: Scope, path: string[]): Scope {
   return s;
 }
 
-const TEXT_OPS = new Set(['like', 'ilike', 'match', 'imatch', 'fts', 'plfts', 'phfts', 'wfts']);
-const COMPARE_OPS = new Set(['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'isdistinct']);
-const CONTAIN_OPS = new Set(['cs', 'cd', 'ov']);
+const TEXT_OPS = new Set(operatorsOf('text', 'fts'));
+const COMPARE_OPS = new Set(operatorsOf('compare'));
+const CONTAIN_OPS = new Set(operatorsOf('contain'));
 
 /** A filter value as sent: a relative date (`today`, `-30d`, `now-6h`) on a date or timestamp field made absolute, then checked by type. */
 function filterValue(field: FieldInfo, value: string, now: number): string {
