@@ -10,7 +10,7 @@ import { type Prompter, terminalPrompter } from '../io/prompt.js';
 import { startSpinner } from '../io/spinner.js';
 import { style, type Style } from '../io/style.js';
 import { REMOVED_FIELDS } from '../schema/catalog.js';
-import type { RunningServer, StartOptions } from '../server/listen.js';
+import { loadPGlite, loadServer, type RunningServer, type StartOptions } from './embedded.js';
 import { type EffectiveConfig, readConfigFile, resolveConfig } from './config.js';
 import { UsageError } from './errors.js';
 import { type Paths, resolvePaths } from './paths.js';
@@ -167,7 +167,7 @@ export class Context {
       const control = await this.serverControl();
       if (control.readServeLock(this.paths.dataDir)) return;
       if (!bulk) baselineWasmOnly();
-      const pglite = await import('../store/pglite.js');
+      const pglite = await loadPGlite();
       await pglite.prepareEngine();
     })().catch(() => {});
   }
@@ -180,7 +180,7 @@ export class Context {
 
   /** The service's start and lock functions (src/server/listen.ts, loaded only when needed). */
   async serverControl(): Promise<ServerControl> {
-    return this.deps.server ?? (await import('../server/listen.js'));
+    return this.deps.server ?? (await loadServer());
   }
 
   private async openEndpoint(): Promise<Endpoint> {
@@ -257,7 +257,7 @@ export class Context {
     const short = Boolean(this.deps.ownsProcess) && !this.bulk;
     if (short) baselineWasmOnly();
     // Compiling PostgreSQL's WebAssembly now overlaps loading the server's modules.
-    const pglite = await import('../store/pglite.js');
+    const pglite = await loadPGlite();
     pglite.useSmallBufferPool(short);
     void pglite.prepareEngine();
     let server: { url: string; close(): Promise<void> };

@@ -81,6 +81,16 @@ describe('the layout keeps its promises', () => {
     expect(offenders).toEqual([]);
   });
 
+  it('in cli/, only embedded.ts reaches server/ or store/ (the embedded catalog has one home)', () => {
+    const offenders: string[] = [];
+    for (const f of files) {
+      const rel = relative(SRC, f);
+      if (!rel.startsWith('cli/') || rel === join('cli', 'embedded.ts')) continue;
+      for (const dep of graph.get(f)!) if (/^(server|store)\//.test(relative(SRC, dep))) offenders.push(`${rel} → ${relative(SRC, dep)}`);
+    }
+    expect(offenders).toEqual([]);
+  });
+
   it('operator names are listed only in the operator table (grammar/operators.ts), never restated', () => {
     const ops = 'eq|neq|gt|gte|lt|lte|like|ilike|match|imatch|in|is|isdistinct|fts|plfts|phfts|wfts|cs|cd|ov|sl|sr|nxr|nxl|adj';
     // three operator names as a list or set, or three record keys (`eq: '='`) restating the table

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
+import { loadCluster, loadServer } from '../embedded.js';
 import { examples } from './shared.js';
 
 export interface ServeOptions {
@@ -79,11 +80,11 @@ export async function runServe(opts: ServeOptions, ctx: Context): Promise<void> 
     statementTimeoutMs,
     log: ctx.globals.verbose ? (line: string) => void ctx.io.stderr.write(`${line}\n`) : undefined,
   };
-  const { jwtSecretProblem } = await import('../../server/listen.js');
+  const { jwtSecretProblem } = await loadServer();
   const secretProblem = jwtSecretProblem(startOptions.jwtSecret);
   if (secretProblem) throw new UsageError(secretProblem);
   if (workers > 1) {
-    const cluster = await import('../../server/cluster.js');
+    const cluster = await loadCluster();
     // A forked worker re-runs this command line: it serves, and the primary owns the signals.
     if (cluster.isClusterWorker()) {
       await cluster.runClusterWorker(startOptions);

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
+import { loadAuth } from '../embedded.js';
 import { examples } from './shared.js';
 
 /** Roles a minted token may carry (anonymous access needs no token). */
@@ -61,7 +62,7 @@ export async function runTokenCreate(opts: TokenCreateOptions, ctx: Context): Pr
     await ctx.warn(`the secret has ${secret.length} characters; PostgREST refuses secrets shorter than ${MIN_SECRET}`);
   }
   const lifetime = tokenLifetime(opts.expires ?? '1h');
-  const { mintToken } = await import('../../server/auth.js');
+  const { mintToken } = await loadAuth();
   const token = await mintToken(secret, role, lifetime);
   await ctx.io.stdout.write(`${token}\n`);
   if (ctx.io.stderr.isTTY) await ctx.note(ctx.style().dim(`A ${role} token, ${lifetime ? `valid for ${lifetime}` : 'that never expires'}. Use it with --token or CATALOG_TOKEN.`));
