@@ -21,7 +21,8 @@
  * - Values are PostgreSQL's text output, as COPY writes them: booleans `t`/`f`, timestamps
  *   `2024-01-15 12:00:00.197+00`, jsonb as PostgreSQL prints it (`{"a": 1, "b": [1, 2]}`),
  *   everything else as the service sent it. Rows read as JSON are turned into that text here
- *   (cheap, per value); the byte paths get it from the database as it is.
+ *   (cheap, per value; for columns of a known type); the byte paths get it from the database as
+ *   it is, so the hot path never re-renders a value.
  */
 
 import { DEFAULT_NULL_TOKEN } from '../schema/conventions.js';
@@ -105,25 +106,17 @@ export function timestampText(s: string): string {
   return `${date} ${time}${zone}`;
 }
 
-/** How a column's values are written: from its PostgreSQL type name. */
-type ValueKind = 'json' | 'timestamp' | 'other';
-
-function kindOf(type: string | undefined): ValueKind {
-  if (type === 'json' || type === 'jsonb') return 'json';
-  if (type?.startsWith('timestamp')) return 'timestamp';
-  return 'other';
-}
-
 /**
- * A non-null value read as JSON in PostgreSQL's text form (see above), unquoted.
+ * A non-null value read as JSON in PostgreSQL's text form (see above), unquoted. Only a column
+ * whose type is known is turned into it; a value of no known column (an embedded resource, rows
+ * that are not a table's) keeps its JSON form: objects as compact JSON, booleans true/false.
  * @example valueText(true, 'boolean') // 't'
  */
 export function valueText(v: unknown, type?: string): string {
-  const kind = kindOf(type);
-  if (kind === 'json') return jsonbText(v);
-  if (typeof v === 'string') return kind === 'timestamp' ? timestampText(v) : v;
-  if (typeof v === 'boolean') return v ? 't' : 'f';
-  if (typeof v === 'object') return jsonbText(v);
+  if (type === 'json' || type === 'jsonb') return jsonbText(v);
+  if (typeof v === 'string') return type?.startsWith('timestamp') ? timestampText(v) : v;
+  if (typeof v === 'boolean') return type === 'boolean' ? (v ? 't' : 'f') : String(v);
+  if (typeof v === 'object') return JSON.stringify(v);
   return String(v);
 }
 
