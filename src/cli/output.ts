@@ -53,6 +53,7 @@ export async function writeRows(ctx: Context, rows: Iterable<Row> | AsyncIterabl
     out: ctx.io.stdout,
     columns,
     columnTypes: opts.table ? Object.fromEntries(opts.table.fields.map((f) => [f.name, f.type])) : undefined,
+    columnDefaults: opts.table ? Object.fromEntries(opts.table.fields.map((f) => [f.name, f.default])) : undefined,
     single: opts.single,
     now: ctx.clock.now(),
     notice: (m) => void ctx.note(ctx.style().dim(m)),

@@ -1,9 +1,9 @@
 import type { TableDef } from '../schema/catalog.js';
-import { DEFAULT_NULL_TOKEN, knownDefault } from '../schema/conventions.js';
 import { COPY_CSV } from '../grammar/media.js';
 import type { CsvPage } from './csv-pages.js';
 import { ExportError, type PageFormat } from './pages.js';
-import { csvCell } from './writers.js';
+import { csvColumn } from './writers.js';
+import { EDGE_SPACE, nullField } from '../format/csv-dialect.js';
 import { copyRange } from '../io/bytes.js';
 
 const QUOTE = 34;
@@ -12,21 +12,19 @@ const LF = 10;
 const CR = 13;
 
 /**
- * Bytes that make PostgreSQL quote a field of a record literal (and so of the service's `text/csv`
- * pages) but not a field of COPY CSV: space, tab, vertical tab, form feed, backslash and
- * parentheses. (COPY already quotes a field with a comma, a quote or a line end, and the empty
- * string, as a record literal does.)
+ * ASCII whitespace that the CSV dialect quotes at a field's start or end (src/format/csv-dialect.ts);
+ * COPY CSV quotes every other field the dialect quotes (a comma, a quote or a line end, the empty
+ * string). A module-local name: the hot loop reads it.
  */
-const RECORD_QUOTES = new Uint8Array(256);
+const EDGE = EDGE_SPACE;
 /** Bytes of output slab to allocate at a time. */
 const SLAB = 1 << 20;
-for (const c of [32, 9, 11, 12, 92, 40, 41]) RECORD_QUOTES[c] = 1;
 
 /**
  * Rewrites the service's COPY CSV stream (`COPY … TO STDOUT (FORMAT csv, HEADER true)`) into
- * exactly the bytes the CSV page path writes for the same rows (csv-pages.ts), piece by piece as
- * it arrives: the header line dropped (the caller writes its own), a field PostgreSQL quotes in a
- * record literal but not in COPY (spaces, `\`, parentheses: timestamps, most text) quoted, and a
+ * exactly the bytes the CSV page path writes for the same rows (csv-pages.ts), in the CSV dialect
+ * (src/format/csv-dialect.ts), piece by piece as it arrives: the header line dropped (the caller
+ * writes its own), a field with whitespace at its start or end (which COPY leaves bare) quoted, and a
  * null written as the null token where an empty cell would read back as a column default, or
  * everywhere with `--null`. Values are PostgreSQL's text output either way.
  * Example: `const rw = copyCsvRewriter(table, ['id', 'name']); out(rw.push(chunk)); rw.end();`
@@ -55,11 +53,9 @@ function keyText(buf: Uint8Array, start: number, end: number): string {
 // closure so the per-field state stays in locals (split up, it measured slower per 100k rows).
 export function copyCsvRewriter(table: TableDef, columns: string[], nullToken: string | undefined, keyAt = -1): CopyCsvRewriter {
   const byName = new Map(table.columns.map((c) => [c.name, c]));
-  const token = Buffer.from(csvCell(nullToken ?? DEFAULT_NULL_TOKEN));
-  const rewrite = columns.map((name) => {
-    const col = byName.get(name);
-    return nullToken !== undefined || (col !== undefined && knownDefault(col) !== null);
-  });
+  // the dialect's null: the token where it is not an empty field (src/format/csv-dialect.ts)
+  const token = Buffer.from(nullField(true, nullToken));
+  const rewrite = columns.map((name) => nullField(csvColumn(name, byName.get(name)).hasDefault!, nullToken) !== '');
   const malformed = (why: string) => new ExportError(`the service's COPY CSV is malformed: ${why}`, 502, 'PGRST000');
   // the part row carried to the next piece is kept at the start of `input`, the piece appended to it
   let input = Buffer.alloc(0);
@@ -130,14 +126,13 @@ export function copyCsvRewriter(table: TableDef, columns: string[], nullToken: s
         }
       } else {
         let k = i;
-        let quote = 0;
         for (; k < n; k++) {
           const c = buf[k];
           if (c === COMMA || c === LF || c === CR) break;
-          quote |= RECORD_QUOTES[c];
         }
         if (k >= n) break;
         end = k;
+        const quote = end > i && (EDGE[buf[i]] | EDGE[buf[end - 1]]);
         if (end === i) {
           if (rewrite[col]) {
             room(i - from + token.length);

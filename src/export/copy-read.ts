@@ -5,7 +5,8 @@ import { faultCode, faultOf, type Transport } from '../client/transport.js';
 import type { TableDef } from '../schema/catalog.js';
 import { copyCsvRewriter } from './copy-csv.js';
 import { ExportError, exportOrder } from './pages.js';
-import { csvLines, type TextSink } from './writers.js';
+import type { TextSink } from './writers.js';
+import { csvHeader } from '../format/csv-dialect.js';
 
 const BATCH_BYTES = 1 << 20;
 
@@ -51,7 +52,7 @@ export async function copyRead(opts: CopyReadOptions): Promise<CopyReadResult> {
     const f = faultOf({ status: res.status, headers: res.headers, body: await res.text() });
     throw new ExportError(`reading ${table.name} failed: ${f.message}${f.details ? ` (${f.details})` : ''}`, res.status, faultCode(f));
   }
-  await opts.out.write(csvLines([opts.columns]));
+  await opts.out.write(csvHeader(opts.columns));
   const rewriter = copyCsvRewriter(table, opts.columns, opts.nullToken);
   const pieces = res.body[Symbol.asyncIterator]();
   // rewritten pieces go out about a megabyte at a time: one write per piece (≈2,500 for 100k

@@ -1,8 +1,8 @@
 import type { Query } from '../grammar/types.js';
 import type { TableDef } from '../schema/catalog.js';
-import { DEFAULT_NULL_TOKEN, knownDefault } from '../schema/conventions.js';
 import { ExportError, type PageFormat, pagingAddsKey } from './pages.js';
-import { csvCell } from './writers.js';
+import { csvColumn } from './writers.js';
+import { EDGE_SPACE, nullField } from '../format/csv-dialect.js';
 import { copyRange } from '../io/bytes.js';
 
 const QUOTE = 34;
@@ -23,6 +23,19 @@ export function csvPassThrough(table: TableDef, query: Query): boolean {
   const items = query.select;
   const plain = !items || items.every((i) => i.type === 'star' || (i.type === 'field' && i.field.jsonPath.length === 0 && !i.alias && !i.cast));
   return plain && !pagingAddsKey(table, query);
+}
+
+const CR = 13;
+const NULL_AT = 0;
+const DROP_AT = 1;
+
+/** Whether text[start, end) holds a byte that makes the CSV dialect quote a field anywhere in it: a comma, CR or LF. */
+function needsQuotes(text: Buffer, start: number, end: number): boolean {
+  for (let k = start; k < end; k++) {
+    const c = text[k];
+    if (c === COMMA || c === LF || c === CR) return true;
+  }
+  return false;
 }
 
 /** A key field's value: unquoted, quotes undoubled. */
@@ -54,6 +67,8 @@ function undoubleBackslashes(b: Buffer): Buffer {
  * more than everything else the client does with it).
  * - record literals double backslashes inside quoted fields (and a field with a backslash is
  *   always quoted), so `\\` → `\` everywhere gives plain CSV;
+ * - record literals quote more than the CSV dialect (src/format/csv-dialect.ts): a field with a
+ *   space, `\` or a parenthesis inside; those quotes are dropped, so the bytes are the COPY path's;
  * - a null is an unquoted empty field (an empty string is `""`): where an empty cell would read
  *   back as a non-null column default, or when `--null` is given, it becomes the null token,
  *   exactly as the JSON path's writer does.
@@ -63,11 +78,9 @@ function undoubleBackslashes(b: Buffer): Buffer {
 // Long on purpose: `parse` is the CSV-page export's byte loop, one closure over its per-field state.
 export function csvPageFormat(table: TableDef, columns: string[], nullToken: string | undefined): PageFormat<CsvPage> {
   const byName = new Map(table.columns.map((c) => [c.name, c]));
-  const token = Buffer.from(csvCell(nullToken ?? DEFAULT_NULL_TOKEN));
-  const rewrite = columns.map((name) => {
-    const col = byName.get(name);
-    return nullToken !== undefined || (col !== undefined && knownDefault(col) !== null);
-  });
+  // the dialect's null: the token where it is not an empty field (src/format/csv-dialect.ts)
+  const token = Buffer.from(nullField(true, nullToken));
+  const rewrite = columns.map((name) => nullField(csvColumn(name, byName.get(name)).hasDefault!, nullToken) !== '');
   const anyRewrite = rewrite.some(Boolean);
   const malformed = (why: string) => new ExportError(`the service's CSV page is malformed: ${why}`, 502, 'PGRST000');
   return {
@@ -80,8 +93,10 @@ export function csvPageFormat(table: TableDef, columns: string[], nullToken: str
       const text = undoubleBackslashes(raw.subarray(nl + 1));
       const keyAt = pk ? columns.indexOf(pk) : -1;
       const n = text.length;
-      // where a null token goes in (positions in `text`)
-      const nulls: number[] = [];
+      // edits, in order of position in `text`: a null token goes in (NULL_AT) or a quote is dropped (DROP_AT)
+      const edits: number[] = [];
+      const ops: number[] = [];
+      let inserts = 0;
       let col = 0;
       let rows = 0;
       let keyStart = 0;
@@ -95,15 +110,22 @@ export function csvPageFormat(table: TableDef, columns: string[], nullToken: str
         let end: number;
         if (i < n && text[i] === QUOTE) {
           let j = i + 1;
+          let doubled = false;
           for (;;) {
             const q = text.indexOf(QUOTE, j);
             if (q < 0) throw malformed(`a quoted field is not closed (row ${rows + 1})`);
             if (text[q + 1] === QUOTE) {
+              doubled = true;
               j = q + 2;
               continue;
             }
             end = q + 1;
             break;
+          }
+          // a record literal quotes more than the dialect does (spaces, `\`, parentheses): drop quotes it does not need
+          if (!doubled && end - i > 2 && !EDGE_SPACE[text[i + 1]] && !EDGE_SPACE[text[end - 2]] && !needsQuotes(text, i + 1, end - 1)) {
+            edits.push(i, end - 1);
+            ops.push(DROP_AT, DROP_AT);
           }
         } else {
           end = i;
@@ -112,7 +134,11 @@ export function csvPageFormat(table: TableDef, columns: string[], nullToken: str
             if (c === COMMA || c === LF) break;
             end++;
           }
-          if (end === i && anyRewrite && rewrite[col]) nulls.push(i);
+          if (end === i && anyRewrite && rewrite[col]) {
+            edits.push(i);
+            ops.push(NULL_AT);
+            inserts++;
+          }
         }
         if (col === keyAt) {
           keyStart = i;
@@ -144,15 +170,18 @@ export function csvPageFormat(table: TableDef, columns: string[], nullToken: str
       const lf = text[n - 1] === LF ? 0 : 1;
       let bytes: Uint8Array = text.subarray(skipTo);
       if (skipTo >= n) bytes = new Uint8Array(0);
-      else if (nulls.length || lf) {
-        const out = Buffer.allocUnsafe(n - skipTo + nulls.length * token.length + lf);
+      else if (edits.length || lf) {
+        const out = Buffer.allocUnsafe(n - skipTo + inserts * token.length + lf);
         let w = 0;
         let from = skipTo;
-        for (const at of nulls) {
+        for (let e = 0; e < edits.length; e++) {
+          const at = edits[e];
           if (at < skipTo) continue;
           w = copyRange(text, from, at, out, w);
-          for (let k = 0; k < token.length; k++) out[w++] = token[k];
-          from = at;
+          if (ops[e] === NULL_AT) {
+            for (let k = 0; k < token.length; k++) out[w++] = token[k];
+            from = at;
+          } else from = at + 1;
         }
         w = copyRange(text, from, n, out, w);
         if (lf) out[w++] = LF;

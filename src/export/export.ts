@@ -6,7 +6,8 @@ import { copyPageFormat } from './copy-csv.js';
 import { copyRead } from './copy-read.js';
 import { csvPageFormat, csvPassThrough } from './csv-pages.js';
 import { DEFAULT_PAGE, exportPages, pagesOf } from './pages.js';
-import { csvLines, exportWriter, type TextSink } from './writers.js';
+import { exportWriter, type TextSink } from './writers.js';
+import { csvHeader } from '../format/csv-dialect.js';
 import { xlsxWriter } from './xlsx-writer.js';
 
 export interface ExportOptions {
@@ -54,7 +55,7 @@ export async function exportTable(opts: ExportOptions): Promise<number> {
     const copyPages = copied.copyRows !== undefined && copied.copyRows >= 2;
     const format = copyPages ? copyPageFormat(opts.table, columns, opts.nullToken) : csvPageFormat(opts.table, columns, opts.nullToken);
     const pageSize = copyPages ? Math.min(copied.copyRows! - 1, opts.pageSize ?? DEFAULT_PAGE) : opts.pageSize;
-    await opts.out.write(csvLines([columns]));
+    await opts.out.write(csvHeader(columns));
     let n = 0;
     for await (const page of pagesOf({ ...paging, pageSize }, format)) {
       if (page.bytes.length) await opts.out.write(page.bytes);

@@ -1,5 +1,6 @@
 import type { ColumnDef, TableDef } from '../schema/catalog.js';
-import { DEFAULT_NULL_TOKEN, knownDefault } from '../schema/conventions.js';
+import { knownDefault } from '../schema/conventions.js';
+import { csvHeader, csvRows, type CsvColumn } from '../format/csv-dialect.js';
 import type { InputFormat } from '../import/types.js';
 
 /** Where export text goes (the CLI's Output, a file). */
@@ -21,41 +22,15 @@ export interface WriterOptions {
   /**
    * CSV text for SQL null. Given: every null is written as it. Not given: a null is an empty cell
    * where an empty cell imports as null anyway (no default: dates, jsonb, foreign keys), and `\N`
-   * where an empty cell would take a non-null default (text '', boolean false), so the file
-   * imports back to exactly the same rows.
+   * where an empty cell would take a default (text '', boolean false), so the file imports back
+   * to exactly the same rows. The dialect: src/format/csv-dialect.ts.
    */
   nullToken?: string;
 }
 
-/** CSV cell text: jsonb as JSON text, booleans true/false, everything else as the service wrote it. */
-function cell(col: ColumnDef | undefined, v: unknown, nullToken: string | undefined): string {
-  if (v === null || v === undefined) {
-    if (nullToken !== undefined) return nullToken;
-    return col && knownDefault(col) !== null ? DEFAULT_NULL_TOKEN : '';
-  }
-  if (col?.type === 'jsonb') return JSON.stringify(v);
-  if (typeof v === 'string') return v;
-  if (typeof v === 'object') return JSON.stringify(v);
-  return String(v);
-}
-
-const NEEDS_QUOTES = /[",\r\n]/;
-
-/** One CSV cell: quoted (quotes doubled) when it holds a comma, a quote or a line end. */
-export function csvCell(s: string): string {
-  return NEEDS_QUOTES.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
-}
-
-/** CSV lines for records of cell texts, each ending in `\n`. */
-export function csvLines(records: string[][]): string {
-  let out = '';
-  for (const r of records) {
-    let line = '';
-    for (let i = 0; i < r.length; i++) line += i ? `,${csvCell(r[i])}` : csvCell(r[i]);
-    // a lone empty cell would read back as a blank line, which CSV readers skip
-    out += r.length === 1 && r[0] === '' ? '""\n' : `${line}\n`;
-  }
-  return out;
+/** A column as the CSV dialect sees it (src/format/csv-dialect.ts): its type, and whether an empty cell would take a default. */
+export function csvColumn(name: string, col: ColumnDef | undefined): CsvColumn {
+  return { name, type: col?.type, hasDefault: col !== undefined && knownDefault(col) !== null };
 }
 
 /**
@@ -69,17 +44,16 @@ export function exportWriter(format: InputFormat, out: TextSink, opts: WriterOpt
   let count = 0;
   switch (format) {
     case 'csv': {
-      const cols = columns.map((c) => byName.get(c));
+      const lines = csvRows(columns.map((name) => csvColumn(name, byName.get(name))), opts.nullToken);
       let headed = false;
       const head = async () => {
-        if (!headed) await out.write(csvLines([columns]));
+        if (!headed) await out.write(csvHeader(columns));
         headed = true;
       };
       return {
         async write(rows) {
           await head();
-          const records = rows.map((r) => columns.map((name, i) => cell(cols[i], r[name], opts.nullToken)));
-          if (records.length) await out.write(csvLines(records));
+          if (rows.length) await out.write(lines(rows));
         },
         end: head,
       };

@@ -19,6 +19,8 @@ export interface WriterOptions {
   columns?: string[];
   /** PostgreSQL type per column (`timestamp with time zone` → relative dates in a terminal table). */
   columnTypes?: Record<string, string>;
+  /** Column defaults as the schema shows them (CSV writes a null as `\\N` where a column has one). */
+  columnDefaults?: Record<string, unknown>;
   /** One record, not a list: `get` prints an object (JSON/YAML) or a field/value view (table). */
   single?: boolean;
   /** Current time in ms (relative dates). */

@@ -1,5 +1,5 @@
 import { appendFile, rm, stat } from 'node:fs/promises';
-import { stringify } from 'csv-stringify/sync';
+import { csvField, csvLine } from '../format/csv-dialect.js';
 import { bomBytes, encodeAs, type Encoding } from './readers/decode.js';
 import type { SourceRecord } from './types.js';
 
@@ -26,7 +26,8 @@ function cellText(v: unknown): string {
 
 /**
  * Appends rejected rows to a file, created on the first reject: CSV (`_line,_code,_message`, then
- * the input's own columns with their original text) for CSV inputs, NDJSON otherwise. The three
+ * the input's own columns with their original text) for CSV inputs, in the CSV dialect
+ * (src/format/csv-dialect.ts) with the input's delimiter and encoding, NDJSON otherwise. The three
  * `_` columns are skipped by import, so a corrected rejects file imports directly.
  */
 export class RejectsWriter {
@@ -55,7 +56,8 @@ export class RejectsWriter {
     if (rejects.length === 0) return;
     rejects.sort((a, b) => a.record.index - b.record.index);
     const d = this.dialect;
-    const csv = (rows: string[][]) => stringify(rows, { delimiter: d.delimiter });
+    // the CSV dialect (src/format/csv-dialect.ts) with the input's delimiter: one line per record
+    const csv = (rows: string[][]) => rows.map((r) => csvLine(r.map((c) => csvField(c, d.delimiter)), d.delimiter)).join('');
     let text = '';
     let bom = false;
     if (!this.started) {

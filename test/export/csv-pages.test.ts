@@ -8,13 +8,13 @@ const artists = tableByName('artists')!;
 const text = (b: Uint8Array) => Buffer.from(b).toString('utf8');
 
 describe('CSV pages written through from the service', () => {
-  it('drops the header, un-doubles backslashes, keeps quoting, and finds the last key', () => {
+  it('drops the header, un-doubles backslashes, keeps the quoting the CSV dialect needs (drops the rest), and finds the last key', () => {
     const f = csvPageFormat(labels, ['id', 'name'], undefined);
     const body = 'id,name\na1,"back\\\\slash"\na2,"say ""hi"", then\nmore"\na3,plain';
     const r = f.parse(body, 'id', null);
     expect(r.count).toBe(3);
     expect(r.lastKey).toBe('a3');
-    expect(text(r.page.bytes)).toBe('a1,"back\\slash"\na2,"say ""hi"", then\nmore"\na3,plain\n');
+    expect(text(r.page.bytes)).toBe('a1,back\\slash\na2,"say ""hi"", then\nmore"\na3,plain\n');
   });
 
   it('writes a null as the null token where an empty cell would read back as a column default, and as empty elsewhere', () => {

@@ -83,7 +83,7 @@ describe('export', () => {
     expect(server.log.some((l) => /offset=8/.test(l.req.query ?? ''))).toBe(true);
   });
 
-  it('CSV: jsonb as JSON text, booleans true/false, nulls readable back exactly', async () => {
+  it('CSV: jsonb as PostgreSQL prints it, booleans t/f, "" for an empty string (as COPY writes them), nulls readable back exactly', async () => {
     const out = sink();
     const w = exportWriter('csv', out, { table: table('artists'), columns: ['stage_name', 'is_signed', 'birthdate', 'metadata'] });
     await w.write([
@@ -91,7 +91,7 @@ describe('export', () => {
       { stage_name: '', is_signed: true, birthdate: '2024-01-31', metadata: { a: [1] } },
     ]);
     await w.end();
-    expect(out.text()).toBe('stage_name,is_signed,birthdate,metadata\n\\N,\\N,,"""text"""\n,true,2024-01-31,"{""a"":[1]}"\n');
+    expect(out.text()).toBe('stage_name,is_signed,birthdate,metadata\n\\N,\\N,,"""text"""\n"",t,2024-01-31,"{""a"": [1]}"\n');
     const withToken = sink();
     const w2 = exportWriter('csv', withToken, { table: table('artists'), columns: ['stage_name', 'birthdate'], nullToken: 'NULL' });
     await w2.write([{ stage_name: null, birthdate: null }]);
