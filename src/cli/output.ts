@@ -1,7 +1,8 @@
+import { type Embeds, embedsOf, flatTypes, flattenRow, type SelectResolver } from '../format/flatten.js';
 import { createWriter, defaultFormat, type FormatName, type Row } from '../format/index.js';
+import type { SelectItem } from '../grammar/types.js';
 import type { Context } from './context.js';
-import type { TableInfo } from './schema/model.js';
-import { typeKind } from './schema/model.js';
+import { relationsOf, type SchemaModel, type TableInfo, typeKind } from './schema/model.js';
 
 /** The output format: -o / CATALOG_OUTPUT / profile, else a table on a terminal and JSON when piped. */
 export async function outputFormat(ctx: Context): Promise<FormatName> {
@@ -43,16 +44,39 @@ export interface WriteOptions {
   /** One record: an object in JSON/YAML, a field/value view in a table. */
   single?: boolean;
   format?: FormatName;
+  /** The request's select: its to-one embeds become `embed.field` columns in tables, CSV and TSV. */
+  select?: SelectItem[];
+}
+
+/** Formats whose rows are flat cells: a to-one embed is worth its own columns there. */
+const FLAT_FORMATS: ReadonlySet<FormatName> = new Set(['table', 'csv', 'tsv']);
+
+/** What `*` and each embed stand for, from the schema's fields and foreign keys. */
+export function schemaResolver(schema: SchemaModel): SelectResolver {
+  return {
+    fields: (table) => schema.tables.get(table)?.fields ?? [],
+    embed(table, relation, hint) {
+      // `label_id(name)`: the foreign-key column names the target, always to-one.
+      const fk = schema.tables.get(table)?.fields.find((f) => f.name === relation && f.foreignKey);
+      if (fk) return { table: fk.foreignKey!.table, one: true };
+      const related = relationsOf(schema, table).filter((r) => r.table === relation);
+      const r = related.find((x) => x.via === hint) ?? related[0];
+      return r ? { table: r.table, one: r.cardinality === 'many-to-one' } : undefined;
+    },
+  };
 }
 
 /** Streams rows to stdout in the chosen format; returns how many were written. */
 export async function writeRows(ctx: Context, rows: Iterable<Row> | AsyncIterable<Row>, opts: WriteOptions = {}): Promise<number> {
   const format = opts.format ?? (await outputFormat(ctx));
   const columns = opts.table && !opts.selected ? (format === 'table' ? displayColumns(opts.table) : opts.table.fields.map((f) => f.name)) : undefined;
+  // The embeds' columns come from the select, not the rows: a null embed in the first row (or
+  // page) still gets its columns, and the header never changes while rows stream in.
+  const embeds: Embeds = opts.table && opts.select && FLAT_FORMATS.has(format) ? embedsOf(opts.select, opts.table.name, schemaResolver(await ctx.schema())) : new Map();
   const writer = await createWriter(format, {
     out: ctx.io.stdout,
     columns,
-    columnTypes: opts.table ? Object.fromEntries(opts.table.fields.map((f) => [f.name, f.type])) : undefined,
+    columnTypes: opts.table ? { ...Object.fromEntries(opts.table.fields.map((f) => [f.name, f.type])), ...flatTypes(embeds) } : undefined,
     columnDefaults: opts.table ? Object.fromEntries(opts.table.fields.map((f) => [f.name, f.default])) : undefined,
     single: opts.single,
     now: ctx.clock.now(),
@@ -62,7 +86,7 @@ export async function writeRows(ctx: Context, rows: Iterable<Row> | AsyncIterabl
   for await (const row of rows) {
     // Nobody reads any more (`| head`): stop fetching further pages.
     if (ctx.io.stdout.closed) break;
-    await writer.write(row);
+    await writer.write(flattenRow(row, embeds));
     n++;
   }
   await writer.end();

@@ -65,9 +65,15 @@ async function renderTable(rows: Row[], opts: WriterOptions): Promise<string> {
   if (columns.length === 0) return '';
   let cells = rows.map((r) => columns.map((c) => display(r[c], c, opts)));
   if (opts.out.isTTY && opts.out.columns > 0) {
-    const natural = columns.map((c, i) => Math.max(displayWidth(c), ...cells.map((row) => displayWidth(row[i]))));
-    // Ids are for copying: never cut them.
-    const fixed = columns.map((c) => c === 'id' || opts.columnTypes?.[c] === 'uuid');
+    const widthsOf = () => columns.map((c, i) => Math.max(displayWidth(c), ...cells.map((row) => displayWidth(row[i]))));
+    let natural = widthsOf();
+    // Ids are for copying: never cut them, only abbreviate them (a prefix `get` accepts) when
+    // the whole table does not fit.
+    const fixed = columns.map((c) => c === 'id' || c.endsWith('.id') || opts.columnTypes?.[c] === 'uuid');
+    if (natural.reduce((sum, w) => sum + w + GAP, -GAP) > opts.out.columns) {
+      cells = abbreviateIds(cells, fixed);
+      natural = widthsOf();
+    }
     const widths = fitWidths(natural, opts.out.columns, GAP, fixed);
     if (widths.length < columns.length) {
       const hidden = columns.slice(widths.length);
@@ -78,6 +84,37 @@ async function renderTable(rows: Row[], opts: WriterOptions): Promise<string> {
     return render(columns.map((c, i) => truncate(c, widths[i])), cells, opts);
   }
   return render(columns, cells, opts);
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The uuids of one column cut to a prefix `get` accepts, followed by `…`: the shortest that tells
+ * them apart (as git abbreviates commits) plus four hex digits, at least 8 characters. A column
+ * whose ids only differ at the end stays whole.
+ * @example abbreviate(['1ab00001-ce6c-400d-…', '1ab00001-1174-45bb-…']) // ['1ab00001-ce6c-4…', '1ab00001-1174-4…']
+ */
+export function abbreviate(ids: string[]): string[] {
+  const distinct = [...new Set(ids.filter((v) => UUID.test(v)))];
+  let n = 1;
+  while (n < 36 && new Set(distinct.map((v) => v.slice(0, n).toLowerCase())).size < distinct.length) n++;
+  // Four more hex digits than the rows shown need, so that rows not shown (other pages, the rest
+  // of the collection) are unlikely to share the prefix; never fewer than 8 characters.
+  for (let extra = 0; extra < 4 && n < 36; n++) if (distinct.some((v) => v[n] !== '-')) extra++;
+  n = Math.max(n, 8);
+  if (n >= 35) return ids;
+  return ids.map((v) => (UUID.test(v) ? `${v.slice(0, n)}…` : v));
+}
+
+/** The table's cells with the uuids of the id columns abbreviated. */
+function abbreviateIds(cells: string[][], idColumns: boolean[]): string[][] {
+  const out = cells.map((row) => [...row]);
+  idColumns.forEach((isId, i) => {
+    if (!isId) return;
+    const short = abbreviate(cells.map((row) => row[i]));
+    out.forEach((row, r) => (row[i] = short[r]));
+  });
+  return out;
 }
 
 async function renderRecord(row: Row, opts: WriterOptions): Promise<string> {

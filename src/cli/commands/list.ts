@@ -84,7 +84,7 @@ export async function runList(opts: ListOptions, ctx: Context): Promise<void> {
     }
     let n: number;
     try {
-      n = await writeRows(ctx, rows(), { table, selected });
+      n = await writeRows(ctx, rows(), { table, selected, select: query.select });
     } finally {
       spinner.stop();
     }
@@ -98,7 +98,7 @@ export async function runList(opts: ListOptions, ctx: Context): Promise<void> {
   if (!res) return;
   const rows = JSON.parse(res.body || '[]') as Row[];
   const total = parseContentRange(res.headers['content-range'] ?? null)?.total ?? null;
-  const n = await writeRows(ctx, rows, { table, selected });
+  const n = await writeRows(ctx, rows, { table, selected, select: query.select });
   await reportCount(ctx, opts, n, total, table.name);
 }
 
