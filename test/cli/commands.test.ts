@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { mintToken } from '../../src/server/auth.js';
 import { startServer } from '../../src/server/listen.js';
 import { tempDir } from '../support/stores.js';
-import { TRICKY } from '../format/tricky.js';
+import { TRICKY } from '../support/tricky.js';
 import { runCli, type TestContextOptions, useTestService } from './support.js';
 
 const service = useTestService();

@@ -2,7 +2,7 @@ import { parse as parseCsv } from 'csv-parse/sync';
 import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/stores.js';
-import { TRICKY } from '../format/tricky.js';
+import { TRICKY } from '../support/tricky.js';
 import { catalog, ensureBuilt, type Serve, startServe } from './support.js';
 
 let serve: Serve;

@@ -13,7 +13,7 @@ import { PGLITE_COPY_ROWS } from '../../src/server/copy-out.js';
 import { type RunningServer, startServer } from '../../src/server/listen.js';
 import type { Store } from '../../src/store/store.js';
 import { disposeStore, STORE_KINDS, tempDir } from '../support/stores.js';
-import { file, rowsOf, serverFor, table, tmp } from '../import/helpers.js';
+import { file, rowsOf, serverFor, table, tmp } from '../import/support.js';
 
 /** Text that every quoting rule of COPY CSV and of record literals meets, and the null token's look-alikes. */
 const TEXTS: Array<string | null> = [

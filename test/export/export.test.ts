@@ -6,7 +6,7 @@ import { parseQuery } from '../../src/grammar/parse.js';
 import { importFile } from '../../src/import/engine.js';
 import type { Store } from '../../src/store/store.js';
 import { disposeStore, makePGliteStore } from '../support/stores.js';
-import { countOf, file, rowsOf, serverFor, table, tmp } from '../import/helpers.js';
+import { countOf, file, rowsOf, serverFor, table, tmp } from '../import/support.js';
 
 function sink() {
   const parts: string[] = [];

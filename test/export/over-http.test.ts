@@ -9,7 +9,7 @@ import type { Transport } from '../../src/client/transport.js';
 import { type RunningServer, startServer } from '../../src/server/listen.js';
 import type { Store } from '../../src/store/store.js';
 import { disposeStore, STORE_KINDS, tempDir } from '../support/stores.js';
-import { file, rowsOf, serverFor, table, tmp } from '../import/helpers.js';
+import { file, rowsOf, serverFor, table, tmp } from '../import/support.js';
 
 /** Rows whose CSV pages need every rewrite: multi-byte text, backslashes, quotes, line ends, nulls, empty strings. */
 function artistsCsv(n: number): string {

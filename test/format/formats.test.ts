@@ -6,7 +6,7 @@ import { createWriter, FORMATS, type FormatName, type Row } from '../../src/form
 import { relativeTime } from '../../src/format/relative-time.js';
 import { displayWidth, fitWidths, truncate } from '../../src/format/width.js';
 import { bufferOutput } from '../../src/io/streams.js';
-import { TRICKY } from './tricky.js';
+import { TRICKY } from '../support/tricky.js';
 
 
 async function render(format: FormatName, rows: Row[], opts: { single?: boolean; tty?: boolean; columns?: number } = {}): Promise<string> {

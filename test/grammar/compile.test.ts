@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { compileCondition, compileName, compileOrder, compileQuery, compileSelect } from '../../src/grammar/compile.js';
 import { parseQuery } from '../../src/grammar/parse.js';
 import type { Query } from '../../src/grammar/types.js';
-import { and, F, field, not, or } from './helpers.js';
+import { and, F, field, not, or } from './support.js';
 
 const q = (over: Partial<Query>): Query => ({ where: [], order: [], page: [], ...over });
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { GrammarError } from '../../src/grammar/errors.js';
 import { parseWhereExpr } from '../../src/grammar/expr.js';
 import type { WhereClause } from '../../src/grammar/types.js';
-import { F, field, or } from './helpers.js';
+import { F, field, or } from './support.js';
 
 describe('parseWhereExpr: PostgREST form', () => {
   it.each<[string, WhereClause]>([

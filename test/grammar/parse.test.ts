@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseFilter, parseOrder, parseQuery, parseSelect } from '../../src/grammar/parse.js';
 import type { Condition, Query, SelectItem, WhereClause } from '../../src/grammar/types.js';
-import { and, F, field, not, or } from './helpers.js';
+import { and, F, field, not, or } from './support.js';
 
 const where = (qs: string): WhereClause[] => parseQuery(qs).where;
 const one = (qs: string): Condition => {

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compileCondition, compileOrder, compileQuery, compileSelect } from '../../src/grammar/compile.js';
 import { parseLogicTree, parseOrder, parseQuery, parseSelect } from '../../src/grammar/parse.js';
-import { conditionArb, orderArb, queryArb, selectArb } from './arbitraries.js';
+import { conditionArb, orderArb, queryArb, selectArb } from './support-arbitraries.js';
 
 const RUNS = 2500;
 // fast-check builds some records without a prototype; structuredClone gives plain objects (keeping undefined keys).

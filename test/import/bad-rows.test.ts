@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importFile } from '../../src/import/engine.js';
 import type { Store } from '../../src/store/store.js';
 import { disposeStore, STORE_KINDS } from '../support/stores.js';
-import { countOf, file, rowsOf, serverFor, table, tmp } from './helpers.js';
+import { countOf, file, rowsOf, serverFor, table, tmp } from './support.js';
 
 const uuid = (prefix: string, n: number) => `${prefix}-0000-4000-8000-${String(n).padStart(12, '0')}`;
 

@@ -3,7 +3,7 @@ import { clip } from '../../src/import/readers/input.js';
 import { csvReader } from '../../src/import/readers/csv.js';
 import { JsonArraySplitter } from '../../src/import/readers/json-splitter.js';
 import { ImportError } from '../../src/import/types.js';
-import { file, tmp } from './files.js';
+import { file, tmp } from './support-files.js';
 
 describe('record bounds', () => {
   it('clip shows the escaped start of a text and its length', () => {

@@ -3,7 +3,7 @@ import { OMIT, coerce, instantKey } from '../../src/import/coerce.js';
 import { FieldResolver, parseMaps, resolveFields } from '../../src/import/mapping.js';
 import { sameValue } from '../../src/import/existing.js';
 import type { ColumnDef } from '../../src/schema/catalog.js';
-import { table } from './files.js';
+import { table } from './support-files.js';
 
 const col = (name: string, tableName = 'artists'): ColumnDef => table(tableName).columns.find((c) => c.name === name)!;
 const value = (c: ColumnDef, raw: unknown, fromText = true) => {

@@ -4,7 +4,7 @@ import { parse as parseCsv } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { TABLES } from '../../src/schema/catalog.js';
 import { runCli, type TestContextOptions, useTestService } from '../cli/support.js';
-import { countOf, file, rowsOf, tmp } from './helpers.js';
+import { countOf, file, rowsOf, tmp } from './support.js';
 
 const SEED = join(import.meta.dirname, '..', '..', 'fixtures', 'seed');
 const id = (n: number) => `1ab00000-0000-4000-8000-${String(n).padStart(12, '0')}`;

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CopyTranscoder, fieldPlans, MALFORMED, MORE, NEEDS_JSON, OK, OVERFLOW, RAGGED, REFUSED, validJson } from '../../src/import/copy-transcode.js';
 import { FieldResolver } from '../../src/import/mapping.js';
-import { table } from './helpers.js';
+import { table } from './support.js';
 
 /** Transcodes the records of `csv` (no header) for `headers` of `tableName`; one status (and line) per record. */
 function run(tableName: string, headers: string[], csv: string, nullToken: string | null = '\\N', keyColumns: string[] | null = ['id']) {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { detectFormat, openReader } from '../../src/import/readers/index.js';
 import { JsonArraySplitter } from '../../src/import/readers/json-splitter.js';
 import type { InputFormat, SourceRecord } from '../../src/import/types.js';
-import { file, tmp } from './files.js';
+import { file, tmp } from './support-files.js';
 
 async function read(name: string, text: string, format: InputFormat): Promise<SourceRecord[]> {
   const p = file(tmp('readers-'), name, text);

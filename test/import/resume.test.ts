@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { importFile, type ImportOptions } from '../../src/import/engine.js';
 import type { Store } from '../../src/store/store.js';
 import { disposeStore, STORE_KINDS } from '../support/stores.js';
-import { bodyRows, countOf, countsOf, file, rowsOf, serverFor, table, tmp } from './helpers.js';
+import { bodyRows, countOf, countsOf, file, rowsOf, serverFor, table, tmp } from './support.js';
 
 const id = (n: number) => `a0000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 

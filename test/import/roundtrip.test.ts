@@ -8,7 +8,7 @@ import type { InputFormat } from '../../src/import/types.js';
 import { TABLES } from '../../src/schema/catalog.js';
 import type { Store } from '../../src/store/store.js';
 import { disposeStore, STORE_KINDS } from '../support/stores.js';
-import { bodyRows, countOf, countsOf, file, rowsOf, serverFor, table, tmp } from './helpers.js';
+import { bodyRows, countOf, countsOf, file, rowsOf, serverFor, table, tmp } from './support.js';
 
 const SEED = join(import.meta.dirname, '..', '..', 'fixtures', 'seed');
 const ORDER = TABLES.map((t) => t.name);

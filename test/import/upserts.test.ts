@@ -4,7 +4,7 @@ import { importFile } from '../../src/import/engine.js';
 import type { Store } from '../../src/store/store.js';
 import { disposeStore, makePGliteStore, STORE_KINDS } from '../support/stores.js';
 import { COPY_CSV } from '../../src/grammar/media.js';
-import { bodyRows, countOf, countsOf, file, rowsOf, serverFor, table, tmp } from './helpers.js';
+import { bodyRows, countOf, countsOf, file, rowsOf, serverFor, table, tmp } from './support.js';
 
 const id = (n: number) => `a0000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 

@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { CopyTranscoder, fieldPlans, OK, REFUSED } from '../../../src/import/copy-transcode.js';
 import { FieldResolver } from '../../../src/import/mapping.js';
 import { openSource, sourceRecords } from '../../../src/import/stages/source.js';
-import { file, tmp } from '../files.js';
-import { table } from '../helpers.js';
+import { file, tmp } from '../support-files.js';
+import { table } from '../support.js';
 
 const ID = 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11';
 

@@ -5,7 +5,7 @@ import { type ImportProgress, settle } from '../../../src/import/options.js';
 import { Account, rejectsPathOf, resumePoint, summarize } from '../../../src/import/stages/account.js';
 import type { Batch } from '../../../src/import/stages/batch.js';
 import { openSource } from '../../../src/import/stages/source.js';
-import { file, table, tmp } from '../files.js';
+import { file, table, tmp } from '../support-files.js';
 
 const batch = (start: number, end: number, deduped = 0): Batch => ({ start, line: start + 2, end, rows: [], bytes: 2, rejects: [], deduped });
 const reject = (index: number) => ({ record: { index, line: index + 2, values: { name: `n${index}` } }, code: '22P02', message: `bad ${index}` });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { importFile } from '../../../src/import/engine.js';
 import { type RowCheck, runChecks } from '../../../src/import/stages/check.js';
 import { disposeStore, STORE_KINDS } from '../../support/stores.js';
-import { file, rowsOf, serverFor, table, tmp } from '../helpers.js';
+import { file, rowsOf, serverFor, table, tmp } from '../support.js';
 
 const rec = { index: 0, line: 2, values: {} };
 const needs = (field: string): RowCheck => ({

@@ -3,7 +3,7 @@ import { FieldResolver } from '../../../src/import/mapping.js';
 import { Deduper, scanInput } from '../../../src/import/stages/dedupe.js';
 import { RowShaper } from '../../../src/import/stages/shape.js';
 import { openSource } from '../../../src/import/stages/source.js';
-import { file, table, tmp } from '../files.js';
+import { file, table, tmp } from '../support-files.js';
 
 const id = (n: number) => `a0000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 

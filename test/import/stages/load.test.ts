@@ -7,7 +7,7 @@ import { Deduper, scanInput } from '../../../src/import/stages/dedupe.js';
 import { loadCopyLines, loadRecords } from '../../../src/import/stages/load.js';
 import { RowShaper, Shape, planShape } from '../../../src/import/stages/shape.js';
 import { openSource } from '../../../src/import/stages/source.js';
-import { file, table, tmp } from '../files.js';
+import { file, table, tmp } from '../support-files.js';
 
 const id = (n: number) => `a0000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 const CSV = `id,stage_name,is_signed\n${id(1)},One,true\n${id(2)},Two,perhaps\n${id(1)},One again,false\n${id(3)},"Three, with ""quotes""",\n`;

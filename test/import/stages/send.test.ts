@@ -12,7 +12,7 @@ import { RowShaper, Shape, planShape } from '../../../src/import/stages/shape.js
 import { keyOf } from '../../../src/import/rows.js';
 import type { Store } from '../../../src/store/store.js';
 import { disposeStore, STORE_KINDS } from '../../support/stores.js';
-import { countOf, serverFor, table } from '../helpers.js';
+import { countOf, serverFor, table } from '../support.js';
 
 const labelId = (n: number) => `1ab00000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 const releaseId = (n: number) => `e0000000-0000-4000-8000-${String(n).padStart(12, '0')}`;

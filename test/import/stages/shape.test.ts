@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { FieldResolver } from '../../../src/import/mapping.js';
 import { CopyRow, RowShaper, Shape, planShape } from '../../../src/import/stages/shape.js';
 import { ImportError } from '../../../src/import/types.js';
-import { table } from '../files.js';
+import { table } from '../support-files.js';
 
 const artists = table('artists');
 const csvShaper = (opts: { map?: Record<string, string> } = {}) => new RowShaper(new FieldResolver(artists, opts), true, '\\N', []);

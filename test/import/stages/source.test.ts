@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { openSource, sourceRecords } from '../../../src/import/stages/source.js';
 import { ImportError } from '../../../src/import/types.js';
-import { file, tmp } from '../files.js';
+import { file, tmp } from '../support-files.js';
 
 async function failure(p: Promise<unknown>): Promise<ImportError> {
   const err = await p.then(() => null, (e: unknown) => e);

@@ -3,7 +3,7 @@ import type { Store } from '../../src/store/store.js';
 import { COPY_CSV } from '../../src/grammar/media.js';
 import { appTransport, type HttpRequest, type HttpResponse, type HttpStream, type Transport } from '../../src/client/transport.js';
 
-export { file, table, tmp } from './files.js';
+export { file, table, tmp } from './support-files.js';
 
 /** The real service, in process, over a store; records every request it answers. */
 export function serverFor(
