@@ -158,6 +158,7 @@ describe('catalog check (issue 18): planted defects are found, and only they', (
     const dry = await catalog(['--dry-run', 'check', 'labels', '--rules', 'whitespace', '--fix', '-o', 'json'], { env });
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stdout + dry.stderr).toMatch(/curl -X PATCH '[^']*\/labels\?select=id&id=eq\.[0-9a-f-]+&name=eq\.%20%20Spaced%20Out%20Records%20%20'/);
+    expect(dry.stdout + dry.stderr).toMatch(/prefer: return=representation, handling=strict, max-affected=1/);
     expect((await findings(env, ['labels', '--rules', 'whitespace'])).list).toHaveLength(1);
     const down = await catalog(['--url', 'http://127.0.0.1:9', 'check', 'labels'], { env });
     expect(down.code).toBe(1);
@@ -193,5 +194,21 @@ describe('import --check (issue 18)', () => {
     expect(JSON.parse(listed.stdout)).toEqual([{ track_title: 'Fixable later' }, { track_title: 'Good' }]);
     const without = await catalog(['tracks', 'import', file, '--dry-run'], { env });
     expect(without.stderr).toMatch(/0 rejected/);
+  });
+
+  it('rejects an ISRC repeated inside the file, and with --check warning also the rows that only warn', async () => {
+    const env = { CATALOG_DATA: tempDir('check-import-') };
+    const file = join(tempDir('check-import-file-'), 'tracks.csv');
+    writeFileSync(file, 'track_title,isrc_code\nFirst,USA1B2400001\n padded ,USA1B2400002\nAgain,usa1b-24-00001\n');
+    const errors = await catalog(['tracks', 'import', file, '--check'], { env: { ...env, CATALOG_DATA: tempDir('check-import-') } });
+    expect(errors.code).toBe(3);
+    expect(errors.stderr).toMatch(/line 4: CHECK isrc-duplicate \(isrc_code\): "usa1b-24-00001" is already on line 2 of this file/);
+    expect(errors.stderr).toMatch(/2 inserted/);
+    expect(errors.stderr).toMatch(/let in with warnings: whitespace 1/);
+    const strict = await catalog(['tracks', 'import', file, '--check', 'warning', '--dry-run'], { env });
+    expect(strict.stderr).toMatch(/line 3: CHECK whitespace \(track_title\)/);
+    expect(strict.stderr).toMatch(/would insert 1,/);
+    const bad = await catalog(['tracks', 'import', file, '--check', 'bogus'], { env });
+    expect(bad.code).toBe(2);
   });
 });

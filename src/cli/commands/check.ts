@@ -87,7 +87,13 @@ export async function runCheck(collectionArgs: string[], opts: CheckFlags, ctx: 
   const pageSize = countFlag('--page-size', opts.pageSize);
   const threshold = RANK[opts.severity ?? 'warning'];
   const format = await outputFormat(ctx);
-  const [{ checkCatalog }, { createProgress }, { contextTransport }] = await Promise.all([import('../../check/check.js'), import('../progress.js'), import('./import.js')]);
+  const [{ checkCatalog }, { createProgress }, { contextTransport }, { boundHeapGrowth }] = await Promise.all([
+    import('../../check/check.js'),
+    import('../progress.js'),
+    import('./import.js'),
+    import('../memory.js'),
+  ]);
+  boundHeapGrowth();
   // reading is harmless: the global --dry-run holds back only the fixes (their PATCHes are printed)
   const dryRun = ctx.globals.dryRun;
   ctx.globals.dryRun = false;
@@ -233,7 +239,8 @@ async function applyFixes(ctx: Context, fixable: Finding[], yes: boolean | undef
       method: 'PATCH',
       path: `/${collection}`,
       query: compileQuery(query),
-      headers: { Prefer: renderPrefer({ return: 'representation' }) },
+      // one row by id, guarded by its old values: max-affected makes the service refuse anything more
+      headers: { Prefer: renderPrefer({ return: 'representation', handling: 'strict', maxAffected: 1 }) },
       body: JSON.stringify(Object.fromEntries(list.map((f) => [f.field, f.fix]))),
     });
     if (!res) continue;

@@ -8,7 +8,7 @@ import type { Context } from '../context.js';
 import { Interrupted, PartialFailure, UsageError } from '../errors.js';
 import { parseMaps } from '../../import/mapping.js';
 import { collect, examples, titleField } from './shared.js';
-import { qualityCheck } from '../../check/import-check.js';
+import { type QualityCheck, qualityCheck } from '../../check/import-check.js';
 import { todayOf } from '../../check/rules.js';
 
 /** The flags of `catalog <collection> import`, as commander parses them. */
@@ -32,7 +32,7 @@ export interface ImportFlags {
   delimiter?: string;
   dateFormat?: string;
   sheet?: string;
-  check?: boolean;
+  check?: boolean | string;
 }
 
 export interface RunImportOptions extends ImportFlags {
@@ -64,7 +64,7 @@ export function defineImport(ctx: Context, table: TableDef): Command {
     .option('--resume', 'continue an interrupted import from its checkpoint')
     .option('--dry-run', 'validate everything and ask the service which rows exist; write nothing')
     .option('--summary <file>', 'also write the summary as JSON (for CI)')
-    .option('--check', 'also reject rows the error rules of `catalog check` flag (malformed ISRC, bad UPC check digit, …)')
+    .option('--check [level]', 'also reject rows `catalog check` rules flag at or above LEVEL (error: malformed ISRC, bad UPC check digit, an ISRC/UPC repeated in the file; warning: spaces, implausible dates too); the rest are counted in the summary')
     .action(async (file: string, opts: ImportFlags) => {
       await runImport({ ...opts, file, collection: table.name }, ctx);
     });
@@ -119,6 +119,13 @@ export function summaryText(s: ImportSummary): string[] {
   return lines;
 }
 
+/** The level `--check [level]` names (error when bare). */
+function checkLevel(value: boolean | string): 'error' | 'warning' {
+  if (value === true || value === 'error') return 'error';
+  if (value === 'warning') return 'warning';
+  throw new UsageError(`--check takes error or warning, not '${String(value)}'`, 'e.g. --check (errors only) or --check warning');
+}
+
 /** Builds the engine's options from the flags. */
 export function importOptions(opts: RunImportOptions, table: TableDef, ctx: Context): ImportOptions {
   return {
@@ -143,7 +150,7 @@ export function importOptions(opts: RunImportOptions, table: TableDef, ctx: Cont
     delimiter: opts.delimiter,
     dateFormat: opts.dateFormat,
     sheet: opts.sheet,
-    checks: opts.check ? [qualityCheck(table.name, todayOf(ctx.clock.now()))] : undefined,
+    checks: opts.check ? [qualityCheck(table.name, todayOf(ctx.clock.now()), checkLevel(opts.check))] : undefined,
   };
 }
 
@@ -177,9 +184,10 @@ export async function runImport(opts: RunImportOptions, ctx: Context): Promise<I
   const source = opts.file === '-' ? 'stdin' : basename(opts.file);
   const progress = await createProgress(ctx.io.stderr, { quiet: ctx.globals.quiet, clock: () => ctx.clock.now(), label: `${source} → ${table.name}` });
   let summary: ImportSummary;
+  const base = importOptions(opts, table, ctx);
   try {
     const engineOpts: ImportOptions = {
-      ...importOptions(opts, table, ctx),
+      ...base,
       dryRun,
       signal: abort.signal,
       clock: () => ctx.clock.now(),
@@ -197,6 +205,11 @@ export async function runImport(opts: RunImportOptions, ctx: Context): Promise<I
   progress.done();
   if (opts.summary) await writeFile(opts.summary, `${JSON.stringify(summary, null, 2)}\n`);
   for (const line of summaryText(summary)) await ctx.note(line);
+  const warned = [...((base.checks?.[0] as QualityCheck | undefined)?.warned ?? [])];
+  if (warned.length) {
+    const list = warned.map(([rule, n]) => `${rule} ${fmt(n)}`).join(', ');
+    await ctx.note(`  let in with warnings: ${list} (catalog check ${table.name} lists them; --check warning rejects them)`);
+  }
   if (summary.interrupted && summary.records === 0 && !summary.checkpointFile) throw new Interrupted('interrupted before any row was read: nothing was written');
   if (summary.interrupted) {
     throw new Interrupted(
