@@ -7,7 +7,7 @@
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { ensureTracksFile, GENERATOR_VERSION, labelsCsv, releasesCsv } from './lib/generate.js';
 import { machine } from './lib/machine.js';
 import { parseOptions, USAGE } from './lib/options.js';
@@ -167,7 +167,7 @@ better). ✓/✗ compare with the targets of issue 7.
 
 ${markdownTable(rows)}
 `;
-const outFile = join(ROOT, o.out);
+const outFile = resolve(ROOT, o.out);
 mkdirSync(dirname(outFile), { recursive: true });
 // Hand-written analysis below the marker survives a re-run of the bench.
 const MARKER = '<!-- notes below this line are kept when the bench rewrites this file -->';

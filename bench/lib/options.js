@@ -89,7 +89,9 @@ export function parseOptions(argv) {
     o.listRequests = 30;
   }
   o.rows = [...new Set(o.rows)].sort((a, b) => a - b);
-  o.out ??= o.quick ? 'bench/out/quick.md' : 'BENCHMARKS.md';
+  // only a full run (every scenario, both stores) replaces BENCHMARKS.md unless told where to write
+  const partial = o.only.length < SCENARIOS.length || o.stores.length < 2;
+  o.out ??= o.quick ? 'bench/out/quick.md' : partial ? 'bench/out/partial.md' : 'BENCHMARKS.md';
   return o;
 }
 

@@ -236,7 +236,12 @@ export function buildRows(R, o) {
       const r = R.get(`check.tracks.${n}`);
       const rss = R.get(`check.tracks.rss.${n}`);
       const found = R.extra.get(`check.tracks.${n}`);
-      rows.push(absolute({ scenario: `catalog check tracks, ${fmtRows(n)} rows (every tracks rule)`, store: 'PGlite', r, text: r?.value ? `${timeRate(r, n)}, peak RSS ${rss?.value ? `${rss.value.toFixed(0)} MB` : 'n/a'}${found ? `; found ${found}` : ''}` : '' }));
+      const exp = R.get(`pglite.export.catalog.${n}`);
+      rows.push(line({
+        scenario: `catalog check tracks, ${fmtRows(n)} rows (every tracks rule; peak RSS ${rss?.value ? `${rss.value.toFixed(0)} MB` : 'n/a'}${found ? `; found ${found}` : ''})`,
+        store: 'PGlite', catalog: r, catalogText: naText(r) ?? timeRate(r, n), peer: 'export of the same rows (CSV)', peerR: exp,
+        peerText: exp && !exp.na ? timeRate(exp, n) : '—', target: { min: 0.5 },
+      }));
     }
   }
 

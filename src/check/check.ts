@@ -121,8 +121,11 @@ const FILTER_BYTES = 128 << 20;
 /** Collections in the order they are checked (parents before children). */
 export const CHECK_ORDER: readonly string[] = TABLES.map((t) => t.name);
 
-/** Every finding of the chosen rules in the chosen collections. */
-export async function* checkCatalog(opts: CheckOptions): AsyncGenerator<Finding> {
+/**
+ * Every finding of the chosen rules in the chosen collections, a page's worth at a time (one
+ * array per page read: an async step per finding cost more than the rules themselves).
+ */
+export async function* checkCatalog(opts: CheckOptions): AsyncGenerator<Finding[]> {
   const today = todayOf(opts.now);
   const wanted = CHECK_ORDER.filter((c) => opts.collections.includes(c));
   const consistency = opts.rules.has('consistency') && wanted.includes('releases');
@@ -147,6 +150,20 @@ export async function* checkCatalog(opts: CheckOptions): AsyncGenerator<Finding>
   }
 }
 
+/**
+ * The fields the rules read of a collection: its text, date and id fields, and the credit lists
+ * when references are checked. Timestamps, booleans and other jsonb are left unread (on artists
+ * that is most of the row's bytes).
+ */
+function fieldsFor(collection: string, rules: ReadonlySet<string>): string[] | undefined {
+  const table = tableByName(collection);
+  if (!table) return undefined;
+  const wanted = table.columns.filter(
+    (c) => c.type === 'text' || c.type === 'date' || c.type === 'uuid' || (collection === 'tracks' && rules.has('artist-reference') && CREDIT_FIELDS.includes(c.name)),
+  );
+  return wanted.length === table.columns.length ? undefined : wanted.map((c) => c.name);
+}
+
 /** One collection: the per-row rules as pages arrive, then its duplicates. */
 async function* checkCollection(
   opts: CheckOptions,
@@ -154,14 +171,15 @@ async function* checkCollection(
   today: ReturnType<typeof todayOf>,
   known: Known,
   keep: { names: Map<string, string> | null; ids: Set<string> | null },
-): AsyncGenerator<Finding> {
+): AsyncGenerator<Finding[]> {
   const dups = duplicateKeys(collection, opts.rules).map((d) => ({ d, finder: new DuplicateFinder(FILTER_BYTES) }));
   let rows = 0;
-  for await (const page of read(opts, collection)) {
+  for await (const page of read(opts, collection, fieldsFor(collection, opts.rules))) {
+    const found: Finding[] = [];
     for (const row of page) {
-      yield* rowFindings(collection, row, opts.rules, today);
-      if (collection === 'releases') yield* releaseConsistency(row, known);
-      if (collection === 'tracks' && known.artistIds) yield* creditReferences(row, known.artistIds);
+      found.push(...rowFindings(collection, row, opts.rules, today));
+      if (collection === 'releases') found.push(...releaseConsistency(row, known));
+      if (collection === 'tracks' && known.artistIds) found.push(...creditReferences(row, known.artistIds));
       for (const { d, finder } of dups) {
         const key = d.key(row);
         if (key !== null && finder.note(key)) finder.candidates.set(key, -1);
@@ -171,6 +189,7 @@ async function* checkCollection(
     }
     rows += page.length;
     opts.onRows?.(collection, rows);
+    if (found.length) yield found;
   }
   for (const { d, finder } of dups) if (finder.candidates.size > 0) yield* duplicates(opts, collection, d, finder.candidates);
 }
@@ -208,7 +227,7 @@ function* creditReferences(row: Row, artistIds: Set<string>): Generator<Finding>
 }
 
 /** The second, narrow read: the rows whose key was a candidate, grouped; groups of two or more are duplicates. */
-async function* duplicates(opts: CheckOptions, collection: string, d: DuplicateKey, candidates: Map<string, number>): AsyncGenerator<Finding> {
+async function* duplicates(opts: CheckOptions, collection: string, d: DuplicateKey, candidates: Map<string, number>): AsyncGenerator<Finding[]> {
   const groups = new Map<string, Row[]>();
   for await (const page of read(opts, collection, ['id', ...d.fields])) {
     for (const row of page) {
@@ -221,9 +240,6 @@ async function* duplicates(opts: CheckOptions, collection: string, d: DuplicateK
   }
   for (const group of groups.values()) {
     if (group.length < 2) continue;
-    for (const row of group) {
-      const others = group.filter((r) => r !== row).map((r) => String(r.id));
-      yield duplicateFinding(collection, d.rule, d.field, row, others, d.severity);
-    }
+    yield group.map((row) => duplicateFinding(collection, d.rule, d.field, row, group.filter((r) => r !== row).map((r) => String(r.id)), d.severity));
   }
 }

@@ -190,7 +190,8 @@ export function todayOf(now: number): Today {
 export function rowFindings(collection: string, row: Row, rules: ReadonlySet<string>, today: Today): Finding[] {
   const out: Finding[] = [];
   const on = (r: string) => rules.has(r);
-  for (const [field, value] of Object.entries(row)) {
+  for (const field in row) {
+    const value = row[field];
     if (typeof value !== 'string') continue;
     if (on('whitespace')) {
       const w = whitespaceProblem(field, value);

@@ -1,3 +1,4 @@
+import { batchedOutput } from '../io/streams.js';
 import { type Embeds, embedsOf, flatTypes, flattenRow, type SelectResolver } from '../format/flatten.js';
 import { createWriter, defaultFormat, type FormatName, type Row } from '../format/index.js';
 import type { SelectItem } from '../grammar/types.js';
@@ -73,8 +74,10 @@ export async function writeRows(ctx: Context, rows: Iterable<Row> | AsyncIterabl
   // The embeds' columns come from the select, not the rows: a null embed in the first row (or
   // page) still gets its columns, and the header never changes while rows stream in.
   const embeds: Embeds = opts.table && opts.select && FLAT_FORMATS.has(format) ? embedsOf(opts.select, opts.table.name, schemaResolver(await ctx.schema())) : new Map();
+  // a pipe or file gets the rows in chunks, a terminal line by line
+  const out = ctx.io.stdout.isTTY ? null : batchedOutput(ctx.io.stdout);
   const writer = await createWriter(format, {
-    out: ctx.io.stdout,
+    out: out ?? ctx.io.stdout,
     columns,
     columnTypes: opts.table ? { ...Object.fromEntries(opts.table.fields.map((f) => [f.name, f.type])), ...flatTypes(embeds) } : undefined,
     columnDefaults: opts.table ? Object.fromEntries(opts.table.fields.map((f) => [f.name, f.default])) : undefined,
@@ -83,13 +86,18 @@ export async function writeRows(ctx: Context, rows: Iterable<Row> | AsyncIterabl
     notice: (m) => void ctx.note(ctx.style().dim(m)),
   });
   let n = 0;
-  for await (const row of rows) {
-    // Nobody reads any more (`| head`): stop fetching further pages.
-    if (ctx.io.stdout.closed) break;
-    await writer.write(flattenRow(row, embeds));
-    n++;
+  try {
+    for await (const row of rows) {
+      // Nobody reads any more (`| head`): stop fetching further pages.
+      if (ctx.io.stdout.closed) break;
+      await writer.write(flattenRow(row, embeds));
+      n++;
+    }
+    await writer.end();
+  } finally {
+    // what was written before an error still reaches the reader
+    await out?.flush();
   }
-  await writer.end();
   return n;
 }
 

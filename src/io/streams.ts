@@ -93,3 +93,37 @@ export async function readAll(stream: Readable): Promise<string> {
   for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
   return Buffer.concat(chunks).toString('utf8');
 }
+
+/**
+ * An Output that gathers small writes into chunks of about `bytes` before passing them on: a
+ * command printing many short lines (ndjson, csv, findings) to a pipe or file pays one write per
+ * chunk instead of one per line (measured: 0.44 of 2.2 s CPU of a 165k-line `catalog check` went to
+ * per-line writes). Call `flush()` at the end. Only for non-terminals: a terminal sees each line.
+ */
+export function batchedOutput(out: Output, bytes = 64 * 1024): Output & { flush(): Promise<void> } {
+  let pending: string[] = [];
+  let size = 0;
+  const flush = async () => {
+    if (size === 0) return;
+    const text = pending.join('');
+    pending = [];
+    size = 0;
+    await out.write(text);
+  };
+  return {
+    isTTY: out.isTTY,
+    get columns() {
+      return out.columns;
+    },
+    get closed() {
+      return out.closed;
+    },
+    color: out.color,
+    write(text: string): Promise<void> {
+      pending.push(text);
+      size += text.length;
+      return size >= bytes ? flush() : Promise.resolve();
+    },
+    flush,
+  };
+}

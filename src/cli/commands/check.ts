@@ -119,12 +119,14 @@ export async function runCheck(collectionArgs: string[], opts: CheckFlags, ctx: 
     },
   });
   async function* kept(): AsyncGenerator<Record<string, unknown>> {
-    for await (const f of findings) {
-      if (RANK[f.severity] < threshold) continue;
-      tally.add(f);
-      if (f.fixable && opts.fix) fixable.push(f);
-      else if (f.fixable) fixableCount++;
-      if (format !== 'table') yield { ...f, value: f.value ?? null };
+    for await (const batch of findings) {
+      for (const f of batch) {
+        if (RANK[f.severity] < threshold) continue;
+        tally.add(f);
+        if (f.fixable && opts.fix) fixable.push(f);
+        else if (f.fixable) fixableCount++;
+        if (format !== 'table') yield { ...f, value: f.value ?? null };
+      }
     }
   }
   try {
