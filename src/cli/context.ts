@@ -1,4 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -45,7 +46,13 @@ export interface ServerControl {
   startServer(opts: StartOptions): Promise<Pick<RunningServer, 'url' | 'close'>>;
   readServeLock(dataDir: string): { pid: number; url: string } | null;
   /** The live holder of a data directory (its URL null while it opens the catalog), or null. */
-  currentHolder?(dataDir: string): Promise<{ pid: number; url: string | null } | null>;
+  currentHolder?(dataDir: string): Promise<{ pid: number; url: string | null; background?: boolean } | null>;
+}
+
+/** A background holder this command started: its pid, and whether it has exited already. */
+export interface StartedHolder {
+  pid: number;
+  exited(): boolean;
 }
 
 /** How long a command waits for another process that holds the embedded catalog to start serving it. */
@@ -72,7 +79,15 @@ export interface ContextDeps {
    * process without a socket (`appTransport(createApp({ store }))`, as the server's tests do).
    */
   transport?: Transport;
+  /**
+   * Starts `catalog serve --data DIR --port 0 --idle-exit SECONDS` as a detached background
+   * process (its output in DIR/catalog-holder.log). Only the real command-line process has it.
+   */
+  startHolder?: (dataDir: string, idleSeconds: number) => StartedHolder | null;
 }
+
+/** How long a background holder keeps the embedded catalog open without a request, unless CATALOG_KEEP_WARM says. */
+export const KEEP_WARM_SECONDS = 300;
 
 export const DEFAULT_SERVE_URL = 'http://127.0.0.1:3000';
 
@@ -101,6 +116,8 @@ export class Context {
   private endpointP: Promise<Endpoint> | null = null;
   /** The URL this process serves the embedded catalog at, once it holds it. */
   private embedded: string | null = null;
+  /** Whether the embedded catalog is reached through a background holder (a temporary port, as in-process). */
+  private viaBackgroundHolder = false;
   private schemaP: Promise<SchemaModel> | null = null;
   private readonly closers: Array<() => Promise<void>> = [];
   /** What closes after everything else: the embedded catalog this process holds. */
@@ -233,21 +250,47 @@ export class Context {
     if (this.embedded) return this.embedded;
     const deadline = Date.now() + LOCK_WAIT_MS;
     let told = false;
+    let started: StartedHolder | null = null;
     for (;;) {
       const holder = control.currentHolder ? await control.currentHolder(dataDir) : control.readServeLock(dataDir);
-      if (holder?.url) return holder.url;
+      if (holder?.url) {
+        this.viaBackgroundHolder = 'background' in holder && holder.background === true;
+        return holder.url;
+      }
       if (holder) {
         if (Date.now() > deadline) {
           throw new Error(`process ${holder.pid} has held the catalog in ${dataDir} for ${LOCK_WAIT_MS / 1000} s without serving it: stop it, or give --url`);
         }
-        if (!told) await this.note(`Waiting for process ${holder.pid}, which is opening the catalog in ${dataDir}`);
+        if (!told && holder.pid !== started?.pid) await this.note(`Waiting for process ${holder.pid}, which is opening the catalog in ${dataDir}`);
         told = true;
-        await new Promise((r) => setTimeout(r, 50));
+        await new Promise((r) => setTimeout(r, 25));
+        continue;
+      }
+      // Nobody holds it: start a background holder that stays warm for later commands, and wait
+      // for it (or for whichever holder won the directory); open it here when none could start.
+      if (!started) {
+        started = await this.startBackgroundHolder(dataDir);
+        if (started) continue;
+      } else if (!started.exited() && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 25));
         continue;
       }
       const url = await this.openEmbedded(dataDir, control);
       if (url) return url;
     }
+  }
+
+  /** Starts the background holder unless CATALOG_KEEP_WARM=0 (or this is not the command-line process). */
+  private async startBackgroundHolder(dataDir: string): Promise<StartedHolder | null> {
+    const raw = this.env.CATALOG_KEEP_WARM;
+    const seconds = raw === undefined || raw.trim() === '' ? KEEP_WARM_SECONDS : Number(raw);
+    if (!this.deps.startHolder || !Number.isFinite(seconds) || seconds <= 0) return null;
+    if (!existsSync(join(dataDir, 'PG_VERSION'))) await this.note(`Creating a new catalog in ${dataDir}`);
+    const started = this.deps.startHolder(dataDir, Math.ceil(seconds));
+    if (started && this.io.stderr.isTTY) {
+      await this.note(this.style().dim(`A background process keeps the catalog open for later commands; it stops after ${Math.ceil(seconds)} s without one (CATALOG_KEEP_WARM=0: never start it)`));
+    }
+    return started;
   }
 
   /** Takes the embedded catalog's lock and serves it in this process; null when another process took it first. */
@@ -280,7 +323,7 @@ export class Context {
    * lifetime (then addresses it reports, such as the root description's host, are not ones to keep).
    */
   servesEmbeddedItself(): boolean {
-    return this.embedded !== null;
+    return this.embedded !== null || this.viaBackgroundHolder;
   }
 
   /** The request timeout from `--timeout` or CATALOG_TIMEOUT (seconds), or undefined for the client's default. */
@@ -398,7 +441,34 @@ export function systemContext(): Context {
       }),
     version: readVersion(),
     ownsProcess: true,
+    startHolder: (dataDir, idleSeconds) => startHolderProcess(dataDir, idleSeconds, env),
   });
+}
+
+/**
+ * `catalog serve --data DIR --port 0 --idle-exit N`, detached, in its own session (a Ctrl-C at the
+ * terminal does not reach it), output appended to DIR/catalog-holder.log. Null when it cannot start.
+ */
+function startHolderProcess(dataDir: string, idleSeconds: number, env: NodeJS.ProcessEnv): StartedHolder | null {
+  const bin = process.argv[1];
+  if (!bin) return null;
+  try {
+    mkdirSync(dataDir, { recursive: true });
+    const log = openSync(join(dataDir, 'catalog-holder.log'), 'a');
+    const child = spawn(process.execPath, [bin, 'serve', '--data', dataDir, '--port', '0', '--idle-exit', String(idleSeconds)], {
+      detached: true,
+      stdio: ['ignore', log, log],
+      env: { ...env, CATALOG_KEEP_WARM: '0', CATALOG_URL: '' },
+    });
+    closeSync(log);
+    let exited = child.pid === undefined;
+    child.once('exit', () => (exited = true));
+    child.once('error', () => (exited = true));
+    child.unref();
+    return { pid: child.pid ?? 0, exited: () => exited };
+  } catch {
+    return null;
+  }
 }
 
 function readVersion(): string {

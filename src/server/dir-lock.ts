@@ -20,6 +20,8 @@ export interface Holder {
   pid: number;
   /** The holder's URL; null while it is still opening the catalog. */
   url: string | null;
+  /** A background holder a command started (it stops when idle), not a `catalog serve` someone runs. */
+  background?: boolean;
 }
 
 interface LockInfo {
@@ -27,6 +29,7 @@ interface LockInfo {
   /** /proc start time of the pid (clock ticks since boot), or null where /proc is not available. */
   start: string | null;
   url: string | null;
+  background?: boolean;
 }
 
 /** A directory is held by another process (which the message names). */
@@ -69,7 +72,7 @@ function readInfo(path: string): LockInfo | null | 'unreadable' {
   try {
     const v = JSON.parse(text) as Partial<LockInfo>;
     if (typeof v.pid !== 'number') return 'unreadable';
-    return { pid: v.pid, start: typeof v.start === 'string' ? v.start : null, url: typeof v.url === 'string' ? v.url : null };
+    return { pid: v.pid, start: typeof v.start === 'string' ? v.start : null, url: typeof v.url === 'string' ? v.url : null, background: v.background === true };
   } catch {
     return 'unreadable';
   }
@@ -115,7 +118,7 @@ export async function currentHolder(dataDir: string): Promise<Holder | null> {
   const info = readInfo(path);
   if (info === null) return null;
   if (info === 'unreadable') return recentlyMade(path) ? { pid: 0, url: null } : null;
-  return (await holderAlive(info, dataDir)) ? { pid: info.pid, url: info.url } : null;
+  return (await holderAlive(info, dataDir)) ? { pid: info.pid, url: info.url, background: info.background === true } : null;
 }
 
 /** A lock file made in the last few seconds whose creator may still be writing it. */
@@ -132,7 +135,7 @@ export function readHolder(dataDir: string): Holder | null {
   const info = readInfo(join(dataDir, LOCK_FILE));
   if (info === null || info === 'unreadable' || !pidAlive(info.pid)) return null;
   const start = info.start === null ? null : processStart(info.pid);
-  return start === null || start === info.start ? { pid: info.pid, url: info.url } : null;
+  return start === null || start === info.start ? { pid: info.pid, url: info.url, background: info.background === true } : null;
 }
 
 export interface DirLock {
@@ -146,10 +149,10 @@ export interface DirLock {
  * Takes the directory for this process, or throws HeldError naming the live holder. A dead
  * holder's lock (its pid gone, or reused by another process) is removed and taken over.
  */
-export async function acquireDirLock(dataDir: string): Promise<DirLock> {
+export async function acquireDirLock(dataDir: string, background = false): Promise<DirLock> {
   mkdirSync(dataDir, { recursive: true });
   const path = join(dataDir, LOCK_FILE);
-  const mine: LockInfo = { pid: process.pid, start: processStart(process.pid), url: null };
+  const mine: LockInfo = { pid: process.pid, start: processStart(process.pid), url: null, ...(background ? { background } : {}) };
   for (let attempt = 0; ; attempt++) {
     try {
       const fd = openSync(path, 'wx');

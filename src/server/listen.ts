@@ -32,6 +32,8 @@ export interface StartOptions {
   /** Use this store instead of opening one (tests). The server does not close it. */
   store?: Store;
   log?: (line: string) => void;
+  /** Called once when no request has been in flight or arrived for `idleMs` (the background holder's exit). */
+  onIdle?: { idleMs: number; run: () => void };
 }
 
 export interface RunningServer {
@@ -71,7 +73,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   checkAuthentication(host, opts.jwtSecret);
   const ownsStore = !opts.store;
   // One process holds an embedded data directory: the lock is taken before any of its files is opened.
-  const lock: DirLock | null = opts.dataDir && !opts.databaseUrl && ownsStore ? await acquireDirLock(opts.dataDir) : null;
+  const lock: DirLock | null = opts.dataDir && !opts.databaseUrl && ownsStore ? await acquireDirLock(opts.dataDir, opts.onIdle !== undefined) : null;
   let store: Store;
   try {
     store = opts.store ?? (await openStore(opts));
@@ -85,12 +87,15 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   const app = createApp({ store, jwtSecret: opts.jwtSecret, maxBodyBytes, maxRows: opts.maxRows, aggregates: opts.aggregates ?? true });
 
   let inFlight = 0;
+  let lastActive = Date.now();
   let drained: (() => void) | null = null;
   const maxUrlBytes = opts.maxUrlBytes ?? DEFAULT_MAX_URL;
   const server = createServer({ keepAliveTimeout: 5_000, maxHeaderSize: opts.maxHeaderBytes ?? DEFAULT_MAX_HEADER }, (req, res) => {
     inFlight++;
+    lastActive = Date.now();
     res.on('close', () => {
       inFlight--;
+      lastActive = Date.now();
       if (inFlight === 0 && drained) drained();
     });
     if (Buffer.byteLength(req.url ?? '') > maxUrlBytes) {
@@ -115,9 +120,18 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   const shownHost = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
   const url = `http://${shownHost}:${addr.port}`;
   lock?.setUrl(url);
+  const idle = opts.onIdle;
+  const idleTimer = idle
+    ? setInterval(() => {
+        if (inFlight > 0 || Date.now() - lastActive < idle.idleMs) return;
+        clearInterval(idleTimer!);
+        idle.run();
+      }, Math.min(1000, idle.idleMs))
+    : null;
 
   let closing: Promise<void> | null = null;
   const close = () => {
+    if (idleTimer) clearInterval(idleTimer);
     closing ??= (async () => {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -166,7 +166,7 @@ export function unpackPack(packFile: string, dir: string): void {
   if (!existsSync(join(staging, MARKER))) {
     rmSync(staging, { recursive: true, force: true });
     // The holder's lock (src/server/dir-lock.ts) is taken before the catalog is made: not "content".
-    if (readdirSync(dir).some((name) => !name.startsWith('catalog-serve.json'))) {
+    if (readdirSync(dir).some((name) => !name.startsWith('catalog-serve.json') && name !== 'catalog-holder.log')) {
       throw toStoreError({ code: '58P01', message: `data directory ${dir} is not empty and holds no catalog` });
     }
     const fd = openSync(packFile, 'r');

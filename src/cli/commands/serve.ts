@@ -15,6 +15,7 @@ export interface ServeOptions {
   dbSchema?: string;
   maxRows?: string;
   statementTimeout?: string;
+  idleExit?: string;
 }
 
 /**
@@ -42,6 +43,7 @@ export function defineServe(ctx: Context): Command {
     .option('--statement-timeout <ms>', 'cancel a statement running longer than this (PostgreSQL only; answers 500 57014)')
     .option('--db-schema <name>', 'PostgreSQL schema holding the catalog tables (env CATALOG_DB_SCHEMA; default public)')
     .option('--workers <n>', 'processes serving one PostgreSQL together (needs --database-url)', '1')
+    .option('--idle-exit <seconds>', 'stop after this many seconds without a request (the background holder commands start uses it)')
     .action(async (opts: ServeOptions) => runServe(opts, ctx))
     .addHelpText('after', EMBEDDED_NOTE);
   return examples(cmd, [
@@ -99,15 +101,19 @@ export async function runServe(opts: ServeOptions, ctx: Context): Promise<void> 
     await handle.close();
     return;
   }
+  const idleSeconds = count('--idle-exit', opts.idleExit);
+  if (idleSeconds === 0) throw new UsageError('--idle-exit must be at least 1 second');
+  let idleNow: (s: 'idle') => void = () => {};
+  const idled = new Promise<'idle'>((r) => (idleNow = r));
   const { startServer } = await ctx.serverControl();
-  const server = await startServer(startOptions).catch((err: NodeJS.ErrnoException) => {
+  const server = await startServer({ ...startOptions, ...(idleSeconds ? { onIdle: { idleMs: idleSeconds * 1000, run: () => idleNow('idle') } } : {}) }).catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'EADDRINUSE') throw new Error(`port ${port} on ${opts.host ?? '127.0.0.1'} is already in use: choose another with --port`);
     if (/^refusing|already served|is held by/.test(err.message)) throw new UsageError(err.message, 'one process holds an embedded catalog: stop that one, or give this one another --data');
     throw err;
   });
   const stopping = ctx.waitForSignal();
   await ctx.io.stderr.write(`Serving the catalog at ${server.url} (${databaseUrl ? 'PostgreSQL' : `data in ${dataDir}`}). Press Ctrl-C to stop.\n`);
-  const signal = await stopping;
-  await ctx.note(`${signal}: stopping`);
+  const signal = await Promise.race([stopping, idled]);
+  await ctx.note(signal === 'idle' ? `no request for ${idleSeconds} s: stopping` : `${signal}: stopping`);
   await server.close();
 }
