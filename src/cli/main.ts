@@ -32,6 +32,7 @@ Exit codes:
 Environment:
   CATALOG_URL, CATALOG_TOKEN, CATALOG_PROFILE, CATALOG_OUTPUT   defaults for --url, --token, --profile, -o
   CATALOG_DATA        the embedded catalog's directory (default $XDG_DATA_HOME/catalog)
+  CATALOG_KEEP_WARM   seconds a background holder keeps it open after the last command (default 300; 0: none)
   NO_COLOR, FORCE_COLOR
   Profiles live in $XDG_CONFIG_HOME/catalog/config.yaml:
     profiles:
