@@ -182,18 +182,23 @@ function shown(v: unknown): string {
   return s.length > 42 ? `${s.slice(0, 40)}…"` : s;
 }
 
+/** The table on a terminal: a line per example, the rule's counts on its first line. */
 async function writeGroups(ctx: Context, tally: Tally): Promise<void> {
   if (tally.byRule.size === 0) return;
-  const groups = [...tally.byRule.entries()]
-    .sort(([, a], [, b]) => RANK[b.severity] - RANK[a.severity] || b.count - a.count)
-    .map(([key, g]) => ({
-      rule: key.split('\u0000')[0],
-      severity: g.severity,
-      count: g.count,
-      fixable: g.fixable,
-      examples: g.examples.map((f) => `${f.collection}/${f.id.slice(0, 8)} ${f.field}=${shown(f.value)}`).join('\n'),
-    }));
-  await writeRows(ctx, groups, { selected: true });
+  const groups = [...tally.byRule.entries()].sort(([, a], [, b]) => RANK[b.severity] - RANK[a.severity] || b.count - a.count);
+  const rows = groups.flatMap(([key, g]) =>
+    g.examples.map((f, i) => ({
+      rule: i === 0 ? key.split('\u0000')[0] : '',
+      severity: i === 0 ? g.severity : '',
+      count: i === 0 ? g.count : '',
+      fixable: i === 0 ? g.fixable : '',
+      collection: f.collection,
+      field: f.field,
+      value: shown(f.value),
+      id: f.id,
+    })),
+  );
+  await writeRows(ctx, rows, { selected: true });
 }
 
 /** The guard a fix is sent with: the field still holds the value the check saw. */
