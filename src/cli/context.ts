@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import { homedir } from 'node:os';
@@ -83,7 +82,7 @@ export interface ContextDeps {
    * Starts `catalog serve --data DIR --port 0 --idle-exit SECONDS` as a detached background
    * process (its output in DIR/catalog-holder.log). Only the real command-line process has it.
    */
-  startHolder?: (dataDir: string, idleSeconds: number) => StartedHolder | null;
+  startHolder?: (dataDir: string, idleSeconds: number) => Promise<StartedHolder | null>;
 }
 
 /** How long a background holder keeps the embedded catalog open without a request, unless CATALOG_KEEP_WARM says. */
@@ -286,7 +285,7 @@ export class Context {
     const seconds = raw === undefined || raw.trim() === '' ? KEEP_WARM_SECONDS : Number(raw);
     if (!this.deps.startHolder || !Number.isFinite(seconds) || seconds <= 0) return null;
     if (!existsSync(join(dataDir, 'PG_VERSION'))) await this.note(`Creating a new catalog in ${dataDir}`);
-    const started = this.deps.startHolder(dataDir, Math.ceil(seconds));
+    const started = await this.deps.startHolder(dataDir, Math.ceil(seconds));
     if (started && this.io.stderr.isTTY) {
       await this.note(this.style().dim(`A background process keeps the catalog open for later commands; it stops after ${Math.ceil(seconds)} s without one (CATALOG_KEEP_WARM=0: never start it)`));
     }
@@ -449,9 +448,11 @@ export function systemContext(): Context {
  * `catalog serve --data DIR --port 0 --idle-exit N`, detached, in its own session (a Ctrl-C at the
  * terminal does not reach it), output appended to DIR/catalog-holder.log. Null when it cannot start.
  */
-function startHolderProcess(dataDir: string, idleSeconds: number, env: NodeJS.ProcessEnv): StartedHolder | null {
+async function startHolderProcess(dataDir: string, idleSeconds: number, env: NodeJS.ProcessEnv): Promise<StartedHolder | null> {
   const bin = process.argv[1];
   if (!bin) return null;
+  // loaded only when a holder is started: most commands never need it
+  const { spawn } = await import('node:child_process');
   try {
     mkdirSync(dataDir, { recursive: true });
     const log = openSync(join(dataDir, 'catalog-holder.log'), 'a');

@@ -1,0 +1,232 @@
+import type { Finding, Severity } from '../../check/rules.js';
+import { RULE_NAMES, RULES } from '../../check/rules.js';
+import { compileQuery } from '../../grammar/compile.js';
+import { renderPrefer } from '../../grammar/prefer.js';
+import type { Query, WhereClause } from '../../grammar/types.js';
+import { COLLECTIONS } from '../../schema/catalog.js';
+import type { Context } from '../context.js';
+import { FindingsFound, UsageError } from '../errors.js';
+import { count as countFlag } from '../flags/query.js';
+import { didYouMean } from '../flags/suggest.js';
+import { outputFormat, plural, success, writeRows } from '../output.js';
+import { confirmWrite } from './confirm.js';
+
+/** `catalog check`'s run: reading, reporting, fixing (src/cli/commands/check.ts defines the command). */
+
+const RANK: Record<Severity, number> = { warning: 1, error: 2 };
+
+export interface CheckFlags {
+  rules?: string;
+  severity?: Severity;
+  failOn?: Severity | 'none';
+  listRules?: boolean;
+  fix?: boolean;
+  yes?: boolean;
+  pageSize?: string;
+}
+
+
+/** The rules a --rules value names (all when absent), with a did-you-mean for typos. */
+function chosenRules(text: string | undefined): Set<string> {
+  if (text === undefined) return new Set(RULE_NAMES);
+  const names = text.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const n of names) {
+    if (RULE_NAMES.includes(n)) continue;
+    const guess = didYouMean(n, RULE_NAMES);
+    throw new UsageError(`unknown rule '${n}'${guess ? ` (did you mean '${guess}'?)` : ''}`, `rules: ${RULE_NAMES.join(', ')}`);
+  }
+  if (names.length === 0) throw new UsageError('--rules needs at least one rule name');
+  return new Set(names);
+}
+
+function chosenCollections(names: string[]): string[] {
+  for (const n of names) {
+    if (COLLECTIONS.includes(n)) continue;
+    const guess = didYouMean(n, COLLECTIONS);
+    throw new UsageError(`unknown collection '${n}'${guess ? ` (did you mean '${guess}'?)` : ''}`, `collections: ${COLLECTIONS.join(', ')}`);
+  }
+  return names.length ? names : [...COLLECTIONS];
+}
+
+/** Runs the check: findings out (grouped on a terminal, one per line otherwise), then --fix, then the exit code. */
+export async function runCheck(collectionArgs: string[], opts: CheckFlags, ctx: Context): Promise<void> {
+  if (opts.listRules) return void (await writeRows(ctx, RULES.map((r) => ({ ...r })), { selected: true }));
+  const collections = chosenCollections(collectionArgs);
+  const rules = chosenRules(opts.rules);
+  const pageSize = countFlag('--page-size', opts.pageSize);
+  const threshold = RANK[opts.severity ?? 'warning'];
+  const format = await outputFormat(ctx);
+  const [{ checkCatalog }, { createProgress }, { contextTransport }, { boundHeapGrowth }] = await Promise.all([
+    import('../../check/check.js'),
+    import('../progress.js'),
+    import('./import.js'),
+    import('../memory.js'),
+  ]);
+  boundHeapGrowth();
+  // reading is harmless: the global --dry-run holds back only the fixes (their PATCHes are printed)
+  const dryRun = ctx.globals.dryRun;
+  ctx.globals.dryRun = false;
+  const transport = await contextTransport(ctx);
+  ctx.globals.dryRun = dryRun;
+  const abort = new AbortController();
+  void ctx.waitForSignal().then(() => abort.abort());
+  const progress = await createProgress(ctx.io.stderr, { quiet: ctx.globals.quiet, clock: () => ctx.clock.now(), label: 'check' });
+  const tally = new Tally();
+  const fixable: Finding[] = [];
+  let fixableCount = 0;
+  const rows = new Map<string, number>();
+  const findings = checkCatalog({
+    transport,
+    collections,
+    rules,
+    now: ctx.clock.now(),
+    pageSize,
+    signal: abort.signal,
+    onRows: (collection, n) => {
+      rows.set(collection, n);
+      progress.update({ phase: collection, rows: [...rows.values()].reduce((a, b) => a + b, 0) });
+    },
+  });
+  async function* kept(): AsyncGenerator<Record<string, unknown>> {
+    for await (const batch of findings) {
+      for (const f of batch) {
+        if (RANK[f.severity] < threshold) continue;
+        tally.add(f);
+        if (f.fixable && opts.fix) fixable.push(f);
+        else if (f.fixable) fixableCount++;
+        if (format !== 'table') yield { ...f, value: f.value ?? null };
+      }
+    }
+  }
+  try {
+    if (format === 'table') for await (const _ of kept());
+    else await writeRows(ctx, kept(), { selected: true });
+  } finally {
+    progress.done();
+  }
+  if (abort.signal.aborted) throw new (await import('../errors.js')).Interrupted('interrupted: the check did not finish');
+  if (format === 'table') await writeGroups(ctx, tally);
+  const total = [...rows.values()].reduce((a, b) => a + b, 0);
+  await ctx.note(tally.summary(collections.length, total, opts.fix || fixableCount === 0 ? '' : ` (${fixableCount.toLocaleString('en-US')} fixable: catalog check --fix)`));
+  let fixed = new Set<Finding>();
+  if (opts.fix) fixed = await applyFixes(ctx, fixable, opts.yes);
+  const failOn = opts.failOn ?? 'error';
+  if (failOn === 'none') return;
+  const failing = tally.atLeast(failOn) - [...fixed].filter((f) => RANK[f.severity] >= RANK[failOn]).length;
+  if (failing > 0) throw new FindingsFound(`${plural(failing, 'finding', 'findings')} at or above ${failOn} (--fail-on ${failOn})`);
+}
+
+/** Findings by rule: counts, and the first few of each for the table (nothing more is kept). */
+class Tally {
+  readonly byRule = new Map<string, { severity: Severity; count: number; fixable: number; examples: Finding[] }>();
+
+  add(f: Finding): void {
+    const key = `${f.rule}\u0000${f.severity}`;
+    const g = this.byRule.get(key) ?? { severity: f.severity, count: 0, fixable: 0, examples: [] };
+    g.count++;
+    if (f.fixable) g.fixable++;
+    if (g.examples.length < 3) g.examples.push(f);
+    this.byRule.set(key, g);
+  }
+
+  /** Findings at or above a level. */
+  atLeast(level: Severity): number {
+    return [...this.byRule.values()].filter((g) => RANK[g.severity] >= RANK[level]).reduce((a, g) => a + g.count, 0);
+  }
+
+  summary(collections: number, rows: number, fixHint: string): string {
+    const n = (s: Severity) => [...this.byRule.values()].filter((g) => g.severity === s).reduce((a, g) => a + g.count, 0);
+    const found = n('error') + n('warning') === 0 ? 'no findings' : `${many(n('error'), 'error')}, ${many(n('warning'), 'warning')}`;
+    return `Checked ${many(collections, 'collection')}, ${many(rows, 'row')}: ${found}${fixHint}`;
+  }
+}
+
+/** "1 row", "12,345 rows". */
+const many = (n: number, noun: string) => `${n.toLocaleString('en-US')} ${noun}${n === 1 ? '' : 's'}`;
+
+/** A value as an example shows it: quoted, one line, at most 40 characters. */
+function shown(v: unknown): string {
+  if (v === null || v === undefined) return '∅';
+  const s = JSON.stringify(typeof v === 'string' ? v : JSON.stringify(v));
+  return s.length > 42 ? `${s.slice(0, 40)}…"` : s;
+}
+
+/** The table on a terminal: a line per example, the rule's counts on its first line. */
+async function writeGroups(ctx: Context, tally: Tally): Promise<void> {
+  if (tally.byRule.size === 0) return;
+  const groups = [...tally.byRule.entries()].sort(([, a], [, b]) => RANK[b.severity] - RANK[a.severity] || b.count - a.count);
+  const rows = groups.flatMap(([key, g]) =>
+    g.examples.map((f, i) => ({
+      rule: i === 0 ? key.split('\u0000')[0] : '',
+      severity: i === 0 ? g.severity : '',
+      count: i === 0 ? g.count : '',
+      fixable: i === 0 ? g.fixable : '',
+      collection: f.collection,
+      field: f.field,
+      value: shown(f.value),
+      id: f.id,
+    })),
+  );
+  await writeRows(ctx, rows, { selected: true });
+}
+
+/** The guard a fix is sent with: the field still holds the value the check saw. */
+function unchanged(field: string, value: unknown): WhereClause {
+  const filter = value === null || value === undefined ? { op: 'is' as const, value: 'null' } : { op: 'eq' as const, value: String(value) };
+  return { path: [], condition: { kind: 'filter', field: { name: field, jsonPath: [] }, negated: false, ...filter } };
+}
+
+/**
+ * Shows each fix (collection, id, field, old → new), asks (or needs --yes), then PATCHes each row
+ * by id, guarded by its old values so a row someone changed since the check is left alone (and
+ * reported). Returns the findings it fixed.
+ */
+async function applyFixes(ctx: Context, fixable: Finding[], yes: boolean | undefined): Promise<Set<Finding>> {
+  const fixed = new Set<Finding>();
+  if (fixable.length === 0) {
+    await ctx.note('Nothing to fix');
+    return fixed;
+  }
+  const byRow = new Map<string, Finding[]>();
+  for (const f of fixable) {
+    const key = `${f.collection}/${f.id}`;
+    const list = (byRow.get(key) ?? []).filter((g) => g.field !== f.field || f.rule !== 'consistency');
+    if (!list.some((g) => g.field === f.field)) list.push(f);
+    byRow.set(key, list);
+  }
+  const diff = [...byRow.values()].flat().map((f) => ({ collection: f.collection, id: f.id, field: f.field, old: shown(f.value), new: shown(f.fix) }));
+  await writeRows(ctx, diff, { selected: true, format: (await outputFormat(ctx)) === 'table' ? 'table' : undefined });
+  const what = `${plural(diff.length, 'field', 'fields')} in ${plural(byRow.size, 'row', 'rows')}`;
+  if (!ctx.dryRun && !(await confirmWrite(ctx, `Fix ${what}?`, `this would change ${what}`, yes))) {
+    await ctx.note('Nothing fixed');
+    return fixed;
+  }
+  let changed = 0;
+  let skipped = 0;
+  for (const list of byRow.values()) {
+    const { collection, id } = list[0];
+    const query: Query = {
+      where: [unchanged('id', id), ...list.map((f) => unchanged(f.field, f.value))],
+      order: [],
+      page: [],
+      select: [{ type: 'field', field: { name: 'id', jsonPath: [] } }],
+    };
+    const res = await ctx.send({
+      method: 'PATCH',
+      path: `/${collection}`,
+      query: compileQuery(query),
+      // one row by id, guarded by its old values: max-affected makes the service refuse anything more
+      headers: { Prefer: renderPrefer({ return: 'representation', handling: 'strict', maxAffected: 1 }) },
+      body: JSON.stringify(Object.fromEntries(list.map((f) => [f.field, f.fix]))),
+    });
+    if (!res) continue;
+    if ((JSON.parse(res.body || '[]') as unknown[]).length === 0) skipped++;
+    else {
+      changed++;
+      for (const f of list) fixed.add(f);
+    }
+  }
+  if (skipped) await ctx.warn(`${plural(skipped, 'row was', 'rows were')} changed by someone else since the check and left alone; run catalog check again`);
+  await success(ctx, `Fixed ${plural(fixed.size, 'field', 'fields')} in ${plural(changed, 'row', 'rows')}`);
+  return fixed;
+}
