@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/stores.js';
-import { catalog, ensureBuilt } from './support.js';
+import { catalog, catalogInTerminal, ensureBuilt } from './support.js';
 
 ensureBuilt();
 
@@ -152,6 +152,11 @@ describe('catalog check (issue 18): planted defects are found, and only they', (
     expect(rules.map((x) => x.name)).toContain('isrc-format');
     expect(rules.length).toBeGreaterThanOrEqual(13);
     expect(rules.every((x) => x.rationale.length > 20)).toBe(true);
+    // on a terminal: each rule with its reason in full, not cut to a table cell
+    const shown = await catalogInTerminal(['check', '--list-rules'], { env, cols: 80 });
+    const text = shown.stdout.replace(/\x1b\[[0-9;]*m/g, '').replace(/\r/g, '');
+    expect(text).toContain('isrc-format (error, fixable): tracks.isrc_code');
+    expect(text.replace(/\s+/g, ' ')).toContain(rules.find((x) => x.name === 'artist-reference')!.rationale);
   });
 
   it('--dry-run --fix prints the guarded PATCH requests and changes nothing; an unreachable service is a clean exit 1', async () => {

@@ -26,6 +26,30 @@ export interface CheckFlags {
 }
 
 
+/** `--list-rules`: on a terminal each rule with its reason in full; otherwise rows in the chosen format. */
+async function listRules(ctx: Context): Promise<void> {
+  if ((await outputFormat(ctx)) !== 'table') return void (await writeRows(ctx, RULES.map((r) => ({ ...r })), { selected: true }));
+  const s = ctx.style('stdout');
+  const width = Math.max(40, (ctx.io.stdout.columns || 100) - 4);
+  const lines = RULES.flatMap((r) => [
+    `${s.bold(r.name)} (${r.severity}${r.fixable ? ', fixable' : ''}): ${r.scope}`,
+    ...wrap(r.rationale, width).map((l) => `  ${l}`),
+    '',
+  ]);
+  await ctx.io.stdout.write(`${lines.join('\n')}`);
+}
+
+/** Words in lines of at most `width` characters. */
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  for (const word of text.split(' ')) {
+    const last = lines.length - 1;
+    if (last >= 0 && lines[last].length + word.length + 1 <= width) lines[last] += ` ${word}`;
+    else lines.push(word);
+  }
+  return lines;
+}
+
 /** The rules a --rules value names (all when absent), with a did-you-mean for typos. */
 function chosenRules(text: string | undefined): Set<string> {
   if (text === undefined) return new Set(RULE_NAMES);
@@ -50,7 +74,7 @@ function chosenCollections(names: string[]): string[] {
 
 /** Runs the check: findings out (grouped on a terminal, one per line otherwise), then --fix, then the exit code. */
 export async function runCheck(collectionArgs: string[], opts: CheckFlags, ctx: Context): Promise<void> {
-  if (opts.listRules) return void (await writeRows(ctx, RULES.map((r) => ({ ...r })), { selected: true }));
+  if (opts.listRules) return listRules(ctx);
   const collections = chosenCollections(collectionArgs);
   const rules = chosenRules(opts.rules);
   const pageSize = countFlag('--page-size', opts.pageSize);
