@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../support/stores.js';
-import { catalog, catalogInTerminal, ensureBuilt } from './support.js';
+import { PG_URL, tempDir } from '../support/stores.js';
+import { catalog, catalogInTerminal, ensureBuilt, startServe } from './support.js';
 
 ensureBuilt();
 
@@ -183,6 +183,37 @@ describe('catalog check (issue 18): planted defects are found, and only they', (
     const label = await catalog(['releases', 'get', id('d0000003', 6), '-o', 'json'], { env });
     expect(JSON.parse(label.stdout)).toMatchObject({ label: 'Northern Lights Recordings' });
   });
+});
+
+describe('catalog check on PostgreSQL (issue 18)', () => {
+  it.skipIf(!PG_URL)(`finds the same in the sample catalog as on the embedded one, and --fix repairs it${PG_URL ? '' : ' (SKIPPED: set CATALOG_TEST_DATABASE_URL)'}`, async () => {
+    const schema = `catalog_check_${process.pid}`;
+    const serve = await startServe(['--database-url', PG_URL!, '--db-schema', schema]);
+    const { default: pg } = await import('pg');
+    try {
+      const url = ['--url', serve.url];
+      expect((await catalog([...url, 'seed'])).code).toBe(0);
+      const pgFound = await catalog([...url, 'check', '-o', 'ndjson', '--fail-on', 'none']);
+      expect(pgFound.code, pgFound.stderr).toBe(0);
+      const embedded = { CATALOG_DATA: tempDir('check-pg-twin-') };
+      expect((await catalog(['seed'], { env: embedded })).code).toBe(0);
+      const pgliteFound = await catalog(['check', '-o', 'ndjson', '--fail-on', 'none'], { env: embedded });
+      const keys = (text: string) => text.split('\n').filter(Boolean).map((l) => keyOf(JSON.parse(l) as Finding)).sort();
+      expect(keys(pgFound.stdout)).toEqual(keys(pgliteFound.stdout));
+      expect(keys(pgFound.stdout).length).toBeGreaterThan(0);
+      const fix = await catalog([...url, 'check', '--rules', 'whitespace', '--fix', '--yes', '-o', 'json']);
+      expect(fix.code, fix.stderr).toBe(0);
+      const again = await catalog([...url, 'check', '--rules', 'whitespace', '-o', 'json', '--fail-on', 'warning']);
+      expect(again.code, again.stderr).toBe(0);
+      expect(JSON.parse(again.stdout)).toEqual([]);
+    } finally {
+      await serve.stop();
+      const c = new pg.Client({ connectionString: PG_URL });
+      await c.connect();
+      await c.query(`drop schema if exists ${schema} cascade`);
+      await c.end();
+    }
+  }, 120_000);
 });
 
 describe('import --check (issue 18)', () => {
