@@ -138,6 +138,29 @@ export function readHolder(dataDir: string): Holder | null {
   return start === null || start === info.start ? { pid: info.pid, url: info.url, background: info.background === true } : null;
 }
 
+/**
+ * Asks a background holder of the directory (one a command started, see `catalog serve
+ * --idle-exit`) to stop, and waits until it has let go (at most `waitMs`). True when the
+ * directory is free afterwards; false when a holder someone runs in the foreground has it, or the
+ * background one did not stop in time.
+ */
+export async function stopBackgroundHolder(dataDir: string, waitMs = 10_000): Promise<boolean> {
+  const holder = await currentHolder(dataDir);
+  if (!holder) return true;
+  if (!holder.background || holder.pid === process.pid) return false;
+  try {
+    process.kill(holder.pid, 'SIGTERM');
+  } catch {
+    // gone already
+  }
+  const end = Date.now() + waitMs;
+  while (Date.now() < end) {
+    if (!(await currentHolder(dataDir))) return true;
+    await sleep(50);
+  }
+  return false;
+}
+
 export interface DirLock {
   /** Records the URL the holder listens on (readers then talk to it). */
   setUrl(url: string): void;

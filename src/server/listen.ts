@@ -3,11 +3,11 @@ import type { AddressInfo } from 'node:net';
 import type { Store } from '../store/store.js';
 import type { App } from './app.js';
 import { writeStream } from './stream-body.js';
-import { acquireDirLock, currentHolder, directoryTag, type DirLock, HOLDER_HEADER, readHolder } from './dir-lock.js';
+import { acquireDirLock, currentHolder, directoryTag, type DirLock, HOLDER_HEADER, readHolder, stopBackgroundHolder } from './dir-lock.js';
 import { DEFAULT_MAX_BODY, defaultMaxBody, payloadTooLarge } from './errors.js';
 import type { Incoming } from './exchange.js';
 
-export { currentHolder, DEFAULT_MAX_BODY };
+export { currentHolder, DEFAULT_MAX_BODY, stopBackgroundHolder };
 
 /** What `catalog serve` and the embedded default need to start a service. */
 export interface StartOptions {

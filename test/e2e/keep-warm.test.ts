@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../support/stores.js';
-import { catalog, ensureBuilt } from './support.js';
+import { catalog, ensureBuilt, startServe } from './support.js';
 
 ensureBuilt();
 
@@ -89,6 +89,32 @@ describe('a background holder keeps the embedded catalog warm (issue 15)', () =>
       stop(data);
     }
   }, 120_000);
+
+  it('`catalog serve` on a directory a background holder keeps takes it over (the holder stops); a foreground serve is not', async () => {
+    const data = join(tempDir('warm-serve-'), 'catalog');
+    const env = { CATALOG_DATA: data, CATALOG_KEEP_WARM: '60' };
+    try {
+      expect((await catalog(['labels', 'add', 'name=Before serve'], { env })).code).toBe(0);
+      const background = lockOf(data)!;
+      expect(background.background).toBe(true);
+      const serve = await startServe(['--data', data]);
+      try {
+        expect(await until(() => !alive(background.pid), 5_000)).toBe(true);
+        expect(lockOf(data)?.pid).toBe(serve.proc.pid);
+        expect(lockOf(data)?.background).not.toBe(true);
+        const listed = await catalog(['--url', serve.url, 'labels', 'list', '-o', 'json']);
+        expect((JSON.parse(listed.stdout) as Array<{ name: string }>).map((r) => r.name)).toEqual(['Before serve']);
+        // a serve someone runs is never stopped that way: a second one still exits 2
+        const second = await catalog(['serve', '--port', '0', '--data', data]);
+        expect(second.code).toBe(2);
+        expect(second.stderr).toMatch(/held by process \d+/);
+      } finally {
+        await serve.stop();
+      }
+    } finally {
+      stop(data);
+    }
+  }, 60_000);
 
   it('CATALOG_KEEP_WARM=0 leaves no process behind', async () => {
     const data = join(tempDir('warm-off-'), 'catalog');
