@@ -45,7 +45,9 @@ export interface ServerControl {
   startServer(opts: StartOptions): Promise<Pick<RunningServer, 'url' | 'close'>>;
   readServeLock(dataDir: string): { pid: number; url: string } | null;
   /** The live holder of a data directory (its URL null while it opens the catalog), or null. */
-  currentHolder?(dataDir: string): Promise<{ pid: number; url: string | null; background?: boolean } | null>;
+  currentHolder?(dataDir: string): Promise<{ pid: number; url: string | null; background?: boolean; version?: string } | null>;
+  /** Asks a background holder to stop and waits for the directory (true when it is free). */
+  stopBackgroundHolder?(dataDir: string): Promise<boolean>;
 }
 
 /** A background holder this command started: its pid, and whether it has exited already. */
@@ -250,10 +252,17 @@ export class Context {
     const deadline = Date.now() + LOCK_WAIT_MS;
     let told = false;
     let started: StartedHolder | null = null;
+    let replaced = false;
     for (;;) {
       const holder = control.currentHolder ? await control.currentHolder(dataDir) : control.readServeLock(dataDir);
       if (holder?.url) {
-        this.viaBackgroundHolder = 'background' in holder && holder.background === true;
+        const background = 'background' in holder && holder.background === true;
+        // a background holder left by another version of the tool (an upgrade) is replaced, once
+        if (background && !replaced && 'version' in holder && holder.version && holder.version !== this.version && control.stopBackgroundHolder) {
+          replaced = true;
+          if (await control.stopBackgroundHolder(dataDir)) continue;
+        }
+        this.viaBackgroundHolder = background;
         return holder.url;
       }
       if (holder) {

@@ -22,6 +22,8 @@ export interface Holder {
   url: string | null;
   /** A background holder a command started (it stops when idle), not a `catalog serve` someone runs. */
   background?: boolean;
+  /** The tool's version a background holder runs (a command of another version replaces it). */
+  version?: string;
 }
 
 interface LockInfo {
@@ -30,6 +32,7 @@ interface LockInfo {
   start: string | null;
   url: string | null;
   background?: boolean;
+  version?: string;
 }
 
 /** A directory is held by another process (which the message names). */
@@ -72,7 +75,7 @@ function readInfo(path: string): LockInfo | null | 'unreadable' {
   try {
     const v = JSON.parse(text) as Partial<LockInfo>;
     if (typeof v.pid !== 'number') return 'unreadable';
-    return { pid: v.pid, start: typeof v.start === 'string' ? v.start : null, url: typeof v.url === 'string' ? v.url : null, background: v.background === true };
+    return { pid: v.pid, start: typeof v.start === 'string' ? v.start : null, url: typeof v.url === 'string' ? v.url : null, background: v.background === true, ...(typeof v.version === 'string' ? { version: v.version } : {}) };
   } catch {
     return 'unreadable';
   }
@@ -118,7 +121,7 @@ export async function currentHolder(dataDir: string): Promise<Holder | null> {
   const info = readInfo(path);
   if (info === null) return null;
   if (info === 'unreadable') return recentlyMade(path) ? { pid: 0, url: null } : null;
-  return (await holderAlive(info, dataDir)) ? { pid: info.pid, url: info.url, background: info.background === true } : null;
+  return (await holderAlive(info, dataDir)) ? { pid: info.pid, url: info.url, background: info.background === true, version: info.version } : null;
 }
 
 /** A lock file made in the last few seconds whose creator may still be writing it. */
@@ -135,7 +138,7 @@ export function readHolder(dataDir: string): Holder | null {
   const info = readInfo(join(dataDir, LOCK_FILE));
   if (info === null || info === 'unreadable' || !pidAlive(info.pid)) return null;
   const start = info.start === null ? null : processStart(info.pid);
-  return start === null || start === info.start ? { pid: info.pid, url: info.url, background: info.background === true } : null;
+  return start === null || start === info.start ? { pid: info.pid, url: info.url, background: info.background === true, version: info.version } : null;
 }
 
 /**
@@ -172,10 +175,10 @@ export interface DirLock {
  * Takes the directory for this process, or throws HeldError naming the live holder. A dead
  * holder's lock (its pid gone, or reused by another process) is removed and taken over.
  */
-export async function acquireDirLock(dataDir: string, background = false): Promise<DirLock> {
+export async function acquireDirLock(dataDir: string, background?: { version?: string }): Promise<DirLock> {
   mkdirSync(dataDir, { recursive: true });
   const path = join(dataDir, LOCK_FILE);
-  const mine: LockInfo = { pid: process.pid, start: processStart(process.pid), url: null, ...(background ? { background } : {}) };
+  const mine: LockInfo = { pid: process.pid, start: processStart(process.pid), url: null, ...(background ? { background: true, version: background.version } : {}) };
   for (let attempt = 0; ; attempt++) {
     try {
       const fd = openSync(path, 'wx');

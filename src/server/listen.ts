@@ -33,7 +33,7 @@ export interface StartOptions {
   store?: Store;
   log?: (line: string) => void;
   /** Called once when no request has been in flight or arrived for `idleMs` (the background holder's exit). */
-  onIdle?: { idleMs: number; run: () => void };
+  onIdle?: { idleMs: number; run: () => void; version?: string };
 }
 
 export interface RunningServer {
@@ -73,7 +73,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   checkAuthentication(host, opts.jwtSecret);
   const ownsStore = !opts.store;
   // One process holds an embedded data directory: the lock is taken before any of its files is opened.
-  const lock: DirLock | null = opts.dataDir && !opts.databaseUrl && ownsStore ? await acquireDirLock(opts.dataDir, opts.onIdle !== undefined) : null;
+  const lock: DirLock | null = opts.dataDir && !opts.databaseUrl && ownsStore ? await acquireDirLock(opts.dataDir, opts.onIdle ? { version: opts.onIdle.version } : undefined) : null;
   let store: Store;
   try {
     store = opts.store ?? (await openStore(opts));

@@ -112,7 +112,7 @@ export async function runServe(opts: ServeOptions, ctx: Context): Promise<void> 
     const holder = (await loadServer()).readServeLock(dataDir);
     if (holder && (await stopBackgroundHolder(dataDir))) await ctx.note(`stopped the background holder (process ${holder.pid}) to serve ${dataDir} here`);
   }
-  const server = await startServer({ ...startOptions, ...(idleSeconds ? { onIdle: { idleMs: idleSeconds * 1000, run: () => idleNow('idle') } } : {}) }).catch((err: NodeJS.ErrnoException) => {
+  const server = await startServer({ ...startOptions, ...(idleSeconds ? { onIdle: { idleMs: idleSeconds * 1000, run: () => idleNow('idle'), version: ctx.version } } : {}) }).catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'EADDRINUSE') throw new Error(`port ${port} on ${opts.host ?? '127.0.0.1'} is already in use: choose another with --port`);
     if (/^refusing|already served|is held by/.test(err.message)) throw new UsageError(err.message, 'one process holds an embedded catalog: stop that one, or give this one another --data');
     throw err;
