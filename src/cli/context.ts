@@ -1,4 +1,4 @@
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -464,7 +464,9 @@ async function startHolderProcess(dataDir: string, idleSeconds: number, env: Nod
   const { spawn } = await import('node:child_process');
   try {
     mkdirSync(dataDir, { recursive: true });
-    const log = openSync(join(dataDir, 'catalog-holder.log'), 'a');
+    const logPath = join(dataDir, 'catalog-holder.log');
+    // appended to across holders; started afresh once it passes 1 MB
+    const log = openSync(logPath, existsSync(logPath) && statSync(logPath).size > 1 << 20 ? 'w' : 'a');
     const child = spawn(process.execPath, [bin, 'serve', '--data', dataDir, '--port', '0', '--idle-exit', String(idleSeconds)], {
       detached: true,
       stdio: ['ignore', log, log],
