@@ -9,12 +9,13 @@ import {
   CREDIT_FIELDS,
   duplicateFinding,
   type Finding,
-  isrcState,
+  isrcKey,
   NAME_FIELD,
   nameKey,
   rowFindings,
   type Severity,
   todayOf,
+  upcKey,
 } from './rules.js';
 
 /**
@@ -63,7 +64,7 @@ function duplicateKeys(collection: string, rules: ReadonlySet<string>): Duplicat
     keys.push({ rule: 'isrc-duplicate', field: 'isrc_code', fields: ['isrc_code'], key: (r) => (str(r.isrc_code) ? isrcKey(r.isrc_code as string) : null) });
   }
   if (collection === 'releases' && rules.has('upc-duplicate')) {
-    keys.push({ rule: 'upc-duplicate', field: 'upc_code', fields: ['upc_code'], key: (r) => (str(r.upc_code) ? (r.upc_code as string).replace(/[\s-]/g, '') : null) });
+    keys.push({ rule: 'upc-duplicate', field: 'upc_code', fields: ['upc_code'], key: (r) => (str(r.upc_code) ? upcKey(r.upc_code as string) : null) });
   }
   if (collection === 'releases' && rules.has('duplicate-release')) {
     keys.push({
@@ -78,12 +79,6 @@ function duplicateKeys(collection: string, rules: ReadonlySet<string>): Duplicat
     });
   }
   return keys;
-}
-
-/** The form two ISRCs are compared in: the fixed form when only separators or case differ. */
-function isrcKey(raw: string): string {
-  const s = isrcState(raw);
-  return s.ok ? raw : (s.fix ?? raw.trim().toUpperCase());
 }
 
 const field = (name: string) => ({ type: 'field' as const, field: { name, jsonPath: [] } });

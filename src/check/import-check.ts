@@ -1,15 +1,13 @@
 import type { RowCheck } from '../import/stages/check.js';
-import { isrcState, RULES, rowFindings, type Severity, type Today } from './rules.js';
+import { isrcKey, RULES, rowFindings, SEVERITY_RANK as RANK, type Severity, type Today, upcKey } from './rules.js';
 
 /** The per-row rules (those that need no other row). */
 const ROW_RULES: ReadonlySet<string> = new Set(RULES.filter((r) => !/duplicate|consistency|reference/.test(r.name)).map((r) => r.name));
 
-const RANK: Record<Severity, number> = { warning: 1, error: 2 };
-
 /** The identifier each collection must not repeat inside one file, in the form rows compare by. */
 const IDENTIFIER: Record<string, { field: string; rule: string; key: (v: string) => string }> = {
-  tracks: { field: 'isrc_code', rule: 'isrc-duplicate', key: (v) => (isrcState(v).ok ? v : ((isrcState(v) as { fix: string | null }).fix ?? v.trim().toUpperCase())) },
-  releases: { field: 'upc_code', rule: 'upc-duplicate', key: (v) => v.replace(/[\s-]/g, '') },
+  tracks: { field: 'isrc_code', rule: 'isrc-duplicate', key: isrcKey },
+  releases: { field: 'upc_code', rule: 'upc-duplicate', key: upcKey },
 };
 
 /** `import --check`: the RowCheck, and what it let in with warnings (for the summary). */

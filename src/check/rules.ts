@@ -49,6 +49,11 @@ export const RULES: readonly RuleInfo[] = [
 
 export const RULE_NAMES: readonly string[] = RULES.map((r) => r.name);
 
+/** Severities in order, for thresholds (`--severity`, `--fail-on`, `import --check LEVEL`). */
+export const SEVERITY_RANK: Readonly<Record<Severity, number>> = { warning: 1, error: 2 };
+
+const SEVERITY_OF = new Map(RULES.map((r) => [r.name, r.severity]));
+
 /** Trimmed, case-folded, accents removed, runs of white space as one: the key duplicates compare by. */
 export function nameKey(s: string): string {
   return s.normalize('NFKD').replace(/\p{M}/gu, '').toLocaleLowerCase('und').replace(/\s+/gu, ' ').trim();
@@ -66,6 +71,15 @@ export function isrcState(raw: string): { ok: true } | { ok: false; fix: string 
   return { ok: false, fix: ISRC.test(bare) ? bare : null };
 }
 
+/** The form two ISRCs are compared in: the fixed form when only separators or case differ. */
+export function isrcKey(raw: string): string {
+  const s = isrcState(raw);
+  return s.ok ? raw : (s.fix ?? raw.trim().toUpperCase());
+}
+
+/** The form two UPCs are compared in: without spaces and hyphens. */
+export const upcKey = (raw: string): string => raw.replace(/[\s-]/g, '');
+
 /** Whether a 12- or 13-digit code's last digit is the GTIN check digit of the others. */
 export function gtinValid(digits: string): boolean {
   if (!/^\d{12,13}$/.test(digits)) return false;
@@ -80,7 +94,7 @@ export function upcProblem(raw: string): { message: string; fix: string | null }
   if (/^\d+(?:[.,]\d+)?E\+?\d+$/i.test(raw.trim())) {
     return { message: `UPC ${JSON.stringify(raw)} was turned into scientific notation (by Excel?): its last digits are lost; take it from the original source`, fix: null };
   }
-  const bare = raw.replace(/[\s-]/g, '');
+  const bare = upcKey(raw);
   if (bare !== raw && gtinValid(bare)) return { message: `UPC ${JSON.stringify(raw)} has separators`, fix: bare };
   if (/^\d{11}$/.test(bare) && gtinValid(`0${bare}`)) return { message: `UPC ${JSON.stringify(raw)} lost its leading zero`, fix: `0${bare}` };
   if (/^\d{12,13}$/.test(bare)) return { message: `UPC ${JSON.stringify(raw)} has a wrong check digit`, fix: null };
@@ -167,8 +181,7 @@ type Row = Readonly<Record<string, unknown>>;
 
 /** A finding of `rule` on `field` of `row`, with the rule's severity unless told. */
 function finding(collection: string, row: Row, field: string, rule: string, message: string, fix?: string | null, severity?: Severity): Finding {
-  const info = RULES.find((r) => r.name === rule)!;
-  return { collection, id: String(row.id ?? ''), field, value: row[field] ?? null, rule, severity: severity ?? info.severity, message, fixable: fix !== undefined && fix !== null, fix: fix ?? null };
+  return { collection, id: String(row.id ?? ''), field, value: row[field] ?? null, rule, severity: severity ?? SEVERITY_OF.get(rule)!, message, fixable: fix !== undefined && fix !== null, fix: fix ?? null };
 }
 
 /** What "today" and "next year" mean for the plausibility rules. */

@@ -56,6 +56,8 @@ export interface StartedHolder {
   exited(): boolean;
 }
 
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
 /** How long a command waits for another process that holds the embedded catalog to start serving it. */
 const LOCK_WAIT_MS = 60_000;
 
@@ -271,7 +273,7 @@ export class Context {
         }
         if (!told && holder.pid !== started?.pid) await this.note(`Waiting for process ${holder.pid}, which is opening the catalog in ${dataDir}`);
         told = true;
-        await new Promise((r) => setTimeout(r, 25));
+        await pause(25);
         continue;
       }
       // Nobody holds it: start a background holder that stays warm for later commands, and wait
@@ -280,7 +282,7 @@ export class Context {
         started = await this.startBackgroundHolder(dataDir);
         if (started) continue;
       } else if (!started.exited() && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 25));
+        await pause(25);
         continue;
       }
       const url = await this.openEmbedded(dataDir, control);

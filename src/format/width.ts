@@ -75,3 +75,17 @@ export function fitWidths(natural: number[], total: number, gap: number, fixed: 
   }
   return widths;
 }
+
+/**
+ * Words in lines of at most `width` characters (a word longer than that gets a line of its own).
+ * @example wrapWords(['one', 'two', 'three'], 7) // ['one two', 'three']
+ */
+export function wrapWords(words: readonly string[], width: number): string[] {
+  const lines: string[] = [];
+  for (const word of words) {
+    const last = lines.length - 1;
+    if (last >= 0 && lines[last].length + word.length + 1 <= width) lines[last] += ` ${word}`;
+    else lines.push(word);
+  }
+  return lines;
+}

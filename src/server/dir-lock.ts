@@ -81,6 +81,9 @@ function readInfo(path: string): LockInfo | null | 'unreadable' {
   }
 }
 
+/** What a lock says of its holder. */
+const holderOf = (info: LockInfo): Holder => ({ pid: info.pid, url: info.url, background: info.background, version: info.version });
+
 /** A hash naming a data directory (what a holder answers with), so its path is never sent over the wire. */
 export function directoryTag(dataDir: string): string {
   let real = dataDir;
@@ -121,7 +124,7 @@ export async function currentHolder(dataDir: string): Promise<Holder | null> {
   const info = readInfo(path);
   if (info === null) return null;
   if (info === 'unreadable') return recentlyMade(path) ? { pid: 0, url: null } : null;
-  return (await holderAlive(info, dataDir)) ? { pid: info.pid, url: info.url, background: info.background === true, version: info.version } : null;
+  return (await holderAlive(info, dataDir)) ? holderOf(info) : null;
 }
 
 /** A lock file made in the last few seconds whose creator may still be writing it. */
@@ -138,7 +141,7 @@ export function readHolder(dataDir: string): Holder | null {
   const info = readInfo(join(dataDir, LOCK_FILE));
   if (info === null || info === 'unreadable' || !pidAlive(info.pid)) return null;
   const start = info.start === null ? null : processStart(info.pid);
-  return start === null || start === info.start ? { pid: info.pid, url: info.url, background: info.background === true, version: info.version } : null;
+  return start === null || start === info.start ? holderOf(info) : null;
 }
 
 /**

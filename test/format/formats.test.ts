@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { csvField, tsvField } from '../../src/format/delimited.js';
 import { createWriter, FORMATS, type FormatName, type Row } from '../../src/format/index.js';
 import { relativeTime } from '../../src/format/relative-time.js';
-import { displayWidth, fitWidths, truncate } from '../../src/format/width.js';
+import { displayWidth, fitWidths, truncate, wrapWords } from '../../src/format/width.js';
 import { bufferOutput } from '../../src/io/streams.js';
 import { TRICKY } from '../support/tricky.js';
 
@@ -140,6 +140,14 @@ describe('width helpers', () => {
     expect(relativeTime('2025-01-24T12:00:00Z', now)).toBe('1 day ago');
     expect(relativeTime('2025-01-27T12:00:00Z', now)).toBe('in 2 days');
     expect(relativeTime('not a date', now)).toBe('not a date');
+  });
+});
+
+describe('wrapWords', () => {
+  it('fills lines up to the width and gives a longer word a line of its own', () => {
+    expect(wrapWords(['one', 'two', 'three'], 7)).toEqual(['one two', 'three']);
+    expect(wrapWords(['a', 'muchtoolongword', 'b'], 5)).toEqual(['a', 'muchtoolongword', 'b']);
+    expect(wrapWords([], 10)).toEqual([]);
   });
 });
 

@@ -1,5 +1,6 @@
 import type { Finding, Severity } from '../../check/rules.js';
-import { RULE_NAMES, RULES } from '../../check/rules.js';
+import { RULE_NAMES, RULES, SEVERITY_RANK as RANK } from '../../check/rules.js';
+import { wrapWords } from '../../format/width.js';
 import { compileQuery } from '../../grammar/compile.js';
 import { renderPrefer } from '../../grammar/prefer.js';
 import type { Query, WhereClause } from '../../grammar/types.js';
@@ -12,8 +13,6 @@ import { outputFormat, plural, success, writeRows } from '../output.js';
 import { confirmWrite } from './confirm.js';
 
 /** `catalog check`'s run: reading, reporting, fixing (src/cli/commands/check.ts defines the command). */
-
-const RANK: Record<Severity, number> = { warning: 1, error: 2 };
 
 export interface CheckFlags {
   rules?: string;
@@ -33,42 +32,32 @@ async function listRules(ctx: Context): Promise<void> {
   const width = Math.max(40, (ctx.io.stdout.columns || 100) - 4);
   const lines = RULES.flatMap((r) => [
     `${s.bold(r.name)} (${r.severity}${r.fixable ? ', fixable' : ''}): ${r.scope}`,
-    ...wrap(r.rationale, width).map((l) => `  ${l}`),
+    ...wrapWords(r.rationale.split(' '), width).map((l) => `  ${l}`),
     '',
   ]);
   await ctx.io.stdout.write(`${lines.join('\n')}`);
 }
 
-/** Words in lines of at most `width` characters. */
-function wrap(text: string, width: number): string[] {
-  const lines: string[] = [];
-  for (const word of text.split(' ')) {
-    const last = lines.length - 1;
-    if (last >= 0 && lines[last].length + word.length + 1 <= width) lines[last] += ` ${word}`;
-    else lines.push(word);
+/** Refuses a name that is not one of `known` (exit 2), with a did-you-mean: `kind` is "rule" or "collection". */
+function requireKnown(kind: string, names: readonly string[], known: readonly string[]): void {
+  for (const n of names) {
+    if (known.includes(n)) continue;
+    const guess = didYouMean(n, known);
+    throw new UsageError(`unknown ${kind} '${n}'${guess ? ` (did you mean '${guess}'?)` : ''}`, `${kind}s: ${known.join(', ')}`);
   }
-  return lines;
 }
 
-/** The rules a --rules value names (all when absent), with a did-you-mean for typos. */
+/** The rules a --rules value names (all when absent). */
 function chosenRules(text: string | undefined): Set<string> {
   if (text === undefined) return new Set(RULE_NAMES);
   const names = text.split(',').map((s) => s.trim()).filter(Boolean);
-  for (const n of names) {
-    if (RULE_NAMES.includes(n)) continue;
-    const guess = didYouMean(n, RULE_NAMES);
-    throw new UsageError(`unknown rule '${n}'${guess ? ` (did you mean '${guess}'?)` : ''}`, `rules: ${RULE_NAMES.join(', ')}`);
-  }
+  requireKnown('rule', names, RULE_NAMES);
   if (names.length === 0) throw new UsageError('--rules needs at least one rule name');
   return new Set(names);
 }
 
 function chosenCollections(names: string[]): string[] {
-  for (const n of names) {
-    if (COLLECTIONS.includes(n)) continue;
-    const guess = didYouMean(n, COLLECTIONS);
-    throw new UsageError(`unknown collection '${n}'${guess ? ` (did you mean '${guess}'?)` : ''}`, `collections: ${COLLECTIONS.join(', ')}`);
-  }
+  requireKnown('collection', names, COLLECTIONS);
   return names.length ? names : [...COLLECTIONS];
 }
 

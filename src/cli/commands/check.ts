@@ -1,24 +1,14 @@
 import { Command, Option } from 'commander';
 import { RULE_NAMES } from '../../check/rules.js';
+import { wrapWords } from '../../format/width.js';
 import { COLLECTIONS } from '../../schema/catalog.js';
 import type { Context } from '../context.js';
 import type { CheckFlags } from './check-run.js';
 import { examples } from './shared.js';
 
-/** Names joined by ", " in lines of at most `width` characters, indented two spaces. */
-function wrapped(names: readonly string[], width: number): string {
-  const lines: string[] = [];
-  for (const n of names) {
-    const last = lines.length - 1;
-    if (last >= 0 && lines[last].length + n.length + 2 <= width) lines[last] += `, ${n}`;
-    else lines.push(`  ${n}`);
-  }
-  return lines.map((l, i) => (i < lines.length - 1 ? `${l},` : l)).join('\n');
-}
-
 const LONG_HELP = `
 Rules (catalog check --list-rules explains each):
-${wrapped(RULE_NAMES, 96)}
+${wrapWords(RULE_NAMES.map((n, i) => (i < RULE_NAMES.length - 1 ? `${n},` : n)), 94).map((l) => `  ${l}`).join('\n')}
 
 --fix shows every change (collection, id, field, old → new) and asks first (--yes without a
 terminal); a row changed by someone else since the check is left alone. For example:

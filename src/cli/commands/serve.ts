@@ -105,14 +105,13 @@ export async function runServe(opts: ServeOptions, ctx: Context): Promise<void> 
   if (idleSeconds === 0) throw new UsageError('--idle-exit must be at least 1 second');
   let idleNow: (s: 'idle') => void = () => {};
   const idled = new Promise<'idle'>((r) => (idleNow = r));
-  const { startServer } = await ctx.serverControl();
+  const control = await ctx.serverControl();
   // A background holder a command left warm gives the directory up to a serve someone starts.
-  if (dataDir && !idleSeconds) {
-    const { stopBackgroundHolder } = await loadServer();
-    const holder = (await loadServer()).readServeLock(dataDir);
-    if (holder && (await stopBackgroundHolder(dataDir))) await ctx.note(`stopped the background holder (process ${holder.pid}) to serve ${dataDir} here`);
+  if (dataDir && !idleSeconds && control.stopBackgroundHolder) {
+    const holder = control.readServeLock(dataDir);
+    if (holder && (await control.stopBackgroundHolder(dataDir))) await ctx.note(`stopped the background holder (process ${holder.pid}) to serve ${dataDir} here`);
   }
-  const server = await startServer({ ...startOptions, ...(idleSeconds ? { onIdle: { idleMs: idleSeconds * 1000, run: () => idleNow('idle'), version: ctx.version } } : {}) }).catch((err: NodeJS.ErrnoException) => {
+  const server = await control.startServer({ ...startOptions, ...(idleSeconds ? { onIdle: { idleMs: idleSeconds * 1000, run: () => idleNow('idle'), version: ctx.version } } : {}) }).catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'EADDRINUSE') throw new Error(`port ${port} on ${opts.host ?? '127.0.0.1'} is already in use: choose another with --port`);
     if (/^refusing|already served|is held by/.test(err.message)) throw new UsageError(err.message, 'one process holds an embedded catalog: stop that one, or give this one another --data');
     throw err;
