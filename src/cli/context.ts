@@ -294,7 +294,10 @@ export class Context {
   private async startBackgroundHolder(dataDir: string): Promise<StartedHolder | null> {
     const raw = this.env.CATALOG_KEEP_WARM;
     const seconds = raw === undefined || raw.trim() === '' ? KEEP_WARM_SECONDS : Number(raw);
-    if (!this.deps.startHolder || !Number.isFinite(seconds) || seconds <= 0) return null;
+    if (!Number.isFinite(seconds) || seconds < 0) {
+      throw new UsageError(`CATALOG_KEEP_WARM needs a number of seconds (0: no background holder), not '${raw}'`);
+    }
+    if (!this.deps.startHolder || seconds === 0) return null;
     if (!existsSync(join(dataDir, 'PG_VERSION'))) await this.note(`Creating a new catalog in ${dataDir}`);
     const started = await this.deps.startHolder(dataDir, Math.ceil(seconds));
     if (started && this.io.stderr.isTTY) {

@@ -136,6 +136,9 @@ describe('catalog check (issue 18): planted defects are found, and only they', (
     const rule = await catalog(['check', '--rules', 'isrc-fromat'], { env });
     expect(rule.code).toBe(2);
     expect(rule.stderr).toContain("did you mean 'isrc-format'");
+    const page = await catalog(['check', 'labels', '--page-size', '0'], { env });
+    expect(page.code).toBe(2);
+    expect(page.stderr).toContain('--page-size must be at least 1');
     const coll = await catalog(['check', 'trakcs'], { env });
     expect(coll.code).toBe(2);
     expect(coll.stderr).toContain("did you mean 'tracks'");

@@ -123,4 +123,12 @@ describe('a background holder keeps the embedded catalog warm (issue 15)', () =>
     expect(lockOf(data)).toBeNull();
     expect(existsSync(join(data, 'catalog-holder.log'))).toBe(false);
   });
+
+  it('a CATALOG_KEEP_WARM that is not a number of seconds is refused (exit 2), not taken as 0', async () => {
+    const data = join(tempDir('warm-bad-'), 'catalog');
+    const r = await catalog(['labels', 'list'], { env: { CATALOG_DATA: data, CATALOG_KEEP_WARM: 'five' } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/CATALOG_KEEP_WARM needs a number of seconds \(0: no background holder\), not 'five'/);
+    expect(lockOf(data)).toBeNull();
+  });
 });

@@ -67,6 +67,7 @@ export async function runCheck(collectionArgs: string[], opts: CheckFlags, ctx: 
   const collections = chosenCollections(collectionArgs);
   const rules = chosenRules(opts.rules);
   const pageSize = countFlag('--page-size', opts.pageSize);
+  if (pageSize === 0) throw new UsageError('--page-size must be at least 1');
   const threshold = RANK[opts.severity ?? 'warning'];
   const format = await outputFormat(ctx);
   const [{ checkCatalog }, { createProgress }, { contextTransport }, { boundHeapGrowth }] = await Promise.all([
