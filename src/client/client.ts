@@ -27,7 +27,9 @@ export interface ClientOptions {
    * drains every request it has begun before it closes, so a connection it refuses or drops
    * carried no request it ran, and any request may be sent again.
    */
-  relocate?: () => Promise<string>;
+  relocate?: () => Promise<{ url: string; headers: Record<string, string> }>;
+  /** Headers the service's current address asks for (a private holder's credential); `relocate` replaces them. */
+  routeHeaders?: Record<string, string>;
 }
 
 /** How long one request follows a service that moves (see ClientOptions.relocate). */
@@ -75,6 +77,7 @@ export class CatalogClient implements ServiceClient {
   private http: Promise<NodeHttp> | null = null;
   private readonly inFlight = new Set<Promise<unknown>>();
   private base: URL;
+  private routeHeaders: Record<string, string>;
 
   private get timeoutMs(): number {
     return this.opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -82,6 +85,7 @@ export class CatalogClient implements ServiceClient {
 
   constructor(private readonly opts: ClientOptions) {
     this.base = new URL(opts.baseUrl.endsWith('/') ? opts.baseUrl : `${opts.baseUrl}/`);
+    this.routeHeaders = opts.routeHeaders ?? {};
   }
 
   /** The full URL of a request (also what `--dry-run` prints). */
@@ -94,6 +98,7 @@ export class CatalogClient implements ServiceClient {
   headersFor(r: ClientRequest): Record<string, string> {
     const h: Record<string, string> = { accept: 'application/json', 'user-agent': this.opts.userAgent ?? 'catalog' };
     for (const [k, v] of Object.entries(this.opts.headers ?? {})) h[k.toLowerCase()] = v;
+    for (const [k, v] of Object.entries(this.routeHeaders)) h[k.toLowerCase()] = v;
     if (this.opts.token) h.authorization = `Bearer ${this.opts.token}`;
     if (r.body !== undefined) h['content-type'] = 'application/json';
     for (const [k, v] of Object.entries(r.headers ?? {})) h[k.toLowerCase()] = v;
@@ -130,8 +135,9 @@ export class CatalogClient implements ServiceClient {
         if (!relocate || Date.now() > until || !(err instanceof ConnectionError) || !/^(ECONNREFUSED|ECONNRESET|EPIPE)/.test(err.reason)) throw err;
         // The holder may still be closing (its lock names it until its files are closed): give it a moment.
         await new Promise((r) => setTimeout(r, 30 + Math.random() * 40));
-        const url = await relocate();
+        const { url, headers } = await relocate();
         this.base = new URL(url.endsWith('/') ? url : `${url}/`);
+        this.routeHeaders = headers;
       }
     }
   }
