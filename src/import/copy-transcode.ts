@@ -3,6 +3,7 @@ import type { ColumnDef } from '../schema/catalog.js';
 import { copyRange } from '../io/bytes.js';
 import { DATE, FALSE, TRUE, normalizeUuid, validDate, validInstant } from './coerce.js';
 import { knownDefault } from '../schema/conventions.js';
+import { MAX_JSON_DEPTH } from '../schema/json-depth.js';
 import { MAX_RECORD_BYTES, tooLong } from './readers/input.js';
 
 /**
@@ -585,7 +586,7 @@ function jValue(): boolean {
   const c = jBuf[jAt];
   if (c === QUOTE) return jQuote() && jStr();
   if (c === 123 || c === 91) {
-    if (++jDepth > 500) return false;
+    if (++jDepth > MAX_JSON_DEPTH) return false;
     const close = c === 123 ? 125 : 93;
     jAt++;
     jWs();

@@ -211,8 +211,9 @@ function baseOf(req: IncomingMessage): string {
 
 /** Answers before the app sees the request (limits of the socket adapter), closing the connection. */
 function refuse(res: ServerResponse, status: number, code: string, message: string, details: string): void {
-  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', Connection: 'close' });
-  res.end(JSON.stringify({ code, details, hint: null, message }));
+  const body = JSON.stringify({ code, details, hint: null, message });
+  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), Connection: 'close' });
+  res.end(body);
 }
 
 /** A node:http request as the app's Incoming: headers looked up in `rawHeaders`, the body read from the stream. */
@@ -293,7 +294,14 @@ async function serveOne(
       res.end(JSON.stringify({ code: 'PGRST117', details: null, hint: null, message: `Unsupported HTTP method: ${method}` }));
       return;
     }
-    const request = incoming(req, new URL(req.url ?? '/', base));
+    const url = URL.canParse(req.url ?? '/', base) ? new URL(req.url ?? '/', base) : null;
+    if (!url) {
+      // a Host or request target node:http let through but no URL can be made of (`Host: a b`)
+      refuse(res, 400, 'PGRST400', 'Bad Request', 'The request target and Host header do not form a valid URL.');
+      req.resume();
+      return;
+    }
+    const request = incoming(req, url);
     const answer = await app.reply(request);
     if (request.overflowed) answer.headers.connection = 'close';
     // An embedded holder says which directory it holds, so a lock's recorded URL can be checked.
