@@ -199,7 +199,7 @@ function answerClientError(maxHeaderBytes: number) {
 async function openStore(opts: StartOptions): Promise<Store> {
   if (opts.databaseUrl) {
     const { openPostgres } = await import('../store/postgres.js');
-    return openPostgres({ url: opts.databaseUrl, schema: opts.schema, statementTimeoutMs: opts.statementTimeoutMs });
+    return openPostgres({ url: opts.databaseUrl, schema: opts.schema, statementTimeoutMs: opts.statementTimeoutMs, log: opts.log });
   }
   const { openPGlite } = await import('../store/pglite.js');
   return openPGlite({ dataDir: opts.dataDir });

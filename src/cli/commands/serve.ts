@@ -92,7 +92,7 @@ export async function runServe(opts: ServeOptions, ctx: Context): Promise<void> 
       await cluster.runClusterWorker(startOptions);
       return;
     }
-    const handle = await cluster.startCluster(startOptions, workers);
+    const handle = await cluster.startCluster(startOptions, workers, (line) => void ctx.note(line));
     // Listening for the signal before saying where it serves: a SIGTERM right after must stop it cleanly.
     const stopping = ctx.waitForSignal();
     await ctx.io.stderr.write(`Serving the catalog at ${handle.url} with ${workers} workers (PostgreSQL). Press Ctrl-C to stop.\n`);
