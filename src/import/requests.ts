@@ -59,3 +59,8 @@ export function keysetQuery(select: string[], after: string | null, limit: numbe
   const w = after === null ? filters : [...filters, where('id', 'gt', after)];
   return query({ select: selectOf(select), where: w, order: [{ path: [], terms: [{ field: field('id'), direction: 'asc' }] }], page: [{ path: [], limit }] });
 }
+
+/** `<key>=in.(…)` alone: the rows a DELETE of a list removes. */
+export function inFilterQuery(key: string, values: string[]): string {
+  return query({ where: [where(key, 'in', values)] });
+}
