@@ -22,6 +22,11 @@ export interface SyncOptions {
   /** The scope as the user wrote it (reports). */
   scopeText: string;
   cascade: boolean;
+  /**
+   * A directory's sync: the engine hands over what the input matched instead of removing, and the
+   * directory removes children before parents once every file has landed.
+   */
+  deferred?: (index: KeyIndex, rejected: number) => void;
 }
 
 /** What a sync removes (or, in a dry run, would remove), as the summary reports it. */
@@ -55,7 +60,7 @@ async function getJson(transport: Transport, table: string, query: string): Prom
 const nameOf = (t: TableDef): string => NAME_FIELD[t.name] ?? (t.name === 'releases' ? 'release_title' : t.name === 'tracks' ? 'track_title' : 'id');
 
 /** The records in scope the input did not match, and what removing them takes. */
-export async function planSync(transport: Transport, table: TableDef, index: KeyIndex, opts: SyncOptions, rejected: number): Promise<SyncPlan> {
+export async function planSync(transport: Transport, table: TableDef, index: KeyIndex, opts: SyncOptions, rejected: number, checkBlocking = true): Promise<SyncPlan> {
   const ids: string[] = [];
   if (opts.scope === 'all') {
     for (let s = 0; s < index.storedCount; s++) if (!index.marked(s)) ids.push(index.idOf(s));
@@ -76,7 +81,7 @@ export async function planSync(transport: Transport, table: TableDef, index: Key
     report.held = `${rejected} row${rejected > 1 ? 's' : ''} of the input ${rejected > 1 ? 'were' : 'was'} rejected: nothing is removed until the input loads whole`;
     return { ids: [], report };
   }
-  for (const child of childrenOf(table)) {
+  for (const child of checkBlocking ? childrenOf(table) : []) {
     const blocking = await referring(transport, child.table, child.field, ids, opts.cascade ? Infinity : 5);
     if (blocking.length === 0) continue;
     if (!opts.cascade) {
