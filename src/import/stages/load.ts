@@ -8,7 +8,7 @@ import type { Batcher, BatchLimits } from './batch.js';
 import type { Deduper } from './dedupe.js';
 import { CopyRow, type PendingRow, type Shape } from './shape.js';
 import { type Source, sourceRecords } from './source.js';
-import type { Matcher } from './match.js';
+import { type Matcher, REPEAT, repeatFault } from './match.js';
 
 /**
  * The load pass: reads the source again and moves every record through the stages in order,
@@ -67,6 +67,7 @@ async function addRecord(c: LoadContext, pass: Pass, rec: SourceRecord): Promise
     const text = (v: unknown): string | null => (v === undefined || v === null ? null : typeof v === 'string' ? v : JSON.stringify(v));
     const own = m.natural ? null : text(built.row.id);
     const values = m.assign((i) => text(built.row[m.needs[i]]), own);
+    if (values === REPEAT) return c.settings.dedupe === 'error' ? c.batcher.reject(rec, repeatFault()) : c.batcher.skip();
     if (!Array.isArray(values)) return c.batcher.reject(rec, values);
     m.injected.forEach((col, i) => (built.row[col] = values[i]));
   }
@@ -249,8 +250,12 @@ export async function loadCopyLines(c: LoadContext): Promise<LoadResult> {
       if (m) {
         const own = lead.length === 0 ? null : leadKey(tc, lead.length);
         const values = m.assign((i) => tc.part(lead.length + i), own);
+        if (values === REPEAT && c.settings.dedupe !== 'error') {
+          c.batcher.skip();
+          continue;
+        }
         if (!Array.isArray(values)) {
-          c.batcher.reject(csvRecordAt(file.buf.toString('utf8', file.recStart, file.p), headers, recIndex, file.recLine, delimiter), values);
+          c.batcher.reject(csvRecordAt(file.buf.toString('utf8', file.recStart, file.p), headers, recIndex, file.recLine, delimiter), values === REPEAT ? repeatFault() : values);
           continue;
         }
         end = injectCells(lines, m.prefix(values), reserve, end);

@@ -28,6 +28,16 @@ export interface MatchOptions {
   sync?: boolean;
 }
 
+/**
+ * A key an earlier row of the input had: the first row is kept and this one dropped as a
+ * duplicate (`--dedupe error` rejects it instead); the scan's dedupe cannot see natural keys,
+ * which are normalised.
+ */
+export const REPEAT = 'repeat' as const;
+
+/** The reject of a repeated natural key under `--dedupe error`. */
+export const repeatFault = (): RowFault => ({ code: '23505', message: 'the natural key appears more than once in the input; --dedupe error rejects every occurrence after the first' });
+
 /** The width of an injected cell: a uuid and its comma. */
 const CELL = 37;
 
@@ -96,11 +106,11 @@ export class Matcher {
    * The injected values of a row (null: an empty cell), or why the row is refused. `get(i)` is
    * the raw text of `needs[i]`; `id` is the row's own id when the file has them.
    */
-  assign(get: (i: number) => string | null, id: string | null): Array<string | null> | RowFault {
+  assign(get: (i: number) => string | null, id: string | null): Array<string | null> | RowFault | typeof REPEAT {
     const out: Array<string | null> = [];
     if (this.natural) {
       const r = this.matchKey(get);
-      if (typeof r !== 'string') return r;
+      if (typeof r !== 'string' || r === REPEAT) return r;
       out.push(r);
     } else if (this.index && id !== null) {
       const slot = this.index.slotOfId(id);
@@ -116,7 +126,7 @@ export class Matcher {
   }
 
   /** The id of the stored record with the row's key, a new one, or the row's fault. */
-  private matchKey(get: (i: number) => string | null): string | RowFault {
+  private matchKey(get: (i: number) => string | null): string | RowFault | typeof REPEAT {
     const index = this.index!;
     const k = keyOfRow(index.spec, (c) => get(this.at(c)));
     if (k === null) return randomUUID(); // an empty key never matches
@@ -128,7 +138,7 @@ export class Matcher {
     }
     const what = `the key ${index.spec[k.alt].join(', ')} “${showKey(k.key)}”`;
     if ('ambiguous' in hit) return { code: 'ambiguous-key', message: `${what} matches ${hit.ambiguous.length} ${index.table}: ${hit.ambiguous.join(', ')} (give the row an id, or fix the duplicates: catalog check)` };
-    if (!index.mark(hit.slot)) return { code: '23505', message: `${what} appears more than once in the input (the first row with it was kept)` };
+    if (!index.mark(hit.slot)) return REPEAT;
     return index.idOf(hit.slot);
   }
 
