@@ -143,6 +143,10 @@ export class CopyTranscoder {
   key: string | null = null;
   private readonly nullToken: Buffer | null;
   private readonly keyParts: Array<string | null>;
+  /** The record's key part `k` (in key order), null when its cell is empty or absent. */
+  part(k: number): string | null {
+    return this.keyParts[k];
+  }
   /** Every field goes to the output: a record's unchanged stretches are copied whole. */
   private readonly allMapped: boolean;
   /** The input's field delimiter (a byte); the COPY lines written always use commas. */

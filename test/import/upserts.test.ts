@@ -143,20 +143,27 @@ for (const kind of STORE_KINDS) {
       ]);
     });
 
-    it('without ids every row is a plain insert (no on_conflict, no lookups)', async () => {
+    it('without ids or a natural key (artists) every row is a plain insert (no on_conflict, no lookups)', async () => {
       const copying = serverFor(store);
-      expect(await importFile({ table: table('labels'), input: file(tmp(), 'l.csv', 'Name\nA\nB\nA\n') }, copying)).toMatchObject({ inserted: 3, conflictKey: null });
+      expect(await importFile({ table: table('artists'), input: file(tmp(), 'l.csv', 'Stage Name\nA\nB\nA\n') }, copying)).toMatchObject({ inserted: 3, conflictKey: null });
       expect(copying.log.map((l) => [l.req.query, l.req.headers?.Prefer, bodyRows(l.req)])).toEqual([
         ['', 'return=minimal', 0],
         ['', 'return=minimal', 3],
       ]);
       const server = serverFor(store, { plainPostgrest: true });
-      const s = await importFile({ table: table('labels'), input: file(tmp(), 'l.csv', 'Name\nA\nB\nA\n') }, server);
+      const s = await importFile({ table: table('artists'), input: file(tmp(), 'l.csv', 'Stage Name\nA\nB\nA\n') }, server);
       expect(s).toMatchObject({ inserted: 3, conflictKey: null });
       expect(server.log.map((l) => l.req.method)).toEqual(['POST', 'POST']);
       // no id column: it is not in columns=, so every id comes from its default without missing=default
       expect(server.log[1].req.headers?.Prefer).toBe('return=minimal');
-      expect(server.log[1].req.query).toBe('columns=name');
+      expect(server.log[1].req.query).toBe('columns=stage_name');
+    });
+
+    it('labels without ids match by name (issue 26): a repeated name in the file is one label, a second run changes nothing', async () => {
+      const copying = serverFor(store);
+      const input = file(tmp(), 'l.csv', 'Name\nA\nB\n a \n');
+      expect(await importFile({ table: table('labels'), input }, copying)).toMatchObject({ inserted: 2, deduped: 1, conflictKey: ['id'], naturalKey: [['name']] });
+      expect(await importFile({ table: table('labels'), input }, serverFor(store, { plainPostgrest: true }))).toMatchObject({ inserted: 0, updated: 0, unchanged: 2, deduped: 1 });
     });
   });
 }

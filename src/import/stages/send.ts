@@ -74,6 +74,8 @@ export interface SendContext {
   headers: string[] | null;
   /** The send stage asks the batch stage for smaller batches (413, statement timeout). */
   shrink: (rows: number, bytes: number) => void;
+  /** Runs before each batch is sent (the match stage's new parent records go first). */
+  before?: () => Promise<void>;
 }
 
 /**
@@ -84,7 +86,7 @@ export interface SendContext {
 async function negotiateCopy(c: SendContext, copyQuery: string, copyPrefer: string): Promise<Buffer | null> {
   const { shape, settings, headers } = c;
   if (!shape.shaper.fromText || settings.dryRun || shape.plan.columns.length === 0 || !headers) return null;
-  const head = `${headers.map((h) => shape.shaper.resolver.resolve(h)?.name).filter((n) => n !== undefined).join(',')}\n`;
+  const head = `${[...(shape.plan.injected ?? []), ...headers.map((h) => shape.shaper.resolver.resolve(h)?.name).filter((n) => n !== undefined)].join(',')}\n`;
   // an empty body writes nothing, so it may be sent again after an unclear failure
   const res = await retried(c.settings, () => c.transport.send({ method: 'POST', path: `/${settings.table.name}`, query: copyQuery, headers: { 'Content-Type': COPY_CSV, Prefer: copyPrefer }, body: head }));
   if (res.status >= 200 && res.status < 300) return Buffer.from(head);
@@ -178,6 +180,7 @@ export class Sender {
       for (const r of kept) out[r.kind === 'insert' ? 'inserted' : 'updated']++;
       return out;
     }
+    await this.c.before?.();
     await this.sendRows(rows, out);
     return out;
   }

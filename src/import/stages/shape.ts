@@ -55,6 +55,8 @@ export interface ShapePlan {
   /** Columns compared with stored rows (the input's). */
   compareColumns: ColumnDef[];
   ignoredFields: string[];
+  /** Columns the match stage writes before the input's own (src/import/stages/match.ts). */
+  injected?: string[];
 }
 
 /** The plan after the scan, with the checks that need the whole input's fields. */
