@@ -165,7 +165,7 @@ export function profileProblem(field: string, value: string): string | null {
 const EMAIL = /^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/u;
 
 /** The fields of tracks that hold lists of credited artists ({id?, name, …} objects). */
-export const CREDIT_FIELDS = ['primary_artists', 'featuring_artists', 'remix_artists', 'writer_artists', 'performer_artists', 'engineer_artists'];
+export { CREDIT_FIELDS } from '../schema/links.js';
 
 /** The fields whose duplicates the duplicate rules look for, per collection. */
 export const NAME_FIELD: Readonly<Record<string, string>> = {

@@ -1,3 +1,5 @@
+import { COMPUTED_RELATIONSHIPS } from './links.js';
+
 /**
  * The catalog's tables as one typed description. The migrations in `migrations.ts` create
  * exactly these columns; `test/schema/catalog.test.ts` checks the two against a migrated database.
@@ -138,10 +140,21 @@ export interface Relationship {
   /** The child table (the one holding the FK). */
   child: string;
   parent: string;
+  /**
+   * A PostgREST computed relationship: the SQL function `to(from)` returns the embedded rows
+   * (src/schema/links.ts). `fkColumn` is empty; `constraint` is the function's name.
+   */
+  computed?: boolean;
 }
 
-/** Every relationship, in both directions, derived from the foreign keys. */
-export const RELATIONSHIPS: readonly Relationship[] = TABLES.flatMap((t) =>
+/** Every relationship: both directions of each foreign key, then the computed ones. */
+export const RELATIONSHIPS: readonly Relationship[] = [
+  ...foreignKeyRelationships(),
+  ...COMPUTED_RELATIONSHIPS.map((r) => ({ from: r.from, to: r.to, cardinality: 'one-to-many' as const, fkColumn: '', constraint: r.to, child: r.to, parent: r.from, computed: true })),
+];
+
+function foreignKeyRelationships(): Relationship[] {
+  return TABLES.flatMap((t) =>
   t.columns.flatMap((c) =>
     c.foreignKey
       ? [
@@ -150,7 +163,8 @@ export const RELATIONSHIPS: readonly Relationship[] = TABLES.flatMap((t) =>
         ]
       : [],
   ),
-);
+  );
+}
 
 /** The fields the interface removed, for friendly errors when someone still asks for them. */
 export const REMOVED_FIELDS: Readonly<Record<string, string[]>> = { artists: ['slug'] };

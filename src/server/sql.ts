@@ -1,5 +1,5 @@
 import type { Filter, FilterOp } from '../grammar/types.js';
-import type { ColumnDef, TableDef } from '../schema/catalog.js';
+import { tableByName, type ColumnDef, type TableDef } from '../schema/catalog.js';
 import { OPERATORS } from '../grammar/operators.js';
 import { ApiError } from './errors.js';
 import type { ColumnRef, EmbedNode, OutItem, PlannedCondition, PlannedOrder, ReadNode, ReadPlan, WritePlan } from './plan.js';
@@ -243,13 +243,26 @@ function levelTail(node: ReadNode, from: string, extra: string[], ctx: BuildCtx,
   return ` FROM ${from}${lateralsSql(node, ctx)}${whereSql(node, extra, ctx)}${groupSql(node, ctx.p)}${order}${pageSql(node.limit, node.offset, ctx.p)}`;
 }
 
+/**
+ * What an embed reads from: its table joined on the foreign key, or, for a computed relationship,
+ * the relationship's function called with the parent's row, as PostgREST calls it. The row is
+ * rebuilt from its columns (`ROW(…)::releases`) because a write's parent is the CTE of the written
+ * rows, whose row type is not the table's; PostgreSQL folds it back to the columns when it inlines.
+ */
+function embedSource(e: EmbedNode, parentAlias: string, schema: string): { from: string; join: string[] } {
+  const rel = e.relationship;
+  if (!rel.computed) return { from: `${tableRef(schema, e.table)} AS ${e.alias}`, join: [joinCondition(e, parentAlias)] };
+  const parent = tableByName(rel.from) as TableDef;
+  const row = `ROW(${parent.columns.map((c) => `${parentAlias}.${ident(c.name)}`).join(', ')})::${tableRef(schema, parent)}`;
+  return { from: `${ident(schema)}.${ident(rel.to)}(${row}) AS ${e.alias}`, join: [] };
+}
+
 function lateralSql(e: EmbedNode, parentAlias: string, ctx: BuildCtx): string {
-  const from = `${tableRef(ctx.schema, e.table)} AS ${e.alias}`;
-  const join = joinCondition(e, parentAlias);
+  const { from, join } = embedSource(e, parentAlias, ctx.schema);
   if (!e.toOne) {
     const inner = ctx.lean ? 'SELECT 1' : `SELECT ${selectList(flatItems(e, ctx.p))}`;
     const agg = ctx.lean ? 'bool_or(true)' : 'json_agg(_r)';
-    return `SELECT ${agg} AS "_b" FROM (${inner}${levelTail(e, from, [join], ctx)}) AS _r`;
+    return `SELECT ${agg} AS "_b" FROM (${inner}${levelTail(e, from, join, ctx)}) AS _r`;
   }
   const cols: string[] = ['true AS "_m"'];
   if (!ctx.lean) {
@@ -258,7 +271,7 @@ function lateralSql(e: EmbedNode, parentAlias: string, ctx: BuildCtx): string {
     else cols.push(`(SELECT row_to_json(_r) FROM (SELECT ${selectList(items)}) AS _r) AS "_b"`);
     e.orderExports.forEach((ref, i) => cols.push(`${refExpr(e.alias, ref, ctx.p)} AS "_o${i}"`));
   }
-  return `SELECT ${cols.join(', ')}${levelTail(e, from, [join], ctx)}`;
+  return `SELECT ${cols.join(', ')}${levelTail(e, from, join, ctx)}`;
 }
 
 /** The aggregate that turns the rows of `_t` into the response body text. */
