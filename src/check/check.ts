@@ -1,5 +1,5 @@
 import type { Transport } from '../client/transport.js';
-import { exportPages } from '../export/pages.js';
+import { exportPages } from '../client/pages.js';
 import type { Query } from '../grammar/types.js';
 import { DuplicateFinder } from '../import/dedupe.js';
 import { tableByName, TABLES } from '../schema/catalog.js';

@@ -5,7 +5,7 @@ import type { InputFormat } from '../import/types.js';
 import { copyPageFormat } from './copy-csv.js';
 import { copyRead } from './copy-read.js';
 import { csvPageFormat, csvPassThrough } from './csv-pages.js';
-import { DEFAULT_PAGE, exportPages, pagesOf } from './pages.js';
+import { DEFAULT_PAGE, exportPages, pagesOf } from '../client/pages.js';
 import { exportWriter, type TextSink } from './writers.js';
 import { csvHeader } from '../format/csv-dialect.js';
 import { xlsxWriter } from './xlsx-writer.js';

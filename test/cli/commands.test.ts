@@ -113,7 +113,10 @@ describe('list', () => {
     expect(r.code).toBe(0);
     const rows = JSON.parse(r.out) as Array<{ catalog_number: string }>;
     expect(rows.map((x) => x.catalog_number).sort()).toEqual(['CAT-000', 'CAT-001', 'CAT-002', 'CAT-003', 'CAT-004', 'CAT-005', 'CAT-006']);
-    expect(r.err.match(/^GET .*\/releases\?.* → 20[06]/gm)).toHaveLength(4);
+    // the one pager (issue 25/27) asks up to two pages ahead: 4 pages of 2 rows, at most 2 asked past the end
+    const gets = r.err.match(/^GET .*\/releases\?.* → 20[06]/gm) ?? [];
+    expect(gets.length).toBeGreaterThanOrEqual(4);
+    expect(gets.length).toBeLessThanOrEqual(6);
   });
 
   it('counts with --count, filters, orders and limits', async () => {

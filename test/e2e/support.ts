@@ -56,8 +56,8 @@ const sh = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
  * Runs the command in a pseudo-terminal (util-linux `script`), `cols` wide. stdout and stderr
  * arrive mixed, as a person sees them; `input` is typed into the terminal.
  */
-export function catalogInTerminal(args: string[], opts: { env?: Record<string, string | undefined>; cols?: number; input?: string } = {}): Promise<Result> {
-  const command = `stty cols ${opts.cols ?? 100} rows 50 2>/dev/null; exec ${sh(process.execPath)} ${sh(BIN)} ${args.map(sh).join(' ')}`;
+export function catalogInTerminal(args: string[], opts: { env?: Record<string, string | undefined>; cols?: number; rows?: number; input?: string } = {}): Promise<Result> {
+  const command = `stty cols ${opts.cols ?? 100} rows ${opts.rows ?? 50} 2>/dev/null; exec ${sh(process.execPath)} ${sh(BIN)} ${args.map(sh).join(' ')}`;
   return new Promise((resolvePromise, reject) => {
     const child = spawn('script', ['-qec', command, '/dev/null'], {
       cwd: ROOT,
