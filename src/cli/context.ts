@@ -203,10 +203,13 @@ export class Context {
     const config = await this.config();
     const timeoutMs = this.timeoutMs();
     const { CatalogClient } = await import('../client/client.js');
+    const { proxyFor } = await import('../client/proxy.js');
     const makeClient = (url: string, route?: { headers: Record<string, string>; relocate: () => Promise<HolderAddress> }) => {
       const client = new CatalogClient({
         relocate: route?.relocate,
         routeHeaders: route?.headers,
+        // the embedded catalog's holder is on loopback, which never goes through a proxy
+        proxy: proxyFor(new URL(url), this.env),
         baseUrl: url,
         token: config.token?.value,
         headers: Object.fromEntries(config.headers.map((h) => [h.name, h.value])),

@@ -55,13 +55,22 @@ export class TimeoutError extends Error {
   }
 }
 
-/** The service could not be reached at all. */
+/** The service could not be reached at all (directly, or through the proxy `via`). */
 export class ConnectionError extends Error {
   override readonly name = 'ConnectionError';
   constructor(
     readonly url: string,
     readonly reason: string,
+    /** The proxy the request went through (credentials redacted), if any. */
+    readonly via?: string,
+    /** A proxy's refusal (407, a refused tunnel): trying again would get the same answer. */
+    readonly final = false,
   ) {
-    super(`cannot reach ${url}: ${reason}`);
+    super(`cannot reach ${url}${via ? ` through the proxy ${via}` : ''}: ${reason}`);
   }
+}
+
+/** An HTTP_PROXY / HTTPS_PROXY / ALL_PROXY value the client cannot use (not a URL, a SOCKS proxy). */
+export class ProxySettingError extends Error {
+  override readonly name = 'ProxySettingError';
 }
