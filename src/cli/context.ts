@@ -229,9 +229,8 @@ export class Context {
       // a private holder's requests could not be sent with curl: they are shown for `catalog serve`
       const open = lock && !lock.key ? lock : null;
       if (!open) {
-        await this.note(
-          `nothing serves the embedded catalog in ${dataDir} where curl can reach it: these requests are for \`catalog serve\` at ${DEFAULT_SERVE_URL} (start it to send them), or give --url`,
-        );
+        const now = lock ? `only a private holder (process ${lock.pid}, for this user's commands) serves the embedded catalog in ${dataDir}` : `nothing serves the embedded catalog in ${dataDir} now`;
+        await this.note(`${now}: these requests are for \`catalog serve\` at ${DEFAULT_SERVE_URL} (start it to send them), or give --url`);
       }
       const url = open?.url ?? DEFAULT_SERVE_URL;
       return { url, client: makeClient(url) };

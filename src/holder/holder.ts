@@ -164,6 +164,14 @@ async function openHere(dataDir: string, opts: ConnectOptions, state: LinkState)
   return address;
 }
 
+/**
+ * What makes `catalog serve --idle-exit N` the background holder: it serves privately and stops
+ * once no request has been in flight or arrived for N seconds (listen.ts counts requests).
+ */
+export function backgroundServeOptions(idleSeconds: number, version: string, stop: () => void): Pick<StartOptions, 'private' | 'onIdle'> {
+  return { private: true, onIdle: { idleMs: idleSeconds * 1000, run: stop, version } };
+}
+
 /** The holder's log: appended to across holders, started afresh once it passes 1 MB; never through a symlink, 0600. */
 function openHolderLog(dataDir: string): number {
   const fd = openPrivateFile(join(dataDir, 'catalog-holder.log'), constants.O_CREAT | constants.O_APPEND);

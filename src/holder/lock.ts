@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { chmodSync, closeSync, constants, fstatSync, lstatSync, mkdirSync, readdirSync, openSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import type { Stats } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -37,10 +38,17 @@ const myUid = (): number | null => (typeof process.getuid === 'function' ? proce
  * tightened to 0700. Throws UnsafeDirError naming the problem.
  */
 export function preparePrivateDir(dataDir: string): void {
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  let st: Stats;
+  try {
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    st = statSync(dataDir);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EACCES' || code === 'EPERM') throw new UnsafeDirError(`cannot use the catalog directory ${dataDir}: permission denied (is it another user's?); give another --data / CATALOG_DATA`);
+    throw err;
+  }
   const uid = myUid();
   if (uid === null) return;
-  const st = statSync(dataDir);
   if (!st.isDirectory()) throw new UnsafeDirError(`${dataDir} is not a directory`);
   if (st.uid !== uid) {
     throw new UnsafeDirError(`the catalog directory ${dataDir} belongs to user ${st.uid}, not to you (user ${uid}): refusing to use it (another user could read or change the catalog); give another --data / CATALOG_DATA`);

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { loadCluster, loadServer } from '../embedded.js';
+import { loadCluster, loadHolder, loadServer } from '../embedded.js';
 import { examples } from './shared.js';
 
 export interface ServeOptions {
@@ -111,8 +111,8 @@ export async function runServe(opts: ServeOptions, ctx: Context): Promise<void> 
     const holder = control.readServeLock(dataDir);
     if (holder && (await control.stopBackgroundHolder(dataDir))) await ctx.note(`stopped the background holder (process ${holder.pid}) to serve ${dataDir} here`);
   }
-  // The background holder (--idle-exit, what commands start) serves only its owner's commands: private.
-  const background = idleSeconds ? { private: true, onIdle: { idleMs: idleSeconds * 1000, run: () => idleNow('idle'), version: ctx.version } } : {};
+  // The background holder (--idle-exit, what commands start) serves only its owner's commands (src/holder/).
+  const background = idleSeconds ? (await loadHolder()).backgroundServeOptions(idleSeconds, ctx.version, () => idleNow('idle')) : {};
   const server = await control.startServer({ ...startOptions, ...background }).catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'EADDRINUSE') throw new Error(`port ${port} on ${opts.host ?? '127.0.0.1'} is already in use: choose another with --port`);
     if (/^refusing|already served|is held by/.test(err.message)) throw new UsageError(err.message, 'one process holds an embedded catalog: stop that one, or give this one another --data');
