@@ -1,5 +1,5 @@
 import type { Agent as HttpAgent, ClientRequest as NodeRequest, IncomingMessage, RequestOptions } from 'node:http';
-import { ConnectionError, ServiceError, TimeoutError } from './errors.js';
+import { ConnectionError, PlainHttpError, ServiceError, TimeoutError } from './errors.js';
 import { backoffMs, RETRY_STATUSES, retryAfterMs, retrying } from './retry.js';
 import type { HttpRequest, HttpResponse, HttpStream, ServiceClient } from './transport.js';
 
@@ -189,6 +189,10 @@ export class CatalogClient implements ServiceClient {
     const e = err as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
     const code = e.code ?? e.cause?.code ?? '';
     if (code === IDLE_TIMEOUT) return new TimeoutError(this.base.href.replace(/\/$/, ''), this.timeoutMs / 1000);
+    // OpenSSL's words for an HTTP answer to a TLS hello
+    if (code === 'EPROTO' && this.base.protocol === 'https:' && /wrong version number|packet length too long|http request/i.test(e.message ?? '')) {
+      return new PlainHttpError(this.base.href.replace(/\/$/, ''));
+    }
     if (CONNECTION_CODES.test(code)) return new ConnectionError(this.base.href.replace(/\/$/, ''), `${code}${e.message ? ` (${e.message})` : ''}`);
     return err;
   }

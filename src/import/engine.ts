@@ -9,6 +9,7 @@ import { Sender } from './stages/send.js';
 import { RowShaper, Shape, planShape } from './stages/shape.js';
 import { DateCells } from './stages/dates.js';
 import { openSource } from './stages/source.js';
+import { refuseOutputsOverInput } from './output-paths.js';
 
 export * from './options.js';
 
@@ -29,6 +30,7 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
   const settings = settle(opts);
   const transport = counting(baseTransport);
   const started = settings.clock();
+  await refuseOutputsOverInput(opts.input, [{ flag: '--rejects', path: opts.rejectsPath }, { flag: '--checkpoint', path: opts.checkpointPath ?? undefined }]);
   const source = await openSource({ ...opts, signal: opts.signal });
   try {
     const resume = await resumePoint(opts, source, settings.notice);
