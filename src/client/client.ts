@@ -1,5 +1,5 @@
 import type { Agent as HttpAgent, ClientRequest as NodeRequest, IncomingMessage, RequestOptions } from 'node:http';
-import { ConnectionError, ServiceError, TimeoutError } from './errors.js';
+import { ConnectionError, PlainHttpError, ServiceError, TimeoutError } from './errors.js';
 import type { Open } from './proxy-route.js';
 import { redact } from './proxy.js';
 import { backoffMs, RETRY_STATUSES, retryAfterMs, retrying } from './retry.js';
@@ -214,6 +214,10 @@ export class CatalogClient implements ServiceClient {
     const url = this.base.href.replace(/\/$/, '');
     if (code === IDLE_TIMEOUT) return new TimeoutError(url, this.timeoutMs / 1000);
     if (code === 'ECATALOG_PROXY') return new ConnectionError(url, e.message, this.via, true);
+    // OpenSSL's words for an HTTP answer to a TLS hello
+    if (code === 'EPROTO' && this.base.protocol === 'https:' && /wrong version number|packet length too long|http request/i.test(e.message ?? '')) {
+      return new PlainHttpError(url);
+    }
     if (CONNECTION_CODES.test(code)) return new ConnectionError(url, `${code}${e.message ? ` (${e.message})` : ''}`, this.via);
     return err;
   }

@@ -55,6 +55,18 @@ export class TimeoutError extends Error {
   }
 }
 
+/**
+ * An https:// URL whose server answered in plain HTTP (TLS saw an HTTP response where a handshake
+ * belongs): the URL is wrong, not the network, so it is not retried.
+ */
+export class PlainHttpError extends Error {
+  override readonly name = 'PlainHttpError';
+  constructor(readonly url: string) {
+    const plain = url.replace(/^https:/i, 'http:');
+    super(`the server at ${new URL(url).host} answered in plain HTTP, not HTTPS: use ${plain}`);
+  }
+}
+
 /** The service could not be reached at all (directly, or through the proxy `via`). */
 export class ConnectionError extends Error {
   override readonly name = 'ConnectionError';

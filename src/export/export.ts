@@ -7,6 +7,7 @@ import { copyRead } from './copy-read.js';
 import { csvPageFormat, csvPassThrough } from './csv-pages.js';
 import { DEFAULT_PAGE, exportPages, pagesOf } from '../client/pages.js';
 import { exportWriter, type TextSink } from './writers.js';
+import { UTF8_BOM, formulaSafeCsv } from '../format/formula-safe.js';
 import { csvHeader } from '../format/csv-dialect.js';
 import { xlsxWriter } from './xlsx-writer.js';
 
@@ -21,6 +22,23 @@ export interface ExportOptions {
   nullToken?: string;
   signal?: AbortSignal;
   onPage?: (rowsSoFar: number) => void;
+  /** CSV for a spreadsheet (src/format/formula-safe.ts): a UTF-8 BOM first, formula cells made text. */
+  spreadsheet?: { bom: boolean; safeFormulas: boolean };
+}
+
+/** `out` with what a spreadsheet needs: the BOM before the first byte, formula cells made text in every byte path's output. */
+function forSpreadsheet(out: TextSink, opts: { bom: boolean; safeFormulas: boolean }): TextSink {
+  const safe = opts.safeFormulas ? formulaSafeCsv() : null;
+  let first = opts.bom;
+  return {
+    async write(chunk) {
+      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      const text = safe ? safe(bytes) : bytes;
+      if (first) await out.write(UTF8_BOM);
+      first = false;
+      await out.write(text);
+    },
+  };
 }
 
 /** Output column names of a select list (for the CSV header): `*` expands to the table's columns. */
@@ -41,6 +59,7 @@ export function selectedColumns(items: SelectItem[] | undefined, table: TableDef
  * number of rows written.
  */
 export async function exportTable(opts: ExportOptions): Promise<number> {
+  if (opts.spreadsheet && opts.format === 'csv') opts = { ...opts, out: forSpreadsheet(opts.out, opts.spreadsheet) };
   const query: Query = opts.query ?? { where: [], order: [], page: [] };
   const columns = selectedColumns(query.select, opts.table);
   const paging = { transport: opts.transport, table: opts.table, query, pageSize: opts.pageSize, signal: opts.signal, onPage: opts.onPage };

@@ -12,6 +12,7 @@ import { DateCells } from './stages/dates.js';
 import { openSource } from './stages/source.js';
 import { Matcher } from './stages/match.js';
 import { planSync, runSync } from './sync.js';
+import { refuseOutputsOverInput } from './output-paths.js';
 
 export * from './options.js';
 
@@ -32,6 +33,7 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
   const settings = settle(opts);
   const transport = counting(baseTransport);
   const started = settings.clock();
+  await refuseOutputsOverInput(opts.input, [{ flag: '--rejects', path: opts.rejectsPath }, { flag: '--checkpoint', path: opts.checkpointPath ?? undefined }]);
   const source = await openSource({ ...opts, signal: opts.signal });
   try {
     const resume = await resumePoint(opts, source, settings.notice);

@@ -244,6 +244,9 @@ export async function runImport(opts: RunImportOptions, ctx: Context): Promise<I
   boundHeapGrowth();
   const table = tableByName(opts.collection);
   if (!table) throw new UsageError(`this tool cannot import into '${opts.collection}'`);
+  // every file this command writes (the engine checks its own two again, for other callers)
+  const { refuseOutputsOverInput } = await import('../../import/output-paths.js');
+  await refuseOutputsOverInput(opts.file, [{ flag: '--rejects', path: opts.rejects }, { flag: '--checkpoint', path: opts.checkpoint }, { flag: '--summary', path: opts.summary }]);
   // the global --dry-run means "send nothing"; an import's dry run still reads which keys exist
   const dryRun = Boolean(opts.dryRun || ctx.globals.dryRun);
   if (ctx.globals.dryRun) ctx.globals.dryRun = false;

@@ -1,7 +1,8 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import type { RecordReader, SourceRecord } from '../types.js';
 import { ImportError } from '../types.js';
-import { openCounted } from './input.js';
+import { MAX_RECORD_BYTES, openCounted } from './input.js';
+import { checkXlsxRecords } from './xlsx-bounds.js';
 
 /**
  * A number as Excel shows it in a General cell: at most 15 significant digits, so binary float
@@ -119,6 +120,7 @@ export function xlsxReader(path: string, sheet?: string, name = path): RecordRea
       // Not a zip at all: say so here. exceljs' reader, given one, can fail later from a timer
       // (a temporary file it already removed), out of reach of any catch.
       if (!isZip(file)) throw new ImportError(`${path} could not be read as an Excel workbook (.xlsx): it is not a zip archive, as every .xlsx file is`, 'usage');
+      await checkXlsxRecords(file, path);
       const { default: ExcelJS } = await import('exceljs');
       const book = new ExcelJS.stream.xlsx.WorkbookReader(input.stream, {
         worksheets: 'emit',
@@ -142,6 +144,8 @@ export function xlsxReader(path: string, sheet?: string, name = path): RecordRea
           found = true;
           for await (const row of ws) {
             const { cells, error } = rowCells(row.values as unknown[]);
+            // a row of shared strings, each within the limit, can still add up past it
+            if (textLength(cells) > MAX_RECORD_BYTES) throw new ImportError(`${path}: row ${row.number} is longer than 64 MiB, the largest record an import takes (the service's body limit)`, 'usage');
             if (!headers) {
               if (cells.length === 0) continue;
               headers = checkHeaders(cells, path, row.number);
@@ -169,6 +173,13 @@ export function xlsxReader(path: string, sheet?: string, name = path): RecordRea
       }
     },
   };
+}
+
+/** The characters of a row's cells together. */
+function textLength(cells: string[]): number {
+  let n = 0;
+  for (const c of cells) n += c.length;
+  return n;
 }
 
 /** Whether a file starts as a zip archive does (`PK\x03\x04`). */

@@ -239,7 +239,7 @@ export async function loadCopyLines(c: LoadContext): Promise<LoadResult> {
         break;
       }
       if (c.batcher.fatal) break;
-      if (status === MALFORMED) throw new ImportError(`${c.source.input}: CSV is malformed near line ${file.recLine}`);
+      if (status === MALFORMED) throw new ImportError(`${c.source.input}: CSV is malformed near line ${file.recLine}`, 'usage');
       c.batcher.begin(recIndex, file.recLine);
       if (status !== OK) {
         await addRecord(c, pass, csvRecordAt(file.buf.toString('utf8', file.recStart, file.p), headers, recIndex, file.recLine, delimiter));
