@@ -75,6 +75,7 @@ export function describeError(err: unknown, s: Style, opts: { tokenGiven?: boole
     return [head(err.message), hint(`pass --timeout SECONDS (or set CATALOG_TIMEOUT) to wait longer than ${err.seconds} s; or is --url / CATALOG_URL the service?`)];
   }
   if (err instanceof ConnectionError) {
+    if (err.unsure) return [head(err.message), hint(`look at what is there (catalog … list, get) before sending it again`)];
     return [head(err.message), hint(`is the service running? Start one with \`catalog serve\`, or check --url / CATALOG_URL (now ${err.url})`)];
   }
   if (err instanceof ServiceError) {

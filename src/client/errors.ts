@@ -61,7 +61,9 @@ export class ConnectionError extends Error {
   constructor(
     readonly url: string,
     readonly reason: string,
+    /** The request that may have been applied before the connection was lost (it is not sent again). */
+    readonly unsure?: string,
   ) {
-    super(`cannot reach ${url}: ${reason}`);
+    super(unsure ? `the connection to ${url} was lost before the answer (${reason}): ${unsure} may or may not have been applied` : `cannot reach ${url}: ${reason}`);
   }
 }
