@@ -81,6 +81,7 @@ export function describeError(err: unknown, s: Style, opts: { tokenGiven?: boole
     return [head(err.message), hint(`check HTTPS_PROXY / HTTP_PROXY (or list the service's host in NO_PROXY to reach it directly); the service is ${err.url}`)];
   }
   if (err instanceof ConnectionError) {
+    if (err.unsure) return [head(err.message), hint(`look at what is there (catalog … list, get) before sending it again`)];
     return [head(err.message), hint(`is the service running? Start one with \`catalog serve\`, or check --url / CATALOG_URL (now ${err.url})`)];
   }
   if (err instanceof ServiceError) {

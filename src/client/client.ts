@@ -25,9 +25,10 @@ export interface ClientOptions {
   /**
    * Where the service is now, asked when the connection is refused or reset before an answer: the
    * embedded catalog's holder can be a command that exits between another command's requests, and
-   * another process then holds it (or this one does). Only for the embedded catalog: its holder
-   * drains every request it has begun before it closes, so a connection it refuses or drops
-   * carried no request it ran, and any request may be sent again.
+   * another process then holds it (or this one does). Only for the embedded catalog. A refused
+   * connection carried nothing, so any request follows the catalog; a reset one may have carried a
+   * request the holder ran before it died (killed at the wrong millisecond), so only a request that
+   * may be sent again (`idempotent`) follows it then.
    */
   relocate?: () => Promise<{ url: string; headers: Record<string, string> }>;
   /** Headers the service's current address asks for (a private holder's credential); `relocate` replaces them. */
@@ -116,7 +117,15 @@ export class CatalogClient implements ServiceClient {
   private retried<T extends { status: number; headers: Record<string, string> }>(r: ClientRequest, attempt: () => Promise<T>, drop: (res: T) => void): Promise<T> {
     const idempotent = r.idempotent ?? (r.method === 'GET' || r.method === 'HEAD');
     const now = this.opts.now ?? Date.now;
-    return retrying(() => this.relocating(attempt), {
+    const once = !idempotent
+      ? () =>
+          this.relocating(attempt, false).catch((err: unknown) => {
+            // a write whose connection broke after it was sent: say that it may have been applied
+            if (err instanceof ConnectionError && /^(ECONNRESET|EPIPE)/.test(err.reason)) throw new ConnectionError(err.url, err.reason, err.via, false, `${r.method} ${r.path}`);
+            throw err;
+          })
+      : () => this.relocating(attempt, true);
+    return retrying(once, {
       retries: idempotent ? (this.opts.retries ?? 3) : 0,
       sleep: this.opts.sleep,
       again: (o, n) => {
@@ -128,15 +137,19 @@ export class CatalogClient implements ServiceClient {
     });
   }
 
-  /** Runs an attempt, following the service to its new address when the connection is refused. */
-  private async relocating<T>(attempt: () => Promise<T>): Promise<T> {
+  /**
+   * Runs an attempt, following the service to its new address when the connection is refused (or
+   * reset, for a request that may be sent again: see ClientOptions.relocate).
+   */
+  private async relocating<T>(attempt: () => Promise<T>, idempotent: boolean): Promise<T> {
     const until = Date.now() + RELOCATE_FOR_MS;
+    const follows = idempotent ? /^(ECONNREFUSED|ECONNRESET|EPIPE)/ : /^ECONNREFUSED/;
     for (;;) {
       try {
         return await attempt();
       } catch (err) {
         const relocate = this.opts.relocate;
-        if (!relocate || Date.now() > until || !(err instanceof ConnectionError) || !/^(ECONNREFUSED|ECONNRESET|EPIPE)/.test(err.reason)) throw err;
+        if (!relocate || Date.now() > until || !(err instanceof ConnectionError) || !follows.test(err.reason)) throw err;
         // The holder may still be closing (its lock names it until its files are closed): give it a moment.
         await new Promise((r) => setTimeout(r, 30 + Math.random() * 40));
         const { url, headers } = await relocate();

@@ -77,8 +77,11 @@ export class ConnectionError extends Error {
     readonly via?: string,
     /** A proxy's refusal (407, a refused tunnel): trying again would get the same answer. */
     readonly final = false,
+    /** The request that may have been applied before the connection was lost (it is not sent again). */
+    readonly unsure?: string,
   ) {
-    super(`cannot reach ${url}${via ? ` through the proxy ${via}` : ''}: ${reason}`);
+    const where = `${url}${via ? ` through the proxy ${via}` : ''}`;
+    super(unsure ? `the connection to ${where} was lost before the answer (${reason}): ${unsure} may or may not have been applied` : `cannot reach ${where}: ${reason}`);
   }
 }
 

@@ -115,6 +115,36 @@ describe('CatalogClient', () => {
     await client.close();
   });
 
+  it('follows a moved embedded holder after a refused connection for any request, after a reset one only for a request that may be sent again', async () => {
+    // the holder's fault (the request ran, then the connection dropped before the answer), made by
+    // a loopback server that reads the request and resets the connection instead of answering
+    let received = 0;
+    const dying = await serve((req) => {
+      received++;
+      req.socket.resetAndDestroy();
+    });
+    const good = await serve((_req, res) => res.writeHead(201, { 'Content-Type': 'application/json' }).end('[]'));
+    const closed = await serve(() => {});
+    await new Promise((r) => servers.pop()!.close(r));
+    let relocated = 0;
+    const make = (baseUrl: string) => new CatalogClient({ baseUrl, ...noSleep, retries: 0, relocate: async () => (relocated++, good) });
+    // a plain insert the dying holder received: not sent again, the caller hears of the failure
+    const plain = make(dying);
+    await expect(plain.request({ method: 'POST', path: '/labels', body: '{"name":"x"}' })).rejects.toBeInstanceOf(ConnectionError);
+    expect([received, relocated]).toEqual([1, 0]);
+    await plain.close();
+    // one that may be sent again follows the catalog to its next holder
+    const safe = make(dying);
+    expect((await safe.request({ method: 'POST', path: '/labels', body: '[]', idempotent: true })).status).toBe(201);
+    expect([received, relocated]).toEqual([2, 1]);
+    await safe.close();
+    // a refused connection carried nothing: even a plain insert follows
+    const refused = make(closed);
+    expect((await refused.request({ method: 'POST', path: '/labels', body: '{"name":"x"}' })).status).toBe(201);
+    expect(relocated).toBe(2);
+    await refused.close();
+  });
+
   it('throws ServiceError with PostgREST fields for a 4xx', async () => {
     const url = await serve((_req, res) => {
       res.writeHead(400, { 'Content-Type': 'application/json' }).end('{"code":"42703","details":null,"hint":null,"message":"column labels.nope does not exist"}');
