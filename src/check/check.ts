@@ -5,6 +5,7 @@ import { DuplicateFinder } from '../import/dedupe.js';
 import { tableByName, TABLES } from '../schema/catalog.js';
 import {
   consistencyFinding,
+  unresolvedFinding,
   COPIED,
   CREDIT_FIELDS,
   duplicateFinding,
@@ -106,6 +107,8 @@ async function readNames(opts: CheckOptions, collection: string): Promise<Map<st
 interface Known {
   /** labels/genres/subgenres: id → name, for the consistency rule. */
   names: Map<string, Map<string, string>>;
+  /** labels/genres/subgenres: compared name → id, for the unresolved-reference rule. */
+  ids: Map<string, Map<string, string | null>>;
   /** Every artist id, for the credit-reference rule. */
   artistIds: Set<string> | null;
 }
@@ -123,9 +126,9 @@ export const CHECK_ORDER: readonly string[] = TABLES.map((t) => t.name);
 export async function* checkCatalog(opts: CheckOptions): AsyncGenerator<Finding[]> {
   const today = todayOf(opts.now);
   const wanted = CHECK_ORDER.filter((c) => opts.collections.includes(c));
-  const consistency = opts.rules.has('consistency') && wanted.includes('releases');
+  const consistency = (opts.rules.has('consistency') || opts.rules.has('unresolved-reference')) && wanted.includes('releases');
   const references = opts.rules.has('artist-reference') && wanted.includes('tracks');
-  const known: Known = { names: new Map(), artistIds: null };
+  const known: Known = { names: new Map(), ids: new Map(), artistIds: null };
   for (const collection of wanted) {
     if (opts.signal?.aborted) return;
     if (collection === 'releases' && consistency) {
@@ -173,7 +176,7 @@ async function* checkCollection(
     const found: Finding[] = [];
     for (const row of page) {
       found.push(...rowFindings(collection, row, opts.rules, today));
-      if (collection === 'releases') found.push(...releaseConsistency(row, known));
+      if (collection === 'releases') found.push(...releaseConsistency(row, known, opts.rules));
       if (collection === 'tracks' && known.artistIds) found.push(...creditReferences(row, known.artistIds));
       for (const { d, finder } of dups) {
         const key = d.key(row);
@@ -189,13 +192,29 @@ async function* checkCollection(
   for (const { d, finder } of dups) if (finder.candidates.size > 0) yield* duplicates(opts, collection, d, finder.candidates);
 }
 
-function* releaseConsistency(row: Row, known: Known): Generator<Finding> {
+function* releaseConsistency(row: Row, known: Known, rules: ReadonlySet<string>): Generator<Finding> {
   for (const [text, idField, from] of COPIED) {
     const names = known.names.get(from);
     const id = row[idField];
-    const f = names && typeof id === 'string' ? consistencyFinding(row, text, idField, names.get(id)) : null;
+    const f = names && typeof id === 'string' && rules.has('consistency') ? consistencyFinding(row, text, idField, names.get(id)) : null;
     if (f) yield f;
+    const u = names && rules.has('unresolved-reference') ? unresolvedFinding(row, text, idField, idsByName(known, from, names)) : null;
+    if (u) yield u;
   }
+}
+
+/** A parent collection's compared names → the one id with that name (null: several), built once. */
+function idsByName(known: Known, from: string, names: Map<string, string>): Map<string, string | null> {
+  let ids = known.ids.get(from);
+  if (!ids) {
+    ids = new Map();
+    for (const [id, name] of names) {
+      const k = nameKey(name);
+      ids.set(k, ids.has(k) ? null : id);
+    }
+    known.ids.set(from, ids);
+  }
+  return ids;
 }
 
 function* creditReferences(row: Row, artistIds: Set<string>): Generator<Finding> {

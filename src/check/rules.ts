@@ -40,6 +40,7 @@ export const RULES: readonly RuleInfo[] = [
   { name: 'duplicate-release', severity: 'warning', scope: 'releases.release_title', fixable: false, rationale: 'the same title on one label and date is usually one release entered twice' },
   { name: 'whitespace', severity: 'warning', scope: 'every text field', fixable: true, rationale: 'leading/trailing or doubled spaces and control characters make names that look equal compare unequal' },
   { name: 'consistency', severity: 'warning', scope: 'releases.label, genre, subgenre', fixable: true, rationale: 'the text copy must say what label_id, genre_id and subgenre_id point at; fixed from the id' },
+  { name: 'unresolved-reference', severity: 'warning', scope: 'releases.label_id, genre_id, subgenre_id', fixable: true, rationale: 'a release that names its label, genre or subgenre in text but has no id for it is left out of every by-id query (embeds, --where label_id=…); fixed when exactly one record has that name' },
   { name: 'release-date', severity: 'warning', scope: 'releases.release_date', fixable: false, rationale: 'a date before 1900 or after next year is almost always a typo' },
   { name: 'birthdate', severity: 'warning', scope: 'artists.birthdate', fixable: false, rationale: 'a birthdate in the future is a typo' },
   { name: 'email', severity: 'warning', scope: 'artists.email', fixable: false, rationale: 'an address without one @ and a domain bounces' },
@@ -258,6 +259,19 @@ export function consistencyFinding(row: Row, field: string, idField: string, nam
   if (typeof text === 'string' && text.trim().replace(/\s+/g, ' ') === want) return null;
   const message = text === null || text === undefined || text === '' ? `${field} is empty but ${idField} names “${want}”` : `${field} says “${String(text)}” but ${idField} names “${want}”`;
   return finding('releases', row, field, 'consistency', message, want);
+}
+
+/**
+ * The finding of a release whose text reference (`label`) names something but whose id field
+ * (`label_id`) is empty; `ids` maps compared names (nameKey) to the one id with that name (null
+ * when several share it). Null when there is nothing to report.
+ */
+export function unresolvedFinding(row: Row, field: string, idField: string, ids: ReadonlyMap<string, string | null>): Finding | null {
+  const text = row[field];
+  if (typeof text !== 'string' || text.trim() === '' || (row[idField] !== null && row[idField] !== undefined)) return null;
+  const id = ids.get(nameKey(text));
+  const why = id ? `; it names ${id}` : id === null ? '; several records have that name' : '; no record has that name';
+  return finding('releases', row, idField, 'unresolved-reference', `${field} says “${text.trim()}” but ${idField} is empty${why}`, id ?? null);
 }
 
 /** A duplicate finding for one row of a group of rows that share a key. */

@@ -20,6 +20,7 @@ export class ServiceError extends Error {
    * for what it is (the URL did not answer like a PostgREST service) instead of being shown raw.
    */
   static fromResponse(status: number, body: string, request?: string, contentType?: string): ServiceError {
+    if (status === 414 || status === 431) return ServiceError.tooLong(status, body, request);
     let parsed: Record<string, unknown> | null = null;
     try {
       const v = JSON.parse(body) as unknown;
@@ -36,6 +37,24 @@ export class ServiceError extends Error {
 }
 
 export namespace ServiceError {
+  /**
+   * 414 (URI too long) or 431 (request line and headers too large) from the service or a proxy in
+   * front of it, whatever its body (a proxy's page, none at all): the request's URL was too long.
+   */
+  export function tooLong(status: number, body: string, request?: string): ServiceError {
+    const url = request?.split(' ')[1];
+    const size = url ? ` (its URL is ${url.length.toLocaleString('en-US')} characters)` : '';
+    return new ServiceError(
+      status,
+      status === 414 ? 'PGRST414' : 'PGRST431',
+      `the request is longer than the service accepts${size}: HTTP ${status} ${status === 414 ? 'URI Too Long' : 'Request Header Fields Too Large'}`,
+      null,
+      'narrow the filter; a long list of ids goes in a file: catalog <collection> remove --file ids.csv (lists are sent in parts that fit)',
+      body,
+      request,
+    );
+  }
+
   /** An answer no PostgREST service gives (an HTML page, plain text): the URL is probably not the service. */
   export function notAService(status: number, contentType: string, body: string, request?: string): ServiceError {
     const url = request?.split(' ')[1] ?? 'the URL';

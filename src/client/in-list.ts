@@ -1,4 +1,5 @@
 import { encodeComponent } from '../grammar/query-string.js';
+import type { Filter, Query } from '../grammar/types.js';
 
 /**
  * Long `in.(…)` lists cut to fit a URL. Proxies and node:http refuse request lines near 8–16 KB
@@ -33,4 +34,25 @@ export function* inListChunks(values: readonly string[], fixed: number, maxValue
     }
     yield part;
   }
+}
+
+/**
+ * A query whose URL would be too long, as several that each fit: its one top-level `in.(…)`
+ * list (not negated) cut in parts; the rows they select together are the rows it selects. Any
+ * other query comes back as it is (a 414 from the service then says what is wrong).
+ * @example splitLongQuery(q, compileQuery).length // 3 for a query of 600 uuids in one in.()
+ */
+export function splitLongQuery(q: Query, compile: (q: Query) => string, maxChars = MAX_QUERY_CHARS): Query[] {
+  if (compile(q).length <= maxChars) return [q];
+  const lists = q.where.filter((w) => w.path.length === 0 && w.condition.kind === 'filter' && w.condition.op === 'in' && !w.condition.negated);
+  if (lists.length !== 1) return [q];
+  const clause = lists[0];
+  const filter = clause.condition as Filter;
+  const rest = { ...q, where: q.where.filter((w) => w !== clause) };
+  const fixed = compile(rest).length + filter.field.name.length + 12;
+  const parts: Query[] = [];
+  for (const values of inListChunks(filter.value as string[], fixed, Number.MAX_SAFE_INTEGER, maxChars)) {
+    parts.push({ ...q, where: q.where.map((w) => (w === clause ? { ...w, condition: { ...filter, value: values } } : w)) });
+  }
+  return parts;
 }

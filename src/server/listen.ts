@@ -191,7 +191,11 @@ function answerClientError(maxHeaderBytes: number) {
       err.code === 'HPE_HEADER_OVERFLOW'
         ? [431, 'PGRST431', 'Request Header Fields Too Large', `The request line and headers are larger than the maximum of ${maxHeaderBytes} bytes.`]
         : [400, 'PGRST400', 'Bad Request', `The request is not valid HTTP/1.1 (${err.code ?? 'parse error'}).`];
-    const body = JSON.stringify({ code, details, hint: null, message });
+    // a HEAD answer never has a body (the client's parser takes one as the next answer and fails):
+    // the body only goes when the request is known not to be a HEAD
+    const raw = (err as NodeJS.ErrnoException & { rawPacket?: Buffer }).rawPacket;
+    const withBody = raw !== undefined && raw.length >= 5 && raw.toString('latin1', 0, 5) !== 'HEAD ';
+    const body = withBody ? JSON.stringify({ code, details, hint: null, message }) : '';
     socket.end(`HTTP/1.1 ${status} ${message}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
   };
 }
