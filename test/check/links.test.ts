@@ -17,7 +17,7 @@ const GONE = id('70000d29', 99);
 /** Values that do not fit, each with the path and reason both the database and `catalog check` give. */
 const BAD_RELEASE_TRACKS: Array<[unknown, string]> = [
   [{ id: T1 }, 'tracks: must be an array, not object'],
-  [[T1], 'tracks[0]: must be an object, not string'],
+  [[7], 'tracks[0]: must be an object, not number'],
   [[{ id: T1, position: 1, side: 'A' }], 'tracks[0]: unknown key "side" (a track link has id, position, disc)'],
   [[{ id: 'T1', position: 1 }], 'tracks[0].id: must be a track id (a uuid)'],
   [[{ id: T1, position: '1' }], 'tracks[0].position: must be a whole number from 1'],
@@ -25,7 +25,7 @@ const BAD_RELEASE_TRACKS: Array<[unknown, string]> = [
   [[{ id: T1, position: 1 }, { id: T2, position: 1 }], 'tracks[1].position: repeats position 1 of disc 1 (tracks[0])'],
 ];
 const BAD_CREDITS: Array<[unknown, string]> = [
-  ['Someone', 'primary_artists: must be an array, not string'],
+  [5, 'primary_artists: must be an array, not number'],
   [[null], 'primary_artists[0]: must be an object, not null'],
   [[{ name: 'X', artist: 'Y' }], 'primary_artists[0]: unknown key "artist" (a credit has id, name, role, share)'],
   [[{ name: true }], 'primary_artists[0].name: must be text, not boolean'],
