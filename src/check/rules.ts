@@ -46,6 +46,10 @@ export const RULES: readonly RuleInfo[] = [
   { name: 'email', severity: 'warning', scope: 'artists.email', fixable: false, rationale: 'an address without one @ and a domain bounces' },
   { name: 'profile-url', severity: 'warning', scope: 'artists.spotify, youtube, instagram, … ; releases.bandcamp', fixable: false, rationale: "a profile field should hold a URL of that service, not a handle or another site's link" },
   { name: 'artist-reference', severity: 'warning', scope: 'tracks.*_artists', fixable: false, rationale: 'an artist id inside a credits list must name an artist that exists' },
+  { name: 'link-shape', severity: 'error', scope: 'releases.tracks; tracks.*_artists', fixable: false, rationale: 'a link element must have its documented shape (docs/links.md) or the relationships cannot follow it; values written before the shape was checked are kept, not dropped' },
+  { name: 'track-position', severity: 'error', scope: 'releases.tracks', fixable: false, rationale: 'two tracks in one position of one disc make the running order ambiguous' },
+  { name: 'track-reference', severity: 'warning', scope: 'releases.tracks', fixable: false, rationale: 'a track id in a release must name a track that exists (a removed track leaves its id behind)' },
+  { name: 'credit-name', severity: 'warning', scope: 'tracks.*_artists', fixable: false, rationale: "a credit with an artist id shows the artist's stage name; an older copy that disagrees is stale (renames keep them current from now on)" },
 ];
 
 export const RULE_NAMES: readonly string[] = RULES.map((r) => r.name);
@@ -167,6 +171,7 @@ const EMAIL = /^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/u;
 
 /** The fields of tracks that hold lists of credited artists ({id?, name, …} objects). */
 export { CREDIT_FIELDS } from '../schema/links.js';
+import { CREDIT_FIELDS, creditProblems, releaseTrackProblems } from '../schema/links.js';
 
 /** The fields whose duplicates the duplicate rules look for, per collection. */
 export const NAME_FIELD: Readonly<Record<string, string>> = {
@@ -279,4 +284,22 @@ export function duplicateFinding(collection: string, rule: string, field: string
   const shown = others.slice(0, 3).join(', ') + (others.length > 3 ? ` and ${others.length - 3} more` : '');
   const what = rule === 'isrc-duplicate' ? 'ISRC' : rule === 'upc-duplicate' ? 'UPC' : rule === 'duplicate-release' ? 'title, label and date' : 'name';
   return finding(collection, row, field, rule, `same ${what} as ${shown}`, undefined, severity);
+}
+
+/**
+ * The link rules that need no other row: `link-shape` (an element that does not fit its shape) and
+ * `track-position` (a repeated disc/position), one finding per element, at the element's path.
+ */
+export function linkShapeFindings(collection: string, row: Row, rules: ReadonlySet<string>): Finding[] {
+  if (!rules.has('link-shape') && !rules.has('track-position')) return [];
+  const fields = collection === 'releases' ? ['tracks'] : collection === 'tracks' ? CREDIT_FIELDS : [];
+  const out: Finding[] = [];
+  for (const field of fields) {
+    const problems = field === 'tracks' ? releaseTrackProblems(row[field]) : creditProblems(field, row[field]);
+    for (const p of problems) {
+      const rule = p.kind === 'position' ? 'track-position' : 'link-shape';
+      if (rules.has(rule)) out.push(finding(collection, row, field, rule, `${p.path}: ${p.reason}`));
+    }
+  }
+  return out;
 }

@@ -76,6 +76,8 @@ export interface FieldPlan {
   empty: Buffer | null;
   /** Position of this field in the conflict key, or -1. */
   keyPart: number;
+  /** A link field that takes `;`-separated keys: a cell that is not JSON goes as a JSON string. */
+  keyList: boolean;
 }
 
 function kindOf(col: ColumnDef): number {
@@ -110,7 +112,7 @@ function emptyText(col: ColumnDef): Buffer | null {
  */
 export function fieldPlans(cols: Array<ColumnDef | null>, keyColumns: string[] | null): Array<FieldPlan | null> {
   return cols.map((col) =>
-    col ? { kind: kindOf(col), nullable: col.nullable, empty: emptyText(col), keyPart: keyColumns ? keyColumns.indexOf(col.name) : -1 } : null,
+    col ? { kind: kindOf(col), nullable: col.nullable, empty: emptyText(col), keyPart: keyColumns ? keyColumns.indexOf(col.name) : -1, keyList: col.keyList !== undefined } : null,
   );
 }
 
@@ -331,7 +333,9 @@ export class CopyTranscoder {
             switch (plan.kind) {
               case K_JSON:
                 if (!validJson(buf, ca, cb, escaped)) {
-                  status = REFUSED;
+                  // keys as text (`ISRC;ISRC`): a JSON string, CSV-quoted, for the database to resolve
+                  if (plan.keyList) text = Buffer.from(`"${JSON.stringify(content(buf, ca, cb, escaped)).replace(/"/g, '""')}"`);
+                  else status = REFUSED;
                   break;
                 }
               // falls through

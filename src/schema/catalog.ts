@@ -24,6 +24,12 @@ export interface ColumnDef {
   default?: string;
   primaryKey?: boolean;
   foreignKey?: ForeignKey;
+  /**
+   * A link field (src/schema/links.ts) that also takes its keys as text: `;`-separated ISRCs or
+   * track ids (`tracks`), artist names or ids (`artists`). Import sends such a cell as a JSON
+   * string, which the database resolves.
+   */
+  keyList?: 'tracks' | 'artists';
 }
 
 export interface TableDef {
@@ -96,7 +102,7 @@ export const TABLES: readonly TableDef[] = [
       fk('label_id', 'labels', 'releases'),
       fk('genre_id', 'genres', 'releases'),
       fk('subgenre_id', 'subgenres', 'releases'),
-      ...['contracts', 'media_assets', 'tracks', 'cover_artwork'].map(jsonb),
+      ...['contracts', 'media_assets', 'tracks', 'cover_artwork'].map(jsonb).map((c) => (c.name === 'tracks' ? { ...c, keyList: 'tracks' as const } : c)),
     ],
   },
   {
@@ -107,8 +113,8 @@ export const TABLES: readonly TableDef[] = [
       id(), ts('created'), ts('updated'),
       ...['audio_file', 'explicit_status', 'genre', 'subgenre', 'mix_version', 'recording_location', 'track_title',
         'recording_year', 'isrc_code', 'lyrics', 'lyrics_text'].map(text),
-      ...['demo_files', 'primary_artists', 'featuring_artists', 'remix_artists', 'writer_artists', 'performer_artists',
-        'engineer_artists'].map(jsonb),
+      jsonb('demo_files'),
+      ...['primary_artists', 'featuring_artists', 'remix_artists', 'writer_artists', 'performer_artists', 'engineer_artists'].map((n) => ({ ...jsonb(n), keyList: 'artists' as const })),
     ],
   },
 ];

@@ -40,6 +40,8 @@ export interface LinkProblem {
   /** `tracks[2].position`, `primary_artists[0].id`, or the field alone. */
   path: string;
   reason: string;
+  /** `position`: a repeated disc/position (its own check rule); else the element's shape. */
+  kind: 'shape' | 'position';
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -58,12 +60,12 @@ function unknownKey(el: Record<string, unknown>, allowed: readonly string[]): st
 /** Whether a value is an array, or the problem with it (null and absent are fine: no links). */
 function arrayProblem(field: string, value: unknown): LinkProblem[] | null {
   if (!given(value)) return [];
-  return Array.isArray(value) ? null : [{ path: field, reason: `must be an array, not ${typeOf(value)}` }];
+  return Array.isArray(value) ? null : [{ path: field, reason: `must be an array, not ${typeOf(value)}`, kind: 'shape' }];
 }
 
 /**
  * What does not fit the shape of `releases.tracks`, one problem per element at most.
- * @example releaseTrackProblems([{ id: 'x', position: 1 }]) // [{ path: 'tracks[0].id', reason: 'must be a track id (a uuid)' }]
+ * @example releaseTrackProblems([{ id: 'x', position: 1 }]) // [{ path: 'tracks[0].id', reason: 'must be a track id (a uuid)', kind: 'shape' }]
  */
 export function releaseTrackProblems(value: unknown): LinkProblem[] {
   const early = arrayProblem('tracks', value);
@@ -72,17 +74,17 @@ export function releaseTrackProblems(value: unknown): LinkProblem[] {
   const seen = new Map<string, number>();
   (value as unknown[]).forEach((el, i) => {
     const at = `tracks[${i}]`;
-    if (typeOf(el) !== 'object') return void out.push({ path: at, reason: `must be an object, not ${typeOf(el)}` });
+    if (typeOf(el) !== 'object') return void out.push({ path: at, reason: `must be an object, not ${typeOf(el)}`, kind: 'shape' });
     const o = el as Record<string, unknown>;
     const k = unknownKey(o, LINK_KEYS.tracks);
-    if (k !== undefined) return void out.push({ path: at, reason: `unknown key "${k}" (a track link has ${LINK_KEYS.tracks.join(', ')})` });
-    if (typeof o.id !== 'string' || !UUID.test(o.id)) return void out.push({ path: `${at}.id`, reason: 'must be a track id (a uuid)' });
-    if (!isCount(o.position)) return void out.push({ path: `${at}.position`, reason: 'must be a whole number from 1' });
-    if (given(o.disc) && !isCount(o.disc)) return void out.push({ path: `${at}.disc`, reason: 'must be a whole number from 1' });
+    if (k !== undefined) return void out.push({ path: at, reason: `unknown key "${k}" (a track link has ${LINK_KEYS.tracks.join(', ')})`, kind: 'shape' });
+    if (typeof o.id !== 'string' || !UUID.test(o.id)) return void out.push({ path: `${at}.id`, reason: 'must be a track id (a uuid)', kind: 'shape' });
+    if (!isCount(o.position)) return void out.push({ path: `${at}.position`, reason: 'must be a whole number from 1', kind: 'shape' });
+    if (given(o.disc) && !isCount(o.disc)) return void out.push({ path: `${at}.disc`, reason: 'must be a whole number from 1', kind: 'shape' });
     const disc = given(o.disc) ? (o.disc as number) : 1;
     const slot = `${disc}/${o.position}`;
     const first = seen.get(slot);
-    if (first !== undefined) return void out.push({ path: `${at}.position`, reason: `repeats position ${o.position} of disc ${disc} (tracks[${first}])` });
+    if (first !== undefined) return void out.push({ path: `${at}.position`, reason: `repeats position ${o.position} of disc ${disc} (tracks[${first}])`, kind: 'position' });
     seen.set(slot, i);
   });
   return out;
@@ -90,7 +92,7 @@ export function releaseTrackProblems(value: unknown): LinkProblem[] {
 
 /**
  * What does not fit the shape of a credits list (`primary_artists`, …), one problem per element at most.
- * @example creditProblems('writer_artists', [{ share: 50 }]) // [{ path: 'writer_artists[0]', reason: 'needs a "name" (or the "id" of an artist in the catalog)' }]
+ * @example creditProblems('writer_artists', [{ share: 50 }]) // [{ path: 'writer_artists[0]', reason: 'needs a "name" (or the "id" of an artist in the catalog)', kind: 'shape' }]
  */
 export function creditProblems(field: string, value: unknown): LinkProblem[] {
   const early = arrayProblem(field, value);
@@ -104,18 +106,18 @@ export function creditProblems(field: string, value: unknown): LinkProblem[] {
 }
 
 function creditElementProblem(at: string, el: unknown): LinkProblem | null {
-  if (typeOf(el) !== 'object') return { path: at, reason: `must be an object, not ${typeOf(el)}` };
+  if (typeOf(el) !== 'object') return { path: at, reason: `must be an object, not ${typeOf(el)}`, kind: 'shape' };
   const o = el as Record<string, unknown>;
   const k = unknownKey(o, LINK_KEYS.credits);
-  if (k !== undefined) return { path: at, reason: `unknown key "${k}" (a credit has ${LINK_KEYS.credits.join(', ')})` };
-  if (given(o.name) && typeof o.name !== 'string') return { path: `${at}.name`, reason: `must be text, not ${typeOf(o.name)}` };
+  if (k !== undefined) return { path: at, reason: `unknown key "${k}" (a credit has ${LINK_KEYS.credits.join(', ')})`, kind: 'shape' };
+  if (given(o.name) && typeof o.name !== 'string') return { path: `${at}.name`, reason: `must be text, not ${typeOf(o.name)}`, kind: 'shape' };
   if (given(o.id)) {
-    if (typeof o.id !== 'string' || !UUID.test(o.id)) return { path: `${at}.id`, reason: 'must be an artist id (a uuid)' };
+    if (typeof o.id !== 'string' || !UUID.test(o.id)) return { path: `${at}.id`, reason: 'must be an artist id (a uuid)', kind: 'shape' };
   } else if (typeof o.name !== 'string' || o.name.trim() === '') {
-    return { path: at, reason: 'needs a "name" (or the "id" of an artist in the catalog)' };
+    return { path: at, reason: 'needs a "name" (or the "id" of an artist in the catalog)', kind: 'shape' };
   }
-  if (given(o.role) && typeof o.role !== 'string') return { path: `${at}.role`, reason: `must be text, not ${typeOf(o.role)}` };
-  if (given(o.share) && (typeof o.share !== 'number' || o.share < 0 || o.share > 100)) return { path: `${at}.share`, reason: 'must be a number from 0 to 100' };
+  if (given(o.role) && typeof o.role !== 'string') return { path: `${at}.role`, reason: `must be text, not ${typeOf(o.role)}`, kind: 'shape' };
+  if (given(o.share) && (typeof o.share !== 'number' || o.share < 0 || o.share > 100)) return { path: `${at}.share`, reason: 'must be a number from 0 to 100', kind: 'shape' };
   return null;
 }
 

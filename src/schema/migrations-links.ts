@@ -55,6 +55,64 @@ end $$;
 const TRACKS_HINT = `releases.tracks is an array of {"id": a track id, "position": 1, 2, …, "disc": 1, 2, … (optional)}`;
 const CREDITS_HINT = `a credits list is an array of {"id": an artist id (optional), "name": text, "role": text (optional), "share": 0–100 (optional)}`;
 
+/**
+ * Keys written in place of link objects (what `catalog import` sends for a `tracks` cell of ISRCs
+ * or a credits cell of names): a string of `;`-separated keys becomes an array of strings, and a
+ * string element is resolved — a uuid as it is, else an ISRC (exactly, or written without
+ * separators in upper case, as \`catalog check\` compares them) or an artist's stage name (case,
+ * accents and spacing aside). An unknown key is refused with 23503 and a did-you-mean hint; one
+ * that names two rows with 23514.
+ */
+const KEYS = `
+create or replace function catalog_key_list(links jsonb) returns jsonb language sql immutable as $$
+  select case when jsonb_typeof(links) = 'string' then coalesce(
+    (select jsonb_agg(btrim(k) order by n) from unnest(string_to_array(links #>> '{}', ';')) with ordinality as x(k, n) where btrim(k) <> ''),
+    '[]'::jsonb) else links end
+$$;
+create or replace function catalog_name_key(name text) returns text language sql immutable parallel safe as $$
+  select lower(btrim(regexp_replace(regexp_replace(normalize(name, NFKD), '[\\u0300-\\u036f]', '', 'g'), '\\s+', ' ', 'g')))
+$$;
+create or replace function catalog_track_by_key(k text, path text) returns uuid language plpgsql stable as $$
+declare ids uuid[]; ukey text := upper(regexp_replace(k, '[\\s._-]', '', 'g')); near text;
+begin
+  if k ~* '${UUID_RE}' then return k::uuid; end if;
+  select array_agg(t.id order by t.id) into ids from tracks t where t.isrc_code in (k, ukey);
+  if ids is null then
+    -- the nearest ISRCs of the same registrant: at most two characters differ
+    select string_agg(isrc_code, ', ' order by d, isrc_code) into near from (select t.isrc_code, d.d from tracks t,
+      lateral (select count(*) as d from generate_series(1, 12) as i where substr(t.isrc_code, i, 1) <> substr(ukey, i, 1)) as d
+      where t.isrc_code between left(ukey, 5) and left(ukey, 5) || 'ZZZZZZZ' and d.d <= 2
+      order by d.d, t.isrc_code limit 3) as c;
+    if near is null then perform catalog_link_raise('23503', path, format('no track has ISRC %s', k), null, to_jsonb(k));
+    else perform catalog_link_raise('23503', path, format('no track has ISRC %s', k), 'did you mean ' || near || '?', to_jsonb(k));
+    end if;
+  end if;
+  if cardinality(ids) > 1 then
+    perform catalog_link_raise('23514', path, format('ISRC %s names %s tracks (%s): give the track id', k, cardinality(ids), array_to_string(ids, ', ')), null, to_jsonb(k));
+  end if;
+  return ids[1];
+end $$;
+create or replace function catalog_artist_by_key(k text, path text) returns uuid language plpgsql stable as $$
+declare ids uuid[]; key text := catalog_name_key(k); near text;
+begin
+  if k ~* '${UUID_RE}' then return k::uuid; end if;
+  select array_agg(a.id order by a.id) into ids from artists a where catalog_name_key(a.stage_name) = key;
+  if ids is null then
+    select string_agg('"' || stage_name || '"', ', ') into near from (select a.stage_name from artists a
+      where catalog_name_key(a.stage_name) like left(key, 3) || '%' or key like left(catalog_name_key(a.stage_name), 3) || '%'
+      order by length(a.stage_name) limit 3) as c;
+    if near is null then perform catalog_link_raise('23503', path, format('no artist is named "%s"', k), null, to_jsonb(k));
+    else perform catalog_link_raise('23503', path, format('no artist is named "%s"', k), 'did you mean ' || near || '?', to_jsonb(k));
+    end if;
+  end if;
+  if cardinality(ids) > 1 then
+    perform catalog_link_raise('23514', path, format('%s artists are named "%s" (%s): give the artist id', cardinality(ids), k, array_to_string(ids, ', ')), null, to_jsonb(k));
+  end if;
+  return ids[1];
+end $$;
+create index if not exists artists_name_key_idx on artists (catalog_name_key(stage_name));
+`;
+
 /** `releases.tracks`: checked, ids in canonical form, sorted by disc and position. */
 const RELEASE_TRACKS = `
 create or replace function catalog_release_tracks(links jsonb) returns jsonb language plpgsql stable as $$
@@ -63,11 +121,15 @@ declare
   seen jsonb := '{}'; out jsonb := '[]'; hint constant text := '${TRACKS_HINT}';
 begin
   if links is null or jsonb_typeof(links) = 'null' then return null; end if;
+  links := catalog_key_list(links);
   if jsonb_typeof(links) <> 'array' then
     perform catalog_link_raise('23514', 'tracks', 'must be an array, not ' || jsonb_typeof(links), hint, null);
   end if;
   for el in select value from jsonb_array_elements(links) loop
     i := i + 1;
+    if jsonb_typeof(el) = 'string' then
+      el := jsonb_build_object('id', catalog_track_by_key(el #>> '{}', format('tracks[%s]', i)), 'position', i + 1);
+    end if;
     if jsonb_typeof(el) <> 'object' then
       perform catalog_link_raise('23514', format('tracks[%s]', i), 'must be an object, not ' || jsonb_typeof(el), hint, el);
     end if;
@@ -108,11 +170,15 @@ declare
   out jsonb := '[]'; hint constant text := '${CREDITS_HINT}';
 begin
   if links is null or jsonb_typeof(links) = 'null' then return null; end if;
+  links := catalog_key_list(links);
   if jsonb_typeof(links) <> 'array' then
     perform catalog_link_raise('23514', field, 'must be an array, not ' || jsonb_typeof(links), hint, null);
   end if;
   for el in select value from jsonb_array_elements(links) loop
     i := i + 1;
+    if jsonb_typeof(el) = 'string' then
+      el := jsonb_build_object('id', catalog_artist_by_key(el #>> '{}', format('%s[%s]', field, i)));
+    end if;
     if jsonb_typeof(el) <> 'object' then
       perform catalog_link_raise('23514', format('%s[%s]', field, i), 'must be an object, not ' || jsonb_typeof(el), hint, el);
     end if;
@@ -276,4 +342,4 @@ drop function catalog_legacy_credits(jsonb);
 `;
 
 /** Migration 4's SQL, in the order it must run (old values rewritten before the triggers exist). */
-export const LINKS_MIGRATION_SQL = HELPERS + LEGACY + RELEASE_TRACKS + CREDITS + TRIGGERS + RELATIONSHIPS;
+export const LINKS_MIGRATION_SQL = HELPERS + LEGACY + KEYS + RELEASE_TRACKS + CREDITS + TRIGGERS + RELATIONSHIPS;

@@ -30,6 +30,8 @@ const PLANTED = {
     { id: id('d0000002', 3), stage_name: 'Wrong Link', spotify: 'https://www.youtube.com/watch?v=1' },
     { id: id('d0000002', 4), stage_name: 'Ctrl\u0007 Char' },
     { id: id('d0000002', 5), stage_name: 'Double  Space' },
+    // credited below, then removed: a credit can only name an artist that exists when it is written (issue 29)
+    { id: id('d00000ff', 1), stage_name: 'Nobody' },
   ],
   releases: [
     { id: id('d0000003', 1), release_title: 'Sci', upc_code: '1.23457E+11' },
@@ -105,6 +107,8 @@ describe('catalog check (issue 18): planted defects are found, and only they', (
       const r = await catalog([collection, 'import', file], { env });
       expect(r.code, r.stderr).toBe(0);
     }
+    const removed = await catalog(['artists', 'remove', id('d00000ff', 1), '--yes'], { env });
+    expect(removed.code, removed.stderr).toBe(0);
     const before = new Set(sample.map(keyOf));
     const after = (await findings(env)).list;
     const added = after.filter((f) => !before.has(keyOf(f))).map(keyOf).sort();

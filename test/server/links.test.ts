@@ -112,7 +112,7 @@ for (const { kind, make, skip } of STORE_KINDS) {
 
     it.each([
       ['not an array', { tracks: { id: T[0] } }, 'tracks: must be an array, not object'],
-      ['an element that is not an object', { tracks: [T[0]] }, 'tracks[0]: must be an object, not string'],
+      ['an element that is not an object', { tracks: [true] }, 'tracks[0]: must be an object, not boolean'],
       ['an unknown key', { tracks: [{ id: T[0], position: 1, track: 3 }] }, 'tracks[0]: unknown key "track" (a track link has id, position, disc)'],
       ['an id that is not a uuid', { tracks: [{ id: T[0], position: 1 }, { id: 'x', position: 2 }] }, 'tracks[1].id: must be a track id (a uuid)'],
       ['a position of 0', { tracks: [{ id: T[0], position: 0 }] }, 'tracks[0].position: must be a whole number from 1'],
@@ -144,6 +144,31 @@ for (const { kind, make, skip } of STORE_KINDS) {
       const tr = await send(app, 'PATCH', `/tracks?id=eq.${T[0]}`, { body: { featuring_artists: [{ id: ghost }] } });
       expect(tr.status).toBe(409);
       expect(tr.json).toMatchObject({ code: '23503', message: `featuring_artists[0].id: no artist has id ${ghost}` });
+    });
+
+    it('keys in place of link objects resolve: ISRCs (with separators too) or ids as a `;` string or an array, artist names ignoring case and accents', async () => {
+      const isrcs = `GBAAA2600003; gb-aaa-26-00001 ;${T[1]}`;
+      const r = await send(app, 'POST', '/releases?select=tracks,t:tracks(track_title)', { headers: { Prefer: 'return=representation' }, body: { release_title: 'Keys', tracks: isrcs } });
+      expect(r.status, r.text).toBe(201);
+      expect(r.json[0].tracks).toEqual([{ id: T[2], position: 1 }, { id: T[0], position: 2 }, { id: T[1], position: 3 }]);
+      expect(r.json[0].t.map((x: { track_title: string }) => x.track_title)).toEqual(['Song 03', 'Song 01', 'Song 02']);
+      await send(app, 'DELETE', '/releases?release_title=eq.Keys');
+      const t = await send(app, 'POST', '/tracks?select=primary_artists,writer_artists', { headers: { Prefer: 'return=representation' }, body: { track_title: 'Keys', primary_artists: ['ada  WAVE', A[1]], writer_artists: 'cy drum; Bo Lights' } });
+      expect(t.status, t.text).toBe(201);
+      expect(t.json[0]).toEqual({
+        primary_artists: [{ id: A[0], name: 'Ada Wave' }, { id: A[1], name: 'Bo Lights' }],
+        writer_artists: [{ id: A[2], name: 'Cy Drum' }, { id: A[1], name: 'Bo Lights' }],
+      });
+      await send(app, 'DELETE', '/tracks?track_title=eq.Keys');
+    });
+
+    it('an unknown key is refused with 409 and a did-you-mean', async () => {
+      const r = await send(app, 'POST', '/releases', { body: { release_title: 'Keys', tracks: 'GBAAA2600001;GBAAA2600099' } });
+      expect(r.status, r.text).toBe(409);
+      expect(r.json).toMatchObject({ code: '23503', message: 'tracks[1]: no track has ISRC GBAAA2600099', hint: expect.stringMatching(/^did you mean GBAAA2600009(, |\?)/) });
+      const a = await send(app, 'POST', '/tracks', { body: { track_title: 'Keys', primary_artists: 'Ada Wav' } });
+      expect(a.status, a.text).toBe(409);
+      expect(a.json).toMatchObject({ code: '23503', message: 'primary_artists[0]: no artist is named "Ada Wav"', hint: 'did you mean "Ada Wave"?' });
     });
 
     it('a renamed artist shows the new name in every credit that names it, through the column and the embed', async () => {
