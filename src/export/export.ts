@@ -9,6 +9,7 @@ import { DEFAULT_PAGE, exportPages, pagesOf } from '../client/pages.js';
 import { exportWriter, type TextSink } from './writers.js';
 import { csvHeader } from '../format/csv-dialect.js';
 import { xlsxWriter } from './xlsx-writer.js';
+import { type Embeds, flatColumns, flatTypes, flattenRow } from '../format/flatten.js';
 
 export interface ExportOptions {
   transport: Transport;
@@ -21,6 +22,13 @@ export interface ExportOptions {
   nullToken?: string;
   signal?: AbortSignal;
   onPage?: (rowsSoFar: number) => void;
+  /** CSV's field separator (default `,`; a tab for .tsv). */
+  delimiter?: string;
+  /**
+   * The select's to-one embeds: in the flat formats (CSV, TSV, xlsx) each becomes `embed.field`
+   * columns, as `list` shows them; JSON, NDJSON and YAML keep PostgREST's nesting.
+   */
+  embeds?: Embeds;
 }
 
 /** Output column names of a select list (for the CSV header): `*` expands to the table's columns. */
@@ -42,9 +50,11 @@ export function selectedColumns(items: SelectItem[] | undefined, table: TableDef
  */
 export async function exportTable(opts: ExportOptions): Promise<number> {
   const query: Query = opts.query ?? { where: [], order: [], page: [] };
-  const columns = selectedColumns(query.select, opts.table);
+  const flat = opts.format === 'csv' || opts.format === 'xlsx';
+  const embeds: Embeds = flat && opts.embeds ? opts.embeds : new Map();
+  const columns = flatColumns(selectedColumns(query.select, opts.table), embeds);
   const paging = { transport: opts.transport, table: opts.table, query, pageSize: opts.pageSize, signal: opts.signal, onPage: opts.onPage };
-  if (opts.format === 'csv' && csvPassThrough(opts.table, query)) {
+  if (opts.format === 'csv' && (opts.delimiter ?? ',') === ',' && csvPassThrough(opts.table, query)) {
     // one COPY read where the service offers it, the same bytes as the pages below
     const copied = await copyRead({ ...paging, columns, out: opts.out, nullToken: opts.nullToken });
     if (copied.rows !== null) return copied.rows;
@@ -63,11 +73,11 @@ export async function exportTable(opts: ExportOptions): Promise<number> {
     }
     return n;
   }
-  const writerOpts = { table: opts.table, columns, nullToken: opts.nullToken };
+  const writerOpts = { table: opts.table, columns, nullToken: opts.nullToken, delimiter: opts.delimiter, extraTypes: flatTypes(embeds) };
   const writer = opts.format === 'xlsx' ? await xlsxWriter(opts.out, writerOpts) : exportWriter(opts.format, opts.out, writerOpts);
   let n = 0;
   for await (const rows of exportPages(paging)) {
-    await writer.write(rows);
+    await writer.write(embeds.size ? rows.map((r) => flattenRow(r, embeds)) : rows);
     n += rows.length;
   }
   await writer.end();
