@@ -1,5 +1,5 @@
 import { batchedOutput, type Output } from '../io/streams.js';
-import { type Embeds, embedsOf, flatTypes, flattenRow, type SelectResolver } from '../format/flatten.js';
+import { type Embeds, embedsOf, flatTypes, flattenRow, selectColumns, type SelectResolver } from '../format/flatten.js';
 import { createWriter, defaultFormat, type FormatName, type Row } from '../format/index.js';
 import type { SelectItem } from '../grammar/types.js';
 import type { Context } from './context.js';
@@ -74,10 +74,12 @@ export function schemaResolver(schema: SchemaModel): SelectResolver {
 /** Streams rows to stdout in the chosen format; returns how many were written. */
 export async function writeRows(ctx: Context, rows: Iterable<Row> | AsyncIterable<Row>, opts: WriteOptions = {}): Promise<number> {
   const format = opts.format ?? (await outputFormat(ctx));
-  const columns = opts.table && !opts.selected ? (format === 'table' ? displayColumns(opts.table) : opts.table.fields.map((f) => f.name)) : undefined;
   // The embeds' columns come from the select, not the rows: a null embed in the first row (or
   // page) still gets its columns, and the header never changes while rows stream in.
-  const embeds: Embeds = opts.table && opts.select && FLAT_FORMATS.has(format) ? embedsOf(opts.select, opts.table.name, schemaResolver(await ctx.schema())) : new Map();
+  const resolver = opts.table && opts.select ? schemaResolver(await ctx.schema()) : null;
+  const embeds: Embeds = resolver && FLAT_FORMATS.has(format) ? embedsOf(opts.select, opts.table!.name, resolver) : new Map();
+  // what heads an empty result too: the table's fields, or the select's columns
+  const columns = opts.table && !opts.selected ? (format === 'table' ? displayColumns(opts.table) : opts.table.fields.map((f) => f.name)) : resolver && FLAT_FORMATS.has(format) ? selectColumns(opts.select!, opts.table!.name, resolver) : undefined;
   // a pipe, file or pager gets the rows in chunks, a terminal line by line
   const target = opts.out ?? ctx.io.stdout;
   const out = ctx.io.stdout.isTTY && !opts.out ? null : batchedOutput(target);
