@@ -182,7 +182,7 @@ describe('paging', () => {
     const all = Array.from({ length: 7 }, (_, i) => ({ i }));
     const seen: Array<{ range?: string; prefer?: string }> = [];
     const url = await serve((req, res) => {
-      seen.push({ range: req.headers.range, prefer: req.headers.prefer });
+      seen.push({ range: req.headers.range, prefer: req.headers.prefer as string | undefined });
       const [from, to] = (req.headers.range as string).split('-').map(Number);
       const rows = all.slice(from, to + 1);
       res.writeHead(206, { 'Content-Range': `${from}-${from + rows.length - 1}/${req.headers.prefer ? all.length : '*'}` }).end(JSON.stringify(rows));
