@@ -127,7 +127,7 @@ describe('CatalogClient', () => {
     const closed = await serve(() => {});
     await new Promise((r) => servers.pop()!.close(r));
     let relocated = 0;
-    const make = (baseUrl: string) => new CatalogClient({ baseUrl, ...noSleep, retries: 0, relocate: async () => (relocated++, good) });
+    const make = (baseUrl: string) => new CatalogClient({ baseUrl, ...noSleep, retries: 0, relocate: async () => (relocated++, { url: good, headers: {} }) });
     // a plain insert the dying holder received: not sent again, the caller hears of the failure
     const plain = make(dying);
     await expect(plain.request({ method: 'POST', path: '/labels', body: '{"name":"x"}' })).rejects.toBeInstanceOf(ConnectionError);
@@ -215,7 +215,7 @@ describe('paging', () => {
     const seen: Array<{ query: string; prefer?: string }> = [];
     const url = await serve((req, res) => {
       const q = new URL(req.url!, 'http://x').searchParams;
-      seen.push({ query: decodeURIComponent(new URL(req.url!, 'http://x').search), prefer: req.headers.prefer });
+      seen.push({ query: decodeURIComponent(new URL(req.url!, 'http://x').search), prefer: req.headers.prefer as string | undefined });
       const after = q.get('id')?.replace(/^gt\./, '');
       const limit = Number(q.get('limit'));
       const offset = Number(q.get('offset') ?? 0);

@@ -78,7 +78,7 @@ describe.skipIf(!hasScript)('on a terminal (script)', () => {
   it('asks before removing and removes on yes', async () => {
     const added = await catalog(['--url', serve.url, 'labels', 'add', 'name=Doomed']);
     const id = JSON.parse(added.stdout).id as string;
-    const r = await catalogInTerminal(['--url', serve.url, 'labels', 'remove', id], { input: 'y\r' });
+    const r = await catalogInTerminal(['--url', serve.url, 'labels', 'remove', id], { input: 'y\r', inputAfter: /Remove 1 label/ });
     expect(r.stdout).toMatch(/Remove 1 label/);
     expect(r.stdout).toMatch(/Removed 1 label/);
     expect(r.code).toBe(0);
