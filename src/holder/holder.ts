@@ -157,7 +157,8 @@ async function openHere(dataDir: string, opts: ConnectOptions, state: LinkState)
     const name = (err as Error).name;
     if (name === 'HeldError') return null;
     if (name === 'UnsafeDirError') throw err;
-    throw new Error(`cannot open the embedded catalog in ${dataDir}: ${(err as Error).message}`);
+    const why = (err as NodeJS.ErrnoException).code === 'ENOSPC' ? 'the disk holding it is full (no space left on device): free some space, then run the command again' : (err as Error).message;
+    throw new Error(`cannot open the embedded catalog in ${dataDir}: ${why}`);
   }
   const address = addressOf(server.url, server.key);
   state.own = { address, close: () => server.close() };

@@ -85,7 +85,7 @@ function wrap(db: Pick<PGliteType | Transaction, 'query'>): Queryable {
 export const MIN_FREE_BYTES = 64 * 1024 * 1024;
 
 /** SQLSTATE 53100 (disk_full) before a write, when the disk holding `dataDir` is nearly full. */
-export function checkFreeSpace(dataDir: string, minFree = MIN_FREE_BYTES): void {
+export function checkFreeSpace(dataDir: string, minFree = MIN_FREE_BYTES, doing = 'write'): void {
   let free: number;
   try {
     const fs = statfsSync(dataDir);
@@ -97,8 +97,8 @@ export function checkFreeSpace(dataDir: string, minFree = MIN_FREE_BYTES): void 
   const mb = (n: number) => `${Math.floor(n / (1024 * 1024))} MB`;
   throw new StoreError(
     '53100',
-    `could not write: the disk holding the catalog has ${mb(free)} free, less than the ${mb(minFree)} the embedded catalog keeps free`,
-    'Nothing was written; the catalog is intact and still answers reads.',
+    `could not ${doing}: the disk holding the catalog has ${mb(free)} free, less than the ${mb(minFree)} the embedded catalog keeps free`,
+    doing === 'write' ? 'Nothing was written; the catalog is intact and still answers reads.' : null,
     'Free some space on that disk (or move the catalog, CATALOG_DATA), then run the command again.',
   );
 }
@@ -295,7 +295,13 @@ export async function openPGlite(opts: OpenPGliteOptions = {}): Promise<PGliteSt
   const db = dataDir
     ? new PGlite(dataDir, { parsers, serializers, ...compiled, ...startParams })
     : new PGlite({ parsers, serializers, ...compiled, ...startParams, ...(opts.template ? { loadDataDir: opts.template } : {}) });
-  await db.waitReady;
+  try {
+    await db.waitReady;
+  } catch (err) {
+    // PGlite says only "failed to initialize properly"; reopening after a crash needs room for WAL
+    if (dataDir) checkFreeSpace(dataDir, MIN_FREE_BYTES, 'open the catalog');
+    throw err;
+  }
   const store = new PGliteStore(db, dataDir);
   if (!(await isMigrated(store))) await migrate(store);
   return store;
