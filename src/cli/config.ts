@@ -55,6 +55,26 @@ export function parseHeader(text: string): [string, string] {
   return [name, text.slice(i + 1).trim()];
 }
 
+/**
+ * The service URL as given: an http:// or https:// URL, else a usage error (exit 2) naming the
+ * value and where it came from (it failed later as "Invalid URL", exit 1).
+ * @example serviceUrl({ value: 'ftp://x', source: 'flag' }) // throws: --url 'ftp://x' uses ftp://, …
+ */
+export function serviceUrl(url: Sourced<string> | null, profile?: string): Sourced<string> | null {
+  if (!url) return null;
+  const from = url.source === 'flag' ? '--url' : url.source === 'env' ? 'CATALOG_URL' : `the url of profile '${profile ?? 'default'}'`;
+  let parsed: URL;
+  try {
+    parsed = new URL(url.value);
+  } catch {
+    throw new UsageError(`${from} '${url.value}' is not a URL`, "give the service's base URL, e.g. --url http://127.0.0.1:3000");
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new UsageError(`${from} '${url.value}' uses ${parsed.protocol}//, which the catalog service does not speak`, 'use an http:// or https:// URL');
+  }
+  return url;
+}
+
 /** Reads config.yaml (yaml is loaded only when the file exists). */
 export async function readConfigFile(path: string): Promise<ConfigFile | null> {
   if (!existsSync(path)) return null;
@@ -102,7 +122,7 @@ export function resolveConfig({ flags, env, file, configFile }: ConfigInputs): E
     throw new UsageError(`unknown output format '${output.value}' (from ${output.source})`, 'formats: table, json, ndjson, csv, tsv, yaml');
   }
   return {
-    url: pick<string>([flags.url, 'flag'], [env.CATALOG_URL, 'env'], [p.url, 'profile']),
+    url: serviceUrl(pick<string>([flags.url, 'flag'], [env.CATALOG_URL, 'env'], [p.url, 'profile']), profile?.value),
     token: pick<string>([flags.token, 'flag'], [env.CATALOG_TOKEN, 'env'], [p.token, 'profile']),
     headers: [...headers.values()],
     output: output as Sourced<FormatName> | null,

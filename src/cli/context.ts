@@ -6,6 +6,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { ClientRequest, ClientResponse } from '../client/client.js';
 import type { ServiceClient, Transport } from '../client/transport.js';
 import { type IO, nodeOutput } from '../io/streams.js';
+import type { Pager } from '../io/pager.js';
 import { type Prompter, terminalPrompter } from '../io/prompt.js';
 import { startSpinner } from '../io/spinner.js';
 import { style, type Style } from '../io/style.js';
@@ -71,6 +72,8 @@ export interface ContextDeps {
    * process (its output in DIR/catalog-holder.log). Only the real command-line process has it.
    */
   startHolder?: (dataDir: string, idleSeconds: number) => Promise<StartedHolder | null>;
+  /** Starts `$PAGER` over the terminal (a real run); without it output goes straight to stdout. */
+  pager?: () => Promise<Pager | null>;
 }
 
 /** How long a background holder keeps the embedded catalog open without a request, unless CATALOG_KEEP_WARM says. */
@@ -117,6 +120,12 @@ export class Context {
     this.prompter = deps.prompter ?? { confirm: () => Promise.reject(new Error('no terminal to ask on')) };
     this.waitForSignal = deps.waitForSignal ?? (() => new Promise(() => {}));
     this.version = deps.version ?? '0.0.0';
+  }
+
+  /** A pager over the terminal for long output (null: none configured, not a real terminal, or it did not start). */
+  async pager(): Promise<Pager | null> {
+    if (!this.io.stdout.isTTY || !this.deps.pager) return null;
+    return this.deps.pager();
   }
 
   /** Applies the global flags (colour first, so errors in the rest are drawn right). */
@@ -194,10 +203,13 @@ export class Context {
     const config = await this.config();
     const timeoutMs = this.timeoutMs();
     const { CatalogClient } = await import('../client/client.js');
+    const { proxyFor } = await import('../client/proxy.js');
     const makeClient = (url: string, route?: { headers: Record<string, string>; relocate: () => Promise<HolderAddress> }) => {
       const client = new CatalogClient({
         relocate: route?.relocate,
         routeHeaders: route?.headers,
+        // the embedded catalog's holder is on loopback, which never goes through a proxy
+        proxy: proxyFor(new URL(url), this.env),
         baseUrl: url,
         token: config.token?.value,
         headers: Object.fromEntries(config.headers.map((h) => [h.name, h.value])),
@@ -382,10 +394,11 @@ function baselineWasmOnly(): void {
 export function systemContext(): Context {
   const env = process.env;
   const stdin = process.stdin as Readable & { isTTY?: boolean };
+  const stdout = nodeOutput(process.stdout, env);
   return new Context({
     io: {
       stdin: { isTTY: Boolean(stdin.isTTY), stream: stdin },
-      stdout: nodeOutput(process.stdout, env),
+      stdout,
       stderr: nodeOutput(process.stderr, env),
     },
     env,
@@ -402,6 +415,11 @@ export function systemContext(): Context {
     startHolder: async (dataDir, idleSeconds) => {
       const bin = process.argv[1];
       return bin ? (await loadHolder()).spawnHolder(bin, dataDir, idleSeconds, env) : null;
+    },
+    pager: async () => {
+      const { pagerCommand, startPager } = await import('../io/pager.js');
+      const command = pagerCommand(env);
+      return command ? startPager(command, env, stdout) : null;
     },
   });
 }

@@ -36,6 +36,7 @@ export function fileSink(path: string): TextSink & { commit(): Promise<void>; ab
 
 /** A text-only writer (the CLI's stdout) as a sink: bytes are decoded first (a page ends on a row, so never inside a character). */
 export function textSink(out: { write(text: string): Promise<void> }): TextSink {
-  const decoder = new TextDecoder();
+  // ignoreBOM keeps a BOM (export --bom asks for one); the default would drop it
+  const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
   return { write: (chunk) => out.write(typeof chunk === 'string' ? chunk : decoder.decode(chunk)) };
 }

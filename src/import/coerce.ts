@@ -1,4 +1,5 @@
 import type { ColumnDef } from '../schema/catalog.js';
+import { jsonTextTooDeep, tooDeepMessage, valueTooDeep } from '../schema/json-depth.js';
 
 /** Marker: leave the key out so the column takes its DEFAULT (`Prefer: missing=default`). */
 export const OMIT: unique symbol = Symbol('omit');
@@ -112,11 +113,15 @@ export function coerce(col: ColumnDef, raw: unknown, fromText: boolean, nullToke
     }
     case 'jsonb': {
       let value = raw;
+      // before any recursive walk (hasNul, JSON.stringify, the database's parser): one row refused, not the import
+      if (fromText ? typeof raw === 'string' && jsonTextTooDeep(raw) : valueTooDeep(raw)) return bad('54001', tooDeepMessage());
       if (fromText) {
         try {
           value = JSON.parse(raw as string);
         } catch (err) {
-          return bad('22P02', `invalid input syntax for type json: ${(err as Error).message}`);
+          // a link field's keys as text (`ISRC;ISRC`, `Name;Name`): the database resolves the string
+          if (col.keyList) value = raw;
+          else return bad('22P02', `invalid input syntax for type json: ${(err as Error).message}`);
         }
       }
       // jsonb refuses \u0000 in any string (PostgreSQL's 22P05)

@@ -1,6 +1,7 @@
 import { appendFile, rm, stat } from 'node:fs/promises';
 import { csvField, csvLine } from '../format/csv-dialect.js';
 import { bomBytes, encodeAs, type Encoding } from './readers/decode.js';
+import { stringifyDeep } from '../schema/json-depth.js';
 import type { SourceRecord } from './types.js';
 
 /** How a CSV rejects file is written: as the input was (its delimiter, its encoding, its BOM), so a fixed copy imports with the same flags. */
@@ -21,7 +22,7 @@ export interface Reject {
 
 function cellText(v: unknown): string {
   if (v === null || v === undefined) return '';
-  return typeof v === 'string' ? v : JSON.stringify(v);
+  return typeof v === 'string' ? v : stringifyDeep(v);
 }
 
 /**
@@ -73,7 +74,7 @@ export class RejectsWriter {
         const cells = r.record.cells ?? (this.headers() ?? []).map((h) => cellText(r.record.values[h]));
         text += csv([[String(r.record.line), r.code, r.message, ...cells]]);
       } else {
-        text += `${JSON.stringify({ _line: r.record.line, _code: r.code, _message: r.message, ...r.record.values })}\n`;
+        text += `${stringifyDeep({ _line: r.record.line, _code: r.code, _message: r.message, ...r.record.values })}\n`;
       }
     }
     this.count += rejects.length;

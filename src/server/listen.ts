@@ -192,7 +192,11 @@ function answerClientError(maxHeaderBytes: number) {
       err.code === 'HPE_HEADER_OVERFLOW'
         ? [431, 'PGRST431', 'Request Header Fields Too Large', `The request line and headers are larger than the maximum of ${maxHeaderBytes} bytes.`]
         : [400, 'PGRST400', 'Bad Request', `The request is not valid HTTP/1.1 (${err.code ?? 'parse error'}).`];
-    const body = JSON.stringify({ code, details, hint: null, message });
+    // a HEAD answer never has a body (the client's parser takes one as the next answer and fails):
+    // the body only goes when the request is known not to be a HEAD
+    const raw = (err as NodeJS.ErrnoException & { rawPacket?: Buffer }).rawPacket;
+    const withBody = raw !== undefined && raw.length >= 5 && raw.toString('latin1', 0, 5) !== 'HEAD ';
+    const body = withBody ? JSON.stringify({ code, details, hint: null, message }) : '';
     socket.end(`HTTP/1.1 ${status} ${message}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
   };
 }
@@ -200,7 +204,7 @@ function answerClientError(maxHeaderBytes: number) {
 async function openStore(opts: StartOptions): Promise<Store> {
   if (opts.databaseUrl) {
     const { openPostgres } = await import('../store/postgres.js');
-    return openPostgres({ url: opts.databaseUrl, schema: opts.schema, statementTimeoutMs: opts.statementTimeoutMs });
+    return openPostgres({ url: opts.databaseUrl, schema: opts.schema, statementTimeoutMs: opts.statementTimeoutMs, log: opts.log });
   }
   const { openPGlite } = await import('../store/pglite.js');
   return openPGlite({ dataDir: opts.dataDir });
@@ -212,8 +216,9 @@ function baseOf(req: IncomingMessage): string {
 
 /** Answers before the app sees the request (limits of the socket adapter), closing the connection. */
 function refuse(res: ServerResponse, status: number, code: string, message: string, details: string): void {
-  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', Connection: 'close' });
-  res.end(JSON.stringify({ code, details, hint: null, message }));
+  const body = JSON.stringify({ code, details, hint: null, message });
+  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), Connection: 'close' });
+  res.end(body);
 }
 
 /** A node:http request as the app's Incoming: headers looked up in `rawHeaders`, the body read from the stream. */
@@ -294,7 +299,14 @@ async function serveOne(
       res.end(JSON.stringify({ code: 'PGRST117', details: null, hint: null, message: `Unsupported HTTP method: ${method}` }));
       return;
     }
-    const request = incoming(req, new URL(req.url ?? '/', base));
+    const url = URL.canParse(req.url ?? '/', base) ? new URL(req.url ?? '/', base) : null;
+    if (!url) {
+      // a Host or request target node:http let through but no URL can be made of (`Host: a b`)
+      refuse(res, 400, 'PGRST400', 'Bad Request', 'The request target and Host header do not form a valid URL.');
+      req.resume();
+      return;
+    }
+    const request = incoming(req, url);
     const answer = await app.reply(request);
     if (request.overflowed) answer.headers.connection = 'close';
     // An embedded holder says which directory it holds, so a lock's recorded URL can be checked.

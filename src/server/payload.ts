@@ -1,5 +1,6 @@
 import { parse as parseCsv } from 'csv-parse/sync';
 import { COPY_CSV, parseMediaType } from '../grammar/media.js';
+import { MAX_JSON_DEPTH, jsonTextTooDeep, jsonTooDeep, tooDeepMessage } from '../schema/json-depth.js';
 import { ApiError } from './errors.js';
 
 /**
@@ -40,6 +41,50 @@ export interface PayloadOptions {
   missingDefault?: boolean;
   /** The request's method (a `COPY_CSV` body is for POST only). */
   method?: string;
+  /** The table's jsonb columns: their CSV and COPY cells are JSON text, checked for depth here. */
+  jsonColumns?: ReadonlySet<string>;
+}
+
+/** The body's own array and row object around a value: a JSON body may nest this much deeper than a value. */
+const BODY_LEVELS = 2;
+
+/** 400 PGRST102: a JSON value nested past MAX_JSON_DEPTH (which the database would answer with a stack overflow, or worse). */
+function tooDeep(where: string): ApiError {
+  return new ApiError(400, 'PGRST102', tooDeepMessage(), { details: `${where} nests deeper than ${MAX_JSON_DEPTH} levels.`, hint: null });
+}
+
+/**
+ * The body as text, refusing bytes that are not UTF-8 (never replaced with U+FFFD and stored).
+ * `kind` names the format in PostgREST's message ("Empty or invalid json").
+ */
+function utf8(body: string | Uint8Array, kind: string): string {
+  if (typeof body === 'string') return body;
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(body);
+  } catch {
+    const at = firstInvalidUtf8(body);
+    throw new ApiError(400, 'PGRST102', `Empty or invalid ${kind}`, {
+      details: `The body is not valid UTF-8: invalid byte sequence at byte ${at} (0x${body[at]?.toString(16).padStart(2, '0') ?? '??'}).`,
+      hint: 'Send the body encoded as UTF-8.',
+    });
+  }
+}
+
+/** Offset of the first byte at which the bytes stop being UTF-8 (a sequence cut short at the end counts as fine here). */
+function firstInvalidUtf8(bytes: Uint8Array): number {
+  let lo = 0;
+  let hi = bytes.length;
+  // the longest prefix that decodes (streaming: a sequence cut by the prefix's end is not yet wrong), by halving
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    try {
+      new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(0, mid), { stream: true });
+      lo = mid;
+    } catch {
+      hi = mid - 1;
+    }
+  }
+  return Math.min(lo, bytes.length - 1);
 }
 
 /**
@@ -51,12 +96,15 @@ export function parsePayload(body: string | Uint8Array, contentType: string | nu
   const mime = parseMediaType(contentType ?? '').type;
   // a COPY body goes to the database as the bytes it came in (PostgreSQL checks their encoding)
   if (mime === COPY_CSV) return fromCopyCsv(typeof body === 'string' ? Buffer.from(body) : body, opts);
-  const text = typeof body === 'string' ? body : new TextDecoder('utf-8').decode(body);
   if (mime === '' || mime === 'application/json' || mime === '*/*' || mime === 'application/vnd.pgrst.object+json' || mime === 'application/vnd.pgrst.object') {
+    const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+    const text = utf8(body, 'json');
+    // before JSON.parse and long before the database, whose jsonb parser recurses
+    if (jsonTooDeep(bytes, MAX_JSON_DEPTH + BODY_LEVELS) >= 0) throw tooDeep('A value in the body');
     return fromJson(text, opts);
   }
-  if (mime === 'text/csv') return fromCsv(text, opts);
-  if (mime === 'application/x-www-form-urlencoded') return fromForm(text, opts);
+  if (mime === 'text/csv') return fromCsv(utf8(body, 'csv'), opts);
+  if (mime === 'application/x-www-form-urlencoded') return fromForm(utf8(body, 'form'), opts);
   throw invalidBody(`Content-Type not acceptable: ${mime}`);
 }
 
@@ -90,6 +138,7 @@ function fromJson(text: string, opts: PayloadOptions): Payload {
 function fromForm(text: string, opts: PayloadOptions): Payload {
   const row: Record<string, string> = {};
   for (const [k, v] of new URLSearchParams(text)) row[k] = v;
+  checkTextCells([row], opts, 'field');
   return finish([row], Object.keys(row), true, opts, JSON.stringify([row]));
 }
 
@@ -126,7 +175,19 @@ function fromCsv(text: string, opts: PayloadOptions): Payload {
     });
     rows.push(row);
   }
+  checkTextCells(rows, opts, 'row');
   return finish(rows, header, uniform, opts, JSON.stringify(rows));
+}
+
+/** CSV and form cells of jsonb columns are JSON text the database parses: refused when nested too deep. */
+function checkTextCells(rows: Record<string, unknown>[], opts: PayloadOptions, noun: string): void {
+  if (!opts.jsonColumns || opts.jsonColumns.size === 0) return;
+  rows.forEach((row, i) => {
+    for (const name of opts.jsonColumns!) {
+      const v = row[name];
+      if (typeof v === 'string' && jsonTextTooDeep(v)) throw tooDeep(`The ${name} value of ${noun === 'row' ? `data row ${i + 1}` : 'the form'}`);
+    }
+  });
 }
 
 /** Unquoted or plainly quoted names of a header line (no separators or quotes inside names). */
@@ -149,8 +210,57 @@ function fromCopyCsv(bytes: Uint8Array, opts: PayloadOptions): Payload {
     if (!m || (m[1] ?? m[2]) === '') throw invalidBody('Empty or invalid csv');
     return m[1] ?? m[2];
   });
+  checkCopyCells(bytes, eol < 0 ? bytes.length : eol + 1, keys, opts.jsonColumns);
   return { json: '', keys, rows: -1, uniform: true, first: null, copy: bytes };
 }
+
+/**
+ * The jsonb cells of a COPY body, checked for depth before COPY hands them to the database's
+ * recursive jsonb parser (a cell nested 10k deep made PGlite spin, out of reach of SIGTERM). Walks
+ * the records once, in place: only quoting is read here; COPY checks the rest.
+ */
+function checkCopyCells(bytes: Uint8Array, start: number, keys: string[], jsonColumns: ReadonlySet<string> | undefined): void {
+  const json = keys.map((k) => jsonColumns?.has(k) ?? false);
+  if (!json.includes(true)) return;
+  let line = 2;
+  let field = 0;
+  let i = start;
+  while (i < bytes.length) {
+    const quoted = bytes[i] === QUOTE;
+    const cellLine = line;
+    let end: number;
+    let next: number;
+    if (quoted) {
+      let j = i + 1;
+      for (; j < bytes.length; j++) {
+        if (bytes[j] === NEWLINE) line++;
+        else if (bytes[j] === QUOTE) {
+          if (bytes[j + 1] !== QUOTE) break;
+          j++;
+        }
+      }
+      end = j;
+      next = j + 1;
+      while (next < bytes.length && bytes[next] !== COMMA && bytes[next] !== NEWLINE) next++;
+    } else {
+      next = i;
+      while (next < bytes.length && bytes[next] !== COMMA && bytes[next] !== NEWLINE) next++;
+      end = next;
+    }
+    if (json[field] && jsonTooDeep(bytes, MAX_JSON_DEPTH, quoted ? i + 1 : i, end, quoted ? 2 : 1) >= 0) {
+      throw tooDeep(`The ${keys[field]} cell on line ${cellLine}`);
+    }
+    if (bytes[next] === NEWLINE) {
+      line++;
+      field = 0;
+    } else field++;
+    i = next + 1;
+  }
+}
+
+const QUOTE = 34;
+const COMMA = 44;
+const NEWLINE = 10;
 
 function finish(rows: Record<string, unknown>[], keys: string[], uniform: boolean, opts: PayloadOptions, json: string): Payload {
   if (opts.columns) return { json, keys: opts.columns, rows: rows.length, uniform: false, first: rows[0] ?? null };

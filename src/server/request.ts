@@ -107,6 +107,15 @@ function checkProfile(req: Incoming, method: string, schema: string): void {
   }
 }
 
+const JSON_COLUMNS = new WeakMap<TableDef, ReadonlySet<string>>();
+
+/** The names of a table's jsonb columns (made once per table). */
+function jsonColumnsOf(table: TableDef): ReadonlySet<string> {
+  let names = JSON_COLUMNS.get(table);
+  if (!names) JSON_COLUMNS.set(table, (names = new Set(table.columns.filter((c) => c.type === 'jsonb').map((c) => c.name))));
+  return names;
+}
+
 /** Parses a request into what the later stages need. Throws ApiError (or GrammarError). */
 export async function parseRequest(req: Incoming, opts: RequestOptions): Promise<ApiRequest> {
   const method = req.method;
@@ -139,9 +148,10 @@ export async function parseRequest(req: Incoming, opts: RequestOptions): Promise
   // its body unread, never buffered; the socket adapter discards the rest as it streams in.
   const mayWrite = roleAllows(principal.role, privilegeFor(method));
   const body = hasBody ? (mayWrite ? await req.bytes(opts.maxBodyBytes) : new Uint8Array(0)) : null;
-  // only a COPY body stays bytes; the other parsers (and the checks below) read text
+  // the payload parsers decode the body themselves (refusing bytes that are not UTF-8); this text is
+  // only for the check below, on a table that does not exist
   const isCopy = parseMediaType(req.header('content-type') ?? '').type === COPY_CSV;
-  const text = body === null || isCopy ? '' : new TextDecoder('utf-8').decode(body);
+  const textOf = (): string => (body === null || isCopy ? '' : new TextDecoder('utf-8').decode(body));
 
   if (!table) {
     // PostgREST 12: an embed on an unknown table is PGRST200; POST/PATCH with keys is a bare 404 {}.
@@ -152,13 +162,13 @@ export async function parseRequest(req: Incoming, opts: RequestOptions): Promise
       });
     }
     if (method === 'PUT') throw new ApiError(405, 'PGRST105', "Filters must include all and only primary key columns with 'eq' operators");
-    if ((method === 'POST' || method === 'PATCH') && /[^\s{}[\]]/.test(text)) throw notFoundEmpty();
+    if ((method === 'POST' || method === 'PATCH') && /[^\s{}[\]]/.test(textOf())) throw notFoundEmpty();
     throw unknownTable(opts.schema, target.name);
   }
   authorize(principal, method, table.name, opts.schema);
 
   const payload = hasBody
-    ? parsePayload(isCopy && body ? body : text, req.header('content-type'), { columns: query.columns, missingDefault: prefs.missing === 'default', method })
+    ? parsePayload(body ?? '', req.header('content-type'), { columns: query.columns, missingDefault: prefs.missing === 'default', method, jsonColumns: jsonColumnsOf(table) })
     : null;
   return {
     kind: 'table',

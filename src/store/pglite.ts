@@ -197,7 +197,7 @@ export function templateCachePath(): string {
   return join(cacheDir(), `template-pglite${readPGliteVersion()}-v${LATEST_VERSION}.tar`);
 }
 
-/** The template pack `npm install` builds into dist/ (see scripts/build-template.mjs). */
+/** The template pack `npm run build` and `npm pack` build into dist/ and the package ships (scripts/build-template.mjs). */
 export function shippedPackPath(): string {
   const file = `pglite-template-${readPGliteVersion()}-v${LATEST_VERSION}.pack`;
   return new URL(`../${file}`, import.meta.url).pathname;

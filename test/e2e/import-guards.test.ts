@@ -85,10 +85,11 @@ describe('import guards, end to end (bin/catalog)', () => {
     expect(r.stderr.length).toBeLessThan(2000);
   });
 
-  it('a line over 64 MiB (/dev/zero as NDJSON) is refused instead of growing memory', async () => {
+  it('a line over 64 MiB (/dev/zero as NDJSON) is refused instead of growing memory, as bad input (exit 2)', async () => {
     const r = await run(['tracks', 'import', '/dev/zero', '--format', 'ndjson']);
     expect(r.stderr).toMatch(/\/dev\/zero: the line starting at line 1 is longer than 64 MiB/);
-    expect(r.code).toBe(1);
+    // issue 24: a record over the limit is bad input, exit 2 (it was 1)
+    expect(r.code).toBe(2);
   });
 
   it('--dry-run reports an --on-conflict key with no unique constraint (42P10) as the real run meets it', async () => {

@@ -104,7 +104,7 @@ describe('the background holder answers only its owner (issue 24)', () => {
   });
 
   it('a request without the credential, or with another one, gets 401 and no rows', async () => {
-    for (const headers of [{}, { 'catalog-holder-key': 'x'.repeat(43) }, { authorization: `Bearer ${lock.key}` }]) {
+    for (const headers of [{}, { 'catalog-holder-key': 'x'.repeat(43) }, { authorization: `Bearer ${lock.key}` }] as Record<string, string>[]) {
       const r = await exchange(`${lock.url}/labels`, { headers });
       expect(r.status).toBe(401);
       expect(JSON.parse(r.body)).toMatchObject({ code: 'PGRST302' });

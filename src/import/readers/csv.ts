@@ -101,7 +101,7 @@ export function csvReader(path: string, delimiter = ',', name = path): RecordRea
           }
         }
       } catch (err) {
-        if (err instanceof CsvSyntaxError) throw new ImportError(`${path}: CSV is malformed near line ${err.line}: ${err.message}`);
+        if (err instanceof CsvSyntaxError) throw new ImportError(`${path}: CSV is malformed near line ${err.line}: ${err.message}`, 'usage');
         throw err;
       } finally {
         if (!done) await chunks.return?.(undefined);

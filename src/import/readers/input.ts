@@ -20,10 +20,11 @@ export function clip(text: string, chars = 40): string {
   return `${JSON.stringify(text.slice(0, chars)).slice(0, -1)}…" (${text.length.toLocaleString('en-US')} characters)`;
 }
 
-/** The error for a record over MAX_RECORD_BYTES. */
+/** The error for a record over MAX_RECORD_BYTES: bad input (exit 2), as a malformed file is. */
 export function tooLong(path: string, what: string, line: number): ImportError {
   return new ImportError(
     `${path}: ${what} starting at line ${line} is longer than 64 MiB, the largest record an import takes (the service's body limit): is this the right file and --format?`,
+    'usage',
   );
 }
 

@@ -34,7 +34,8 @@ export function jsonReader(path: string): RecordReader {
         for await (const chunk of textChunks(input.stream)) yield* splitter.push(chunk);
         yield* splitter.end();
       } catch (err) {
-        if (err instanceof SyntaxError) throw new ImportError(`${path}: ${err.message}`);
+        // malformed JSON, or an element over the record limit: the input is wrong (exit 2)
+        if (err instanceof SyntaxError) throw new ImportError(`${path}: ${err.message}`, 'usage');
         throw err;
       }
     },

@@ -67,7 +67,7 @@ function recordBound(path: string, format: InputFormat): Transform {
       try {
         splitter.push(decoder.decode(chunk, { stream: true }));
       } catch (err) {
-        if (/longer than/.test((err as Error).message)) throw new ImportError(`${path}: ${(err as Error).message}`);
+        if (/longer than/.test((err as Error).message)) throw new ImportError(`${path}: ${(err as Error).message}`, 'usage');
         splitter = null; // stop checking
       }
       return;
