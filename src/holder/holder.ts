@@ -15,7 +15,7 @@ import { KEY_HEADER, openPrivateFile, preparePrivateDir } from './lock.js';
 
 /** What finding or becoming the holder needs of src/server/listen.ts (loaded lazily; a seam for tests). */
 export interface HolderControl {
-  startServer(opts: StartOptions): Promise<Pick<RunningServer, 'url' | 'close'> & { key?: string | null }>;
+  startServer(opts: StartOptions): Promise<Pick<RunningServer, 'url' | 'close'> & { key?: string | null; store?: { died?: Promise<Error> } }>;
   /** The live process holding a directory and listening, from its lock (no request made). */
   readServeLock(dataDir: string): { pid: number; url: string; key?: string } | null;
   /** The live holder of a data directory (its URL null while it opens the catalog), or null. */
@@ -157,7 +157,8 @@ async function openHere(dataDir: string, opts: ConnectOptions, state: LinkState)
     const name = (err as Error).name;
     if (name === 'HeldError') return null;
     if (name === 'UnsafeDirError') throw err;
-    throw new Error(`cannot open the embedded catalog in ${dataDir}: ${(err as Error).message}`);
+    const why = (err as NodeJS.ErrnoException).code === 'ENOSPC' ? 'the disk holding it is full (no space left on device): free some space, then run the command again' : (err as Error).message;
+    throw new Error(`cannot open the embedded catalog in ${dataDir}: ${why}`);
   }
   const address = addressOf(server.url, server.key);
   state.own = { address, close: () => server.close() };

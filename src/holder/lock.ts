@@ -312,6 +312,10 @@ export async function acquireDirLock(dataDir: string, background?: { version?: s
       const fd = openPrivateFile(path, constants.O_CREAT | constants.O_EXCL);
       try {
         writeSync(fd, JSON.stringify(mine));
+      } catch (err) {
+        // a lock left empty (a full disk) would make others wait for it: it goes
+        unlinkQuietly(path);
+        throw err;
       } finally {
         closeSync(fd);
       }

@@ -85,7 +85,8 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   const lock: DirLock | null = opts.dataDir && !opts.databaseUrl && ownsStore ? await acquireDirLock(opts.dataDir, opts.onIdle ? { version: opts.onIdle.version } : undefined) : null;
   let store: Store;
   // The catalog's files are the owner's alone (0600, directories 0700), whatever the umask: PGlite
-  // makes some later (pg_internal.init, WAL, statistics at close), so for as long as this process holds it.
+  // makes files later too (WAL, statistics at close), so for as long as this process holds it; the
+  // few it gives a mode of its own are tightened after opening and closing (tightenModes).
   const umask = lock ? process.umask(0o077) : null;
   const restoreUmask = () => void (umask !== null && process.umask(umask));
   try {

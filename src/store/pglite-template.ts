@@ -165,7 +165,7 @@ export function unpackPack(packFile: string, dir: string): void {
   const staging = join(dir, STAGING);
   if (!existsSync(join(staging, MARKER))) {
     rmSync(staging, { recursive: true, force: true });
-    // The holder's lock (src/server/dir-lock.ts) is taken before the catalog is made: not "content".
+    // The holder's lock (src/holder/lock.ts) is taken before the catalog is made: not "content".
     if (readdirSync(dir).some((name) => !name.startsWith('catalog-serve.json') && name !== 'catalog-holder.log')) {
       throw toStoreError({ code: '58P01', message: `data directory ${dir} is not empty and holds no catalog` });
     }

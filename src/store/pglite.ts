@@ -85,7 +85,7 @@ function wrap(db: Pick<PGliteType | Transaction, 'query'>): Queryable {
 export const MIN_FREE_BYTES = 64 * 1024 * 1024;
 
 /** SQLSTATE 53100 (disk_full) before a write, when the disk holding `dataDir` is nearly full. */
-export function checkFreeSpace(dataDir: string, minFree = MIN_FREE_BYTES): void {
+export function checkFreeSpace(dataDir: string, minFree = MIN_FREE_BYTES, doing = 'write'): void {
   let free: number;
   try {
     const fs = statfsSync(dataDir);
@@ -97,28 +97,71 @@ export function checkFreeSpace(dataDir: string, minFree = MIN_FREE_BYTES): void 
   const mb = (n: number) => `${Math.floor(n / (1024 * 1024))} MB`;
   throw new StoreError(
     '53100',
-    `could not write: the disk holding the catalog has ${mb(free)} free, less than the ${mb(minFree)} the embedded catalog keeps free`,
-    'Nothing was written; the catalog is intact and still answers reads.',
+    `could not ${doing}: the disk holding the catalog has ${mb(free)} free, less than the ${mb(minFree)} the embedded catalog keeps free`,
+    doing === 'write' ? 'Nothing was written; the catalog is intact and still answers reads.' : null,
     'Free some space on that disk (or move the catalog, CATALOG_DATA), then run the command again.',
   );
 }
+
+/**
+ * Errors after which a PGlite session may be left unusable: disk full or an I/O error in the
+ * middle of a COPY leaves its portal behind, and every later statement then fails with 24000
+ * "cannot drop active portal" until the catalog is opened again.
+ */
+const SESSION_FAULTS = /^(53100|58\d{3}|24000|XX\d{3})$/;
 
 /** The embedded store: PostgreSQL in WebAssembly over a data directory (or in memory). */
 export class PGliteStore implements Store {
   readonly kind = 'pglite' as const;
   readonly schema = 'public';
-  private readonly q: Queryable;
+  private q: Queryable;
+  private die: (reason: Error) => void = () => {};
+  readonly died = new Promise<Error>((resolve) => (this.die = resolve));
 
-  /** `dataDir`: the catalog's directory on disk, whose free space is checked before every transaction. */
+  /**
+   * `dataDir`: the catalog's directory on disk, whose free space is checked before every
+   * transaction; `reopen` opens it again when a fault left the session unusable.
+   */
   constructor(
-    readonly db: PGliteType,
+    private db: PGliteType,
     private readonly dataDir?: string,
+    private readonly reopen?: () => Promise<PGliteType>,
   ) {
     this.q = wrap(db);
   }
 
-  query<R = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<QueryResult<R>> {
-    return this.q.query<R>(sql, params);
+  async query<R = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<QueryResult<R>> {
+    try {
+      return await this.q.query<R>(sql, params);
+    } catch (err) {
+      await this.recover(err);
+      throw err;
+    }
+  }
+
+  /**
+   * After a fault that can break the session, checks it with `select 1`, and when that fails too
+   * closes PGlite and opens the catalog again (committed rows are on disk; the failed statement
+   * was not committed). The request that met the fault still fails; the next ones work.
+   */
+  private async recover(err: unknown): Promise<void> {
+    const code = (err as { code?: unknown }).code;
+    // WebAssembly aborted (a RuntimeError, or a StoreError made of one): this instance answers nothing any more
+    if ((err as Error)?.name === 'RuntimeError' || /^Aborted\(/.test(String((err as Error)?.message))) return this.die(err as Error);
+    if (!this.reopen || typeof code !== 'string' || !SESSION_FAULTS.test(code)) return;
+    try {
+      await this.db.query('select 1');
+      return;
+    } catch {
+      // broken: open it again
+    }
+    try {
+      await this.db.close().catch(() => {});
+      this.db = await this.reopen();
+      this.q = wrap(this.db);
+    } catch (reopenErr) {
+      this.die(reopenErr instanceof Error ? reopenErr : new Error(String(reopenErr)));
+    }
   }
 
   copyCsvOut(select: string, write: (chunk: Uint8Array) => Promise<void>): Promise<number> {
@@ -132,12 +175,15 @@ export class PGliteStore implements Store {
       return await this.db.transaction((tx) => fn(wrap(tx)));
     } catch (err) {
       // Database errors become StoreErrors; anything the callback threw on purpose passes through.
-      throw isDatabaseError(err) ? toStoreError(err) : err;
+      const fault = isDatabaseError(err) ? toStoreError(err) : err;
+      await this.recover(fault);
+      throw fault;
     }
   }
 
   async close(): Promise<void> {
-    if (!this.db.closed) await this.db.close();
+    // an instance that aborted cannot close cleanly; its files are as its last commit left them
+    if (!this.db.closed) await this.db.close().catch(() => {});
   }
 }
 
@@ -292,11 +338,23 @@ export async function openPGlite(opts: OpenPGliteOptions = {}): Promise<PGliteSt
   }
   const [PGlite, compiled] = await Promise.all([PGlitePromise, enginePromise]);
   const startParams = bufferPool ? { startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${bufferPool}`] } : {};
-  const db = dataDir
-    ? new PGlite(dataDir, { parsers, serializers, ...compiled, ...startParams })
-    : new PGlite({ parsers, serializers, ...compiled, ...startParams, ...(opts.template ? { loadDataDir: opts.template } : {}) });
-  await db.waitReady;
-  const store = new PGliteStore(db, dataDir);
+  const onDisk = (dir: string) => new PGlite(dir, { parsers, serializers, ...compiled, ...startParams });
+  const db = dataDir ? onDisk(dataDir) : new PGlite({ parsers, serializers, ...compiled, ...startParams, ...(opts.template ? { loadDataDir: opts.template } : {}) });
+  try {
+    await db.waitReady;
+  } catch (err) {
+    // PGlite says only "failed to initialize properly"; reopening after a crash needs room for WAL
+    if (dataDir) checkFreeSpace(dataDir, MIN_FREE_BYTES, 'open the catalog');
+    throw err;
+  }
+  const reopen = dataDir
+    ? async () => {
+        const again = onDisk(dataDir);
+        await again.waitReady;
+        return again;
+      }
+    : undefined;
+  const store = new PGliteStore(db, dataDir, reopen);
   if (!(await isMigrated(store))) await migrate(store);
   return store;
 }

@@ -34,6 +34,11 @@ export interface Store extends Queryable {
   /** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+  /**
+   * Settles with the reason when the store can answer nothing any more (PGlite aborted after a
+   * fault it could not recover from): a holder then stops, so the next command opens it afresh.
+   */
+  readonly died?: Promise<Error>;
 }
 
 /**

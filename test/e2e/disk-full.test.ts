@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkFreeSpace, MIN_FREE_BYTES } from '../../src/store/pglite.js';
@@ -55,7 +55,22 @@ describe('a disk that fills up during an import (issue 24)', () => {
       process.kill(holder, 'SIGTERM');
       for (let i = 0; i < 200 && alive(holder); i++) await new Promise((res) => setTimeout(res, 50));
       expect(alive(holder)).toBe(false);
-      // reopened by another process: every row the holder had committed is there
+      // a disk filled to the last byte by something else: opening says why instead of failing blindly
+      const filler = join(mountPoint, 'filler');
+      const fd = openSync(filler, 'w');
+      try {
+        for (;;) writeSync(fd, Buffer.alloc(1 << 20));
+      } catch (err) {
+        expect((err as NodeJS.ErrnoException).code).toBe('ENOSPC');
+      } finally {
+        closeSync(fd);
+      }
+      const full = await catalog(['labels', 'count'], { env: { ...env, CATALOG_KEEP_WARM: '0' } });
+      expect(full.code).toBe(1);
+      expect(full.stderr).toMatch(/cannot open the embedded catalog in \S+: (the disk holding it is full \(no space left on device\)|could not open the catalog: the disk holding the catalog has 0 MB free)/);
+      expect(existsSync(join(data, 'catalog-serve.json'))).toBe(false);
+      rmSync(filler);
+      // reopened by another process once there is room: every row the holder had committed is there
       const reopened = await catalog(['labels', 'count'], { env: { ...env, CATALOG_KEEP_WARM: '0' } });
       expect(reopened.code, reopened.stderr).toBe(0);
       expect(Number(reopened.stdout.trim())).toBe(rows);

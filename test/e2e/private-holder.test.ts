@@ -224,6 +224,20 @@ describe('the data directory is private, as ssh wants ~/.ssh (issue 24)', () => 
     expect(existsSync(join(data, 'catalog-serve.json'))).toBe(false);
   });
 
+  it('a lock that is a symlink is not trusted: exit 2, its target neither read as a lock nor changed', async () => {
+    const dir = tempDir('lock-link-');
+    const data = join(dir, 'catalog');
+    expect((await catalog(['labels', 'list'], { env: { CATALOG_DATA: data } })).code).toBe(0);
+    const elsewhere = join(dir, 'elsewhere.json');
+    const planted = JSON.stringify({ pid: process.pid, start: null, url: 'http://127.0.0.1:9' });
+    writeFileSync(elsewhere, planted);
+    symlinkSync(elsewhere, join(data, 'catalog-serve.json'));
+    const r = await catalog(['labels', 'list'], { env: { CATALOG_DATA: data } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`the lock ${join(data, 'catalog-serve.json')} is a symbolic link: it is not trusted (remove it)`);
+    expect(readFileSync(elsewhere, 'utf8')).toBe(planted);
+  });
+
   it.skipIf(!asNobody)("a lock planted by another user is not trusted: exit 2, and the planted URL gets no request", async () => {
     const data = join(tempDir('planted-'), 'catalog');
     expect((await catalog(['labels', 'add', 'name=Secret'], { env: { CATALOG_DATA: data } })).code).toBe(0);

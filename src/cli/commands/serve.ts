@@ -132,7 +132,10 @@ export async function runServe(opts: ServeOptions, ctx: Context): Promise<void> 
   });
   const stopping = ctx.waitForSignal();
   await ctx.io.stderr.write(`Serving the catalog at ${server.url} (${databaseUrl ? 'PostgreSQL' : `data in ${dataDir}`}). Press Ctrl-C to stop.\n`);
-  const signal = await Promise.race([stopping, idled]);
-  await ctx.note(signal === 'idle' ? `no request for ${idleSeconds} s: stopping` : `${signal}: stopping`);
+  // a store that died (PGlite aborted after a disk or I/O fault) stops the serve: the lock goes, and the next command opens the catalog afresh
+  const died = server.store?.died?.then((err: Error) => `died: ${err.message}`) ?? new Promise<never>(() => {});
+  const signal = await Promise.race([stopping, idled, died]);
+  await ctx.note(signal === 'idle' ? `no request for ${idleSeconds} s: stopping` : signal.startsWith('died: ') ? `the embedded catalog's engine failed (${signal.slice(6)}): stopping` : `${signal}: stopping`);
   await server.close();
+  if (signal.startsWith('died: ')) throw new Error(`the embedded catalog's engine failed (${signal.slice(6)}); it was stopped, and opens afresh on the next command`);
 }
