@@ -8,7 +8,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { ensureTracksFile, GENERATOR_VERSION, labelsCsv, releasesCsv } from './lib/generate.js';
+import { artistsCsv, ensureTracksFile, GENERATOR_VERSION, labelsCsv, releasesCsv } from './lib/generate.js';
 import { machine } from './lib/machine.js';
 import { parseOptions, USAGE } from './lib/options.js';
 import { createScratchDatabase, dropScratchDatabase, seedLabelsReleases, serverVersion } from './lib/postgres.js';
@@ -51,6 +51,7 @@ const ctx = {
   pgUrl: null,
   pgliteDir: join(scratch, 'pglite'),
   labelsFile: join(scratch, 'labels.csv'),
+  artistsFile: join(scratch, 'artists.csv'),
   releasesFile: join(scratch, 'releases.csv'),
   tracksFile: (n) => join(dataDir, `tracks-${n}-v${GENERATOR_VERSION}.csv`),
 };
@@ -89,13 +90,14 @@ try {
     log(`data: ${file} (${(statSync(file).size / 2 ** 20).toFixed(0)} MB${Date.now() - t > 500 ? `, generated in ${((Date.now() - t) / 1000).toFixed(1)} s` : ', cached'})`);
   }
   writeFileSync(ctx.labelsFile, labelsCsv());
+  writeFileSync(ctx.artistsFile, artistsCsv());
   writeFileSync(ctx.releasesFile, releasesCsv(Math.max(1000, Math.floor(big / 10))));
 
   if (o.stores.includes('postgres')) {
     try {
       ctx.pgUrl = await createScratchDatabase(o.pgUrl, dbName);
       pgVersion = await serverVersion(ctx.pgUrl);
-      await seedLabelsReleases(ctx.pgUrl, ctx.labelsFile, ctx.releasesFile);
+      await seedLabelsReleases(ctx.pgUrl, ctx.labelsFile, ctx.releasesFile, ctx.artistsFile);
       log(`PostgreSQL: scratch database ${dbName} (${pgVersion})`);
     } catch (err) {
       log(`PostgreSQL unavailable: ${err.message}`);

@@ -3,7 +3,7 @@
  * at the start, dropped at the end; plus the psql commands the catalog is measured against.
  */
 import pg from 'pg';
-import { LABEL_COLUMNS, RELEASE_COLUMNS, TRACK_COLUMNS } from './generate.js';
+import { ARTIST_COLUMNS, LABEL_COLUMNS, LINK_RELEASES_SQL, RELEASE_COLUMNS, TRACK_COLUMNS } from './generate.js';
 import { assertOk, runTimed } from './proc.js';
 
 /** The admin URL with another database name. */
@@ -77,11 +77,20 @@ export async function psqlCopyOut(url, file) {
 }
 
 /** Loads labels and releases (for the "a label's releases" queries) with psql \copy. */
-export async function seedLabelsReleases(url, labelsFile, releasesFile) {
-  await withClient(url, (c) => c.query('truncate releases, labels cascade'));
+export async function seedLabelsReleases(url, labelsFile, releasesFile, artistsFile) {
+  await withClient(url, (c) => c.query('truncate releases, labels, artists cascade'));
+  if (artistsFile) assertOk(await runTimed('psql', psqlArgs(url, `\\copy artists(${ARTIST_COLUMNS.join(', ')}) from '${artistsFile}' csv header`)), 'psql \\copy artists');
   assertOk(await runTimed('psql', psqlArgs(url, `\\copy labels(${LABEL_COLUMNS.join(', ')}) from '${labelsFile}' csv header`)), 'psql \\copy labels');
   assertOk(await runTimed('psql', psqlArgs(url, `\\copy releases(${RELEASE_COLUMNS.join(', ')}) from '${releasesFile}' csv header`)), 'psql \\copy releases');
-  await withClient(url, (c) => c.query('analyze labels; analyze releases'));
+  await withClient(url, (c) => c.query('analyze labels; analyze releases; analyze artists'));
+}
+
+/** Gives every release its ten tracks (see LINK_RELEASES_SQL). */
+export function linkReleases(url) {
+  return withClient(url, async (c) => {
+    await c.query(LINK_RELEASES_SQL);
+    await c.query('analyze releases');
+  });
 }
 
 /** Empties the tracks table. */

@@ -12,6 +12,8 @@ export const LIST_QUERIES = [
   ['isrc', 'ISRC lookup `isrc_code=eq.…`'],
   ['label1', "a label's releases + label, newest first, page 1"],
   ['label50', "a label's releases + label, newest first, page 50"],
+  ['labeltracks', "a label's releases with their tracks (computed relationship), page 1"],
+  ['artisttracks', "an artist's tracks across the six credit roles (computed relationship)"],
 ];
 
 /** "n/a (reason)" for a missing figure, or null when it is there. */

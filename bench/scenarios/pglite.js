@@ -29,7 +29,7 @@ export async function pglitePeer(ctx, steps, extra = []) {
 
 /** Creates the PGlite catalog (from the migrated template) and seeds labels and releases. */
 export async function pgliteSetup(ctx) {
-  await pglitePeer(ctx, [['seed', null]], ['--labels', ctx.labelsFile, '--releases', ctx.releasesFile]);
+  await pglitePeer(ctx, [['seed', null]], ['--labels', ctx.labelsFile, '--releases', ctx.releasesFile, '--artists', ctx.artistsFile]);
 }
 
 async function ensureLoaded(ctx, n) {
@@ -100,6 +100,8 @@ export async function pgliteService(ctx, n) {
   const wants = (s) => o.only.includes(s);
   if (!wants('list') && !wants('load')) return;
   await R.attempt('pglite.load.catalog', () => ensureLoaded(ctx, n));
+  // the releases list their tracks for the link queries (releases → tracks, an artist's tracks)
+  if (wants('list')) await R.attempt('pglite.link', () => pglitePeer(ctx, [['link', null]]));
   const listKeys = LIST_QUERIES.flatMap(([q]) => [`pglite.list.${q}.p50`, `pglite.list.${q}.p95`]);
   const service = await R.attempt([...listKeys, 'pglite.load.catalog'], () => startCatalog({ dataDir: ctx.pgliteDir }));
   if (service) {

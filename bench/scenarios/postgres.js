@@ -5,10 +5,10 @@
  */
 import { join } from 'node:path';
 import { catalogExport, catalogImport } from '../lib/catalog.js';
-import { isrcFor, labelId } from '../lib/generate.js';
+import { artistId, isrcFor, labelId } from '../lib/generate.js';
 import { load, sequentialLatency } from '../lib/http.js';
 import { runsFor } from '../lib/options.js';
-import { analyzeTracks, countTracks, psqlCopyIn, psqlCopyOut, truncateTracks } from '../lib/postgres.js';
+import { analyzeTracks, countTracks, linkReleases, psqlCopyIn, psqlCopyOut, truncateTracks } from '../lib/postgres.js';
 import { assertOk, runTimed, treePeakRssKb, which } from '../lib/proc.js';
 import { cpuDuring, postmasterPid } from '../lib/cpu.js';
 import { cliHasFlag, ROOT, startCatalog, startClusterDriver, startMinimal } from '../lib/service.js';
@@ -24,6 +24,8 @@ export function listPaths(rows) {
     isrc: `/tracks?isrc_code=eq.${isrcFor(Math.floor(rows / 2))}`,
     label1: page(1),
     label50: page(50),
+    labeltracks: `/releases?select=release_title,release_date,tracks(track_title,isrc_code)&label_id=eq.${label}&order=release_date.desc&limit=50`,
+    artisttracks: `/artists?select=stage_name,tracks(track_title,isrc_code)&id=eq.${artistId(7)}`,
   };
 }
 
@@ -136,6 +138,8 @@ export async function postgresService(ctx, n) {
   if (!wants('list') && !wants('load') && !wants('workers')) return;
   await ensureLoaded(ctx, n);
   await analyzeTracks(pgUrl);
+  // the releases list their tracks for the link queries (releases → tracks, an artist's tracks)
+  if (wants('list')) await R.attempt('pg.link', () => linkReleases(pgUrl));
 
   const listKeys = LIST_QUERIES.flatMap(([q]) => [`pg.list.${q}.p50`, `pg.list.${q}.p95`]);
   const service = await R.attempt([...listKeys, 'pg.load.catalog'], () => startCatalog({ databaseUrl: pgUrl }));

@@ -1,17 +1,22 @@
 import type { Transport } from '../client/transport.js';
-import { exportPages } from '../export/pages.js';
+import { exportPages } from '../client/pages.js';
 import type { Query } from '../grammar/types.js';
 import { DuplicateFinder } from '../import/dedupe.js';
 import { tableByName, TABLES } from '../schema/catalog.js';
+import { linkIds } from '../schema/links.js';
+import { IdSet } from './id-set.js';
 import {
   consistencyFinding,
+  unresolvedFinding,
   COPIED,
   CREDIT_FIELDS,
   duplicateFinding,
   type Finding,
   isrcKey,
+  linkShapeFindings,
   NAME_FIELD,
   nameKey,
+  RULES,
   rowFindings,
   type Severity,
   todayOf,
@@ -102,12 +107,30 @@ async function readNames(opts: CheckOptions, collection: string): Promise<Map<st
   return names;
 }
 
+/** Every artist's id → stage name. */
+async function readArtists(opts: CheckOptions): Promise<Map<string, string>> {
+  const artists = new Map<string, string>();
+  for await (const page of read(opts, 'artists', ['id', 'stage_name'])) for (const r of page) artists.set(String(r.id), typeof r.stage_name === 'string' ? r.stage_name : '');
+  return artists;
+}
+
+/** Every track id, hashed into a sorted array (8 bytes a track: 8 MB for a million). */
+async function readTrackIds(opts: CheckOptions): Promise<IdSet> {
+  const ids = new IdSet();
+  for await (const page of read(opts, 'tracks', ['id'])) for (const r of page) ids.add(String(r.id));
+  return ids.freeze();
+}
+
 /** What checking one collection needs from the ones checked before it. */
 interface Known {
   /** labels/genres/subgenres: id → name, for the consistency rule. */
   names: Map<string, Map<string, string>>;
-  /** Every artist id, for the credit-reference rule. */
-  artistIds: Set<string> | null;
+  /** labels/genres/subgenres: compared name → id, for the unresolved-reference rule. */
+  ids: Map<string, Map<string, string | null>>;
+  /** Every artist's id → stage name, for the credit-reference and credit-name rules. */
+  artists: Map<string, string> | null;
+  /** Every track id (hashed), for the track-reference rule. */
+  trackIds: IdSet | null;
 }
 
 /** Filter size for the duplicate scan: 8 MB of bits, a few per cent false candidates at 1M keys. */
@@ -123,25 +146,24 @@ export const CHECK_ORDER: readonly string[] = TABLES.map((t) => t.name);
 export async function* checkCatalog(opts: CheckOptions): AsyncGenerator<Finding[]> {
   const today = todayOf(opts.now);
   const wanted = CHECK_ORDER.filter((c) => opts.collections.includes(c));
-  const consistency = opts.rules.has('consistency') && wanted.includes('releases');
-  const references = opts.rules.has('artist-reference') && wanted.includes('tracks');
-  const known: Known = { names: new Map(), artistIds: null };
+  const consistency = (opts.rules.has('consistency') || opts.rules.has('unresolved-reference')) && wanted.includes('releases');
+  const references = (opts.rules.has('artist-reference') || opts.rules.has('credit-name')) && wanted.includes('tracks');
+  const trackReferences = opts.rules.has('track-reference') && wanted.includes('releases');
+  const known: Known = { names: new Map(), ids: new Map(), artists: null, trackIds: null };
   for (const collection of wanted) {
     if (opts.signal?.aborted) return;
     if (collection === 'releases' && consistency) {
       for (const [, , from] of COPIED) if (!known.names.has(from)) known.names.set(from, await readNames(opts, from));
     }
-    if (collection === 'tracks' && references && !known.artistIds) {
-      known.artistIds = new Set();
-      for await (const page of read(opts, 'artists', ['id'])) for (const r of page) known.artistIds.add(String(r.id));
-    }
+    if (collection === 'tracks' && references && !known.artists) known.artists = await readArtists(opts);
+    if (collection === 'releases' && trackReferences) known.trackIds = await readTrackIds(opts);
     const keep = {
       names: consistency && COPIED.some(([, , from]) => from === collection) ? new Map<string, string>() : null,
-      ids: references && collection === 'artists' ? new Set<string>() : null,
+      artists: references && collection === 'artists' ? new Map<string, string>() : null,
     };
     yield* checkCollection(opts, collection, today, known, keep);
     if (keep.names) known.names.set(collection, keep.names);
-    if (keep.ids) known.artistIds = keep.ids;
+    if (keep.artists) known.artists = keep.artists;
   }
 }
 
@@ -153,8 +175,15 @@ export async function* checkCatalog(opts: CheckOptions): AsyncGenerator<Finding[
 function fieldsFor(collection: string, rules: ReadonlySet<string>): string[] | undefined {
   const table = tableByName(collection);
   if (!table) return undefined;
+  const credits = ['artist-reference', 'credit-name', 'link-shape'].some((r) => rules.has(r));
+  const releaseLinks = ['track-reference', 'track-position', 'link-shape'].some((r) => rules.has(r));
   const wanted = table.columns.filter(
-    (c) => c.type === 'text' || c.type === 'date' || c.type === 'uuid' || (collection === 'tracks' && rules.has('artist-reference') && CREDIT_FIELDS.includes(c.name)),
+    (c) =>
+      c.type === 'text' ||
+      c.type === 'date' ||
+      c.type === 'uuid' ||
+      (collection === 'tracks' && credits && CREDIT_FIELDS.includes(c.name)) ||
+      (collection === 'releases' && releaseLinks && c.name === 'tracks'),
   );
   return wanted.length === table.columns.length ? undefined : wanted.map((c) => c.name);
 }
@@ -165,22 +194,23 @@ async function* checkCollection(
   collection: string,
   today: ReturnType<typeof todayOf>,
   known: Known,
-  keep: { names: Map<string, string> | null; ids: Set<string> | null },
+  keep: { names: Map<string, string> | null; artists: Map<string, string> | null },
 ): AsyncGenerator<Finding[]> {
   const dups = duplicateKeys(collection, opts.rules).map((d) => ({ d, finder: new DuplicateFinder(FILTER_BYTES) }));
   let rows = 0;
   for await (const page of read(opts, collection, fieldsFor(collection, opts.rules))) {
     const found: Finding[] = [];
     for (const row of page) {
-      found.push(...rowFindings(collection, row, opts.rules, today));
-      if (collection === 'releases') found.push(...releaseConsistency(row, known));
-      if (collection === 'tracks' && known.artistIds) found.push(...creditReferences(row, known.artistIds));
+      found.push(...rowFindings(collection, row, opts.rules, today), ...linkShapeFindings(collection, row, opts.rules));
+      if (collection === 'releases') found.push(...releaseConsistency(row, known, opts.rules));
+      if (collection === 'releases' && known.trackIds) found.push(...trackReferences(row, known.trackIds));
+      if (collection === 'tracks' && known.artists) found.push(...creditReferences(row, known.artists, opts.rules));
       for (const { d, finder } of dups) {
         const key = d.key(row);
         if (key !== null && finder.note(key)) finder.candidates.set(key, -1);
       }
       if (keep.names && typeof row.name === 'string') keep.names.set(String(row.id), row.name);
-      if (keep.ids) keep.ids.add(String(row.id));
+      if (keep.artists) keep.artists.set(String(row.id), typeof row.stage_name === 'string' ? row.stage_name : '');
     }
     rows += page.length;
     opts.onRows?.(collection, rows);
@@ -189,35 +219,60 @@ async function* checkCollection(
   for (const { d, finder } of dups) if (finder.candidates.size > 0) yield* duplicates(opts, collection, d, finder.candidates);
 }
 
-function* releaseConsistency(row: Row, known: Known): Generator<Finding> {
+function* releaseConsistency(row: Row, known: Known, rules: ReadonlySet<string>): Generator<Finding> {
   for (const [text, idField, from] of COPIED) {
     const names = known.names.get(from);
     const id = row[idField];
-    const f = names && typeof id === 'string' ? consistencyFinding(row, text, idField, names.get(id)) : null;
+    const f = names && typeof id === 'string' && rules.has('consistency') ? consistencyFinding(row, text, idField, names.get(id)) : null;
     if (f) yield f;
+    const u = names && rules.has('unresolved-reference') ? unresolvedFinding(row, text, idField, idsByName(known, from, names)) : null;
+    if (u) yield u;
   }
 }
 
-function* creditReferences(row: Row, artistIds: Set<string>): Generator<Finding> {
+/** A parent collection's compared names → the one id with that name (null: several), built once. */
+function idsByName(known: Known, from: string, names: Map<string, string>): Map<string, string | null> {
+  let ids = known.ids.get(from);
+  if (!ids) {
+    ids = new Map();
+    for (const [id, name] of names) {
+      const k = nameKey(name);
+      ids.set(k, ids.has(k) ? null : id);
+    }
+    known.ids.set(from, ids);
+  }
+  return ids;
+}
+
+/** A finding of one of the link rules that compare a link with the rows it names. */
+function linkFinding(collection: string, row: Row, field: string, value: unknown, rule: string, message: string): Finding {
+  const severity = RULES.find((r) => r.name === rule)?.severity ?? 'warning';
+  return { collection, id: String(row.id), field, value, rule, severity, message, fixable: false, fix: null };
+}
+
+/** `artist-reference` (an id no artist has) and `credit-name` (a name that is not the artist's). */
+function* creditReferences(row: Row, artists: Map<string, string>, rules: ReadonlySet<string>): Generator<Finding> {
   for (const f of CREDIT_FIELDS) {
     const list = row[f];
     if (!Array.isArray(list)) continue;
-    for (const item of list) {
+    for (const [i, item] of list.entries()) {
       const id = item && typeof item === 'object' ? (item as Row).id : undefined;
-      if (typeof id !== 'string' || artistIds.has(id)) continue;
-      const name = typeof (item as Row).name === 'string' ? ` (“${(item as Row).name as string}”)` : '';
-      yield {
-        collection: 'tracks',
-        id: String(row.id),
-        field: f,
-        value: id,
-        rule: 'artist-reference',
-        severity: 'warning',
-        message: `${f} credits artist ${id}${name}, which no artist has`,
-        fixable: false,
-        fix: null,
-      };
+      if (typeof id !== 'string') continue;
+      const name = typeof (item as Row).name === 'string' ? ((item as Row).name as string) : undefined;
+      const stage = artists.get(id) ?? artists.get(id.toLowerCase());
+      if (stage === undefined) {
+        if (rules.has('artist-reference')) yield linkFinding('tracks', row, f, id, 'artist-reference', `${f} credits artist ${id}${name !== undefined ? ` (“${name}”)` : ''}, which no artist has`);
+      } else if (rules.has('credit-name') && name !== stage) {
+        yield linkFinding('tracks', row, f, name ?? null, 'credit-name', `${f}[${i}].name says “${name ?? ''}” but artist ${id} is “${stage}”`);
+      }
     }
+  }
+}
+
+/** `track-reference`: a release's track id that names no track. */
+function* trackReferences(row: Row, trackIds: IdSet): Generator<Finding> {
+  for (const id of linkIds(row.tracks)) {
+    if (!trackIds.has(id)) yield linkFinding('releases', row, 'tracks', id, 'track-reference', `tracks lists track ${id}, which no track has`);
   }
 }
 

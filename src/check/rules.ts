@@ -40,11 +40,16 @@ export const RULES: readonly RuleInfo[] = [
   { name: 'duplicate-release', severity: 'warning', scope: 'releases.release_title', fixable: false, rationale: 'the same title on one label and date is usually one release entered twice' },
   { name: 'whitespace', severity: 'warning', scope: 'every text field', fixable: true, rationale: 'leading/trailing or doubled spaces and control characters make names that look equal compare unequal' },
   { name: 'consistency', severity: 'warning', scope: 'releases.label, genre, subgenre', fixable: true, rationale: 'the text copy must say what label_id, genre_id and subgenre_id point at; fixed from the id' },
+  { name: 'unresolved-reference', severity: 'warning', scope: 'releases.label_id, genre_id, subgenre_id', fixable: true, rationale: 'a release that names its label, genre or subgenre in text but has no id for it is left out of every by-id query (embeds, --where label_id=…); fixed when exactly one record has that name' },
   { name: 'release-date', severity: 'warning', scope: 'releases.release_date', fixable: false, rationale: 'a date before 1900 or after next year is almost always a typo' },
   { name: 'birthdate', severity: 'warning', scope: 'artists.birthdate', fixable: false, rationale: 'a birthdate in the future is a typo' },
   { name: 'email', severity: 'warning', scope: 'artists.email', fixable: false, rationale: 'an address without one @ and a domain bounces' },
   { name: 'profile-url', severity: 'warning', scope: 'artists.spotify, youtube, instagram, … ; releases.bandcamp', fixable: false, rationale: "a profile field should hold a URL of that service, not a handle or another site's link" },
   { name: 'artist-reference', severity: 'warning', scope: 'tracks.*_artists', fixable: false, rationale: 'an artist id inside a credits list must name an artist that exists' },
+  { name: 'link-shape', severity: 'error', scope: 'releases.tracks; tracks.*_artists', fixable: false, rationale: 'a link element must have its documented shape (docs/links.md) or the relationships cannot follow it; values written before the shape was checked are kept, not dropped' },
+  { name: 'track-position', severity: 'error', scope: 'releases.tracks', fixable: false, rationale: 'two tracks in one position of one disc make the running order ambiguous' },
+  { name: 'track-reference', severity: 'warning', scope: 'releases.tracks', fixable: false, rationale: 'a track id in a release must name a track that exists (a removed track leaves its id behind)' },
+  { name: 'credit-name', severity: 'warning', scope: 'tracks.*_artists', fixable: false, rationale: "a credit with an artist id shows the artist's stage name; an older copy that disagrees is stale (renames keep them current from now on)" },
 ];
 
 export const RULE_NAMES: readonly string[] = RULES.map((r) => r.name);
@@ -165,7 +170,8 @@ export function profileProblem(field: string, value: string): string | null {
 const EMAIL = /^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/u;
 
 /** The fields of tracks that hold lists of credited artists ({id?, name, …} objects). */
-export const CREDIT_FIELDS = ['primary_artists', 'featuring_artists', 'remix_artists', 'writer_artists', 'performer_artists', 'engineer_artists'];
+export { CREDIT_FIELDS } from '../schema/links.js';
+import { CREDIT_FIELDS, creditProblems, releaseTrackProblems } from '../schema/links.js';
 
 /** The fields whose duplicates the duplicate rules look for, per collection. */
 export const NAME_FIELD: Readonly<Record<string, string>> = {
@@ -260,9 +266,40 @@ export function consistencyFinding(row: Row, field: string, idField: string, nam
   return finding('releases', row, field, 'consistency', message, want);
 }
 
+/**
+ * The finding of a release whose text reference (`label`) names something but whose id field
+ * (`label_id`) is empty; `ids` maps compared names (nameKey) to the one id with that name (null
+ * when several share it). Null when there is nothing to report.
+ */
+export function unresolvedFinding(row: Row, field: string, idField: string, ids: ReadonlyMap<string, string | null>): Finding | null {
+  const text = row[field];
+  if (typeof text !== 'string' || text.trim() === '' || (row[idField] !== null && row[idField] !== undefined)) return null;
+  const id = ids.get(nameKey(text));
+  const why = id ? `; it names ${id}` : id === null ? '; several records have that name' : '; no record has that name';
+  return finding('releases', row, idField, 'unresolved-reference', `${field} says “${text.trim()}” but ${idField} is empty${why}`, id ?? null);
+}
+
 /** A duplicate finding for one row of a group of rows that share a key. */
 export function duplicateFinding(collection: string, rule: string, field: string, row: Row, others: string[], severity?: Severity): Finding {
   const shown = others.slice(0, 3).join(', ') + (others.length > 3 ? ` and ${others.length - 3} more` : '');
   const what = rule === 'isrc-duplicate' ? 'ISRC' : rule === 'upc-duplicate' ? 'UPC' : rule === 'duplicate-release' ? 'title, label and date' : 'name';
   return finding(collection, row, field, rule, `same ${what} as ${shown}`, undefined, severity);
+}
+
+/**
+ * The link rules that need no other row: `link-shape` (an element that does not fit its shape) and
+ * `track-position` (a repeated disc/position), one finding per element, at the element's path.
+ */
+export function linkShapeFindings(collection: string, row: Row, rules: ReadonlySet<string>): Finding[] {
+  if (!rules.has('link-shape') && !rules.has('track-position')) return [];
+  const fields = collection === 'releases' ? ['tracks'] : collection === 'tracks' ? CREDIT_FIELDS : [];
+  const out: Finding[] = [];
+  for (const field of fields) {
+    const problems = field === 'tracks' ? releaseTrackProblems(row[field]) : creditProblems(field, row[field]);
+    for (const p of problems) {
+      const rule = p.kind === 'position' ? 'track-position' : 'link-shape';
+      if (rules.has(rule)) out.push(finding(collection, row, field, rule, `${p.path}: ${p.reason}`));
+    }
+  }
+  return out;
 }

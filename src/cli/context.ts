@@ -1,4 +1,4 @@
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -6,11 +6,13 @@ import type { Readable, Writable } from 'node:stream';
 import type { ClientRequest, ClientResponse } from '../client/client.js';
 import type { ServiceClient, Transport } from '../client/transport.js';
 import { type IO, nodeOutput } from '../io/streams.js';
+import type { Pager } from '../io/pager.js';
 import { type Prompter, terminalPrompter } from '../io/prompt.js';
 import { startSpinner } from '../io/spinner.js';
 import { style, type Style } from '../io/style.js';
 import { REMOVED_FIELDS } from '../schema/catalog.js';
-import { loadPGlite, loadServer, type RunningServer, type StartOptions } from './embedded.js';
+import type { HolderAddress, HolderControl, StartedHolder } from '../holder/holder.js';
+import { loadHolder, loadPGlite, loadServer } from './embedded.js';
 import { type EffectiveConfig, readConfigFile, resolveConfig } from './config.js';
 import { UsageError } from './errors.js';
 import { type Paths, resolvePaths } from './paths.js';
@@ -40,26 +42,9 @@ export interface Endpoint {
   client: ServiceClient;
 }
 
-/** The slice of src/server/listen.ts the context needs (loaded lazily; injectable in tests). */
-export interface ServerControl {
-  startServer(opts: StartOptions): Promise<Pick<RunningServer, 'url' | 'close'>>;
-  readServeLock(dataDir: string): { pid: number; url: string } | null;
-  /** The live holder of a data directory (its URL null while it opens the catalog), or null. */
-  currentHolder?(dataDir: string): Promise<{ pid: number; url: string | null; background?: boolean; version?: string } | null>;
-  /** Asks a background holder to stop and waits for the directory (true when it is free). */
-  stopBackgroundHolder?(dataDir: string): Promise<boolean>;
-}
-
-/** A background holder this command started: its pid, and whether it has exited already. */
-export interface StartedHolder {
-  pid: number;
-  exited(): boolean;
-}
-
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** How long a command waits for another process that holds the embedded catalog to start serving it. */
-const LOCK_WAIT_MS = 60_000;
+/** The slice of src/server/listen.ts the context needs (loaded lazily; injectable in tests): see src/holder/holder.ts. */
+export type ServerControl = HolderControl;
+export type { StartedHolder };
 
 export interface ContextDeps {
   io: IO;
@@ -87,6 +72,8 @@ export interface ContextDeps {
    * process (its output in DIR/catalog-holder.log). Only the real command-line process has it.
    */
   startHolder?: (dataDir: string, idleSeconds: number) => Promise<StartedHolder | null>;
+  /** Starts `$PAGER` over the terminal (a real run); without it output goes straight to stdout. */
+  pager?: () => Promise<Pager | null>;
 }
 
 /** How long a background holder keeps the embedded catalog open without a request, unless CATALOG_KEEP_WARM says. */
@@ -117,10 +104,8 @@ export class Context {
   private readonly deps: ContextDeps;
   private configP: Promise<EffectiveConfig> | null = null;
   private endpointP: Promise<Endpoint> | null = null;
-  /** The URL this process serves the embedded catalog at, once it holds it. */
-  private embedded: string | null = null;
-  /** Whether the embedded catalog is reached through a background holder (a temporary port, as in-process). */
-  private viaBackgroundHolder = false;
+  /** Whether the embedded catalog is reached at a temporary address (this process or a background holder serves it). */
+  private temporaryAddress: () => boolean = () => false;
   private schemaP: Promise<SchemaModel> | null = null;
   private readonly closers: Array<() => Promise<void>> = [];
   /** What closes after everything else: the embedded catalog this process holds. */
@@ -135,6 +120,12 @@ export class Context {
     this.prompter = deps.prompter ?? { confirm: () => Promise.reject(new Error('no terminal to ask on')) };
     this.waitForSignal = deps.waitForSignal ?? (() => new Promise(() => {}));
     this.version = deps.version ?? '0.0.0';
+  }
+
+  /** A pager over the terminal for long output (null: none configured, not a real terminal, or it did not start). */
+  async pager(): Promise<Pager | null> {
+    if (!this.io.stdout.isTTY || !this.deps.pager) return null;
+    return this.deps.pager();
   }
 
   /** Applies the global flags (colour first, so errors in the rest are drawn right). */
@@ -212,9 +203,13 @@ export class Context {
     const config = await this.config();
     const timeoutMs = this.timeoutMs();
     const { CatalogClient } = await import('../client/client.js');
-    const makeClient = (url: string, relocate?: () => Promise<string>) => {
+    const { proxyFor } = await import('../client/proxy.js');
+    const makeClient = (url: string, route?: { headers: Record<string, string>; relocate: () => Promise<HolderAddress> }) => {
       const client = new CatalogClient({
-        relocate,
+        relocate: route?.relocate,
+        routeHeaders: route?.headers,
+        // the embedded catalog's holder is on loopback, which never goes through a proxy
+        proxy: proxyFor(new URL(url), this.env),
         baseUrl: url,
         token: config.token?.value,
         headers: Object.fromEntries(config.headers.map((h) => [h.name, h.value])),
@@ -231,83 +226,52 @@ export class Context {
     const control = await this.serverControl();
     if (this.dryRun) {
       const lock = control.readServeLock(dataDir);
-      if (!lock) {
-        await this.note(
-          `nothing serves the embedded catalog in ${dataDir} now: these requests are for \`catalog serve\` at ${DEFAULT_SERVE_URL} (start it to send them), or give --url`,
-        );
+      // a private holder's requests could not be sent with curl: they are shown for `catalog serve`
+      const open = lock && !lock.key ? lock : null;
+      if (!open) {
+        const now = lock ? `only a private holder (process ${lock.pid}, for this user's commands) serves the embedded catalog in ${dataDir}` : `nothing serves the embedded catalog in ${dataDir} now`;
+        await this.note(`${now}: these requests are for \`catalog serve\` at ${DEFAULT_SERVE_URL} (start it to send them), or give --url`);
       }
-      const url = lock?.url ?? DEFAULT_SERVE_URL;
+      const url = open?.url ?? DEFAULT_SERVE_URL;
       return { url, client: makeClient(url) };
     }
-    const url = await this.embeddedUrl(dataDir, control);
-    return { url, client: makeClient(url, () => this.embeddedUrl(dataDir, control)) };
+    const holder = await loadHolder();
+    const connection = await holder.connect(dataDir, {
+      control,
+      version: this.version,
+      keepWarmSeconds: this.keepWarmSeconds(),
+      spawn: this.deps.startHolder ? (dir, seconds) => this.spawnHolder(dir, seconds) : undefined,
+      note: (message) => this.note(message),
+      openHere: (start) => this.openHere(dataDir, start),
+      client: (address, relocate) => makeClient(address.url, { headers: address.headers, relocate }),
+    });
+    // Closed after the client pools: nothing left for them to drain.
+    this.lastClosers.push(() => connection.close());
+    this.temporaryAddress = () => connection.temporary;
+    return { url: connection.url, client: connection.client };
   }
 
-  /**
-   * The URL of the process holding the embedded catalog: the `catalog serve` or command that holds
-   * it now, or this process, which takes the directory's lock and opens it when nobody holds it.
-   * A holder that is still opening the catalog is waited for (bounded, with a message); only the
-   * lock's holder ever opens the files.
-   */
-  private async embeddedUrl(dataDir: string, control: ServerControl): Promise<string> {
-    if (this.embedded) return this.embedded;
-    const deadline = Date.now() + LOCK_WAIT_MS;
-    let told = false;
-    let started: StartedHolder | null = null;
-    let replaced = false;
-    for (;;) {
-      const holder = control.currentHolder ? await control.currentHolder(dataDir) : control.readServeLock(dataDir);
-      if (holder?.url) {
-        const background = 'background' in holder && holder.background === true;
-        // a background holder left by another version of the tool (an upgrade) is replaced, once
-        if (background && !replaced && 'version' in holder && holder.version && holder.version !== this.version && control.stopBackgroundHolder) {
-          replaced = true;
-          if (await control.stopBackgroundHolder(dataDir)) continue;
-        }
-        this.viaBackgroundHolder = background;
-        return holder.url;
-      }
-      if (holder) {
-        if (Date.now() > deadline) {
-          throw new Error(`process ${holder.pid} has held the catalog in ${dataDir} for ${LOCK_WAIT_MS / 1000} s without serving it: stop it, or give --url`);
-        }
-        if (!told && holder.pid !== started?.pid) await this.note(`Waiting for process ${holder.pid}, which is opening the catalog in ${dataDir}`);
-        told = true;
-        await pause(25);
-        continue;
-      }
-      // Nobody holds it: start a background holder that stays warm for later commands, and wait
-      // for it (or for whichever holder won the directory); open it here when none could start.
-      if (!started) {
-        started = await this.startBackgroundHolder(dataDir);
-        if (started) continue;
-      } else if (!started.exited() && Date.now() < deadline) {
-        await pause(25);
-        continue;
-      }
-      const url = await this.openEmbedded(dataDir, control);
-      if (url) return url;
-    }
-  }
-
-  /** Starts the background holder unless CATALOG_KEEP_WARM=0 (or this is not the command-line process). */
-  private async startBackgroundHolder(dataDir: string): Promise<StartedHolder | null> {
+  /** CATALOG_KEEP_WARM: seconds a background holder stays without a request (0: none is started). */
+  private keepWarmSeconds(): number {
     const raw = this.env.CATALOG_KEEP_WARM;
     const seconds = raw === undefined || raw.trim() === '' ? KEEP_WARM_SECONDS : Number(raw);
     if (!Number.isFinite(seconds) || seconds < 0) {
       throw new UsageError(`CATALOG_KEEP_WARM needs a number of seconds (0: no background holder), not '${raw}'`);
     }
-    if (!this.deps.startHolder || seconds === 0) return null;
-    if (!existsSync(join(dataDir, 'PG_VERSION'))) await this.note(`Creating a new catalog in ${dataDir}`);
-    const started = await this.deps.startHolder(dataDir, Math.ceil(seconds));
+    return Math.ceil(seconds);
+  }
+
+  /** Starts a background holder (the real command-line process only), saying so on a terminal. */
+  private async spawnHolder(dataDir: string, seconds: number): Promise<StartedHolder | null> {
+    const started = (await this.deps.startHolder?.(dataDir, seconds)) ?? null;
     if (started && this.io.stderr.isTTY) {
-      await this.note(this.style().dim(`A background process keeps the catalog open for later commands; it stops after ${Math.ceil(seconds)} s without one (CATALOG_KEEP_WARM=0: never start it)`));
+      await this.note(this.style().dim(`A background process keeps the catalog open for later commands; it stops after ${seconds} s without one (CATALOG_KEEP_WARM=0: never start it)`));
     }
     return started;
   }
 
-  /** Takes the embedded catalog's lock and serves it in this process; null when another process took it first. */
-  private async openEmbedded(dataDir: string, control: ServerControl): Promise<string | null> {
+  /** Opens the embedded catalog in this process (`start` takes the lock and serves it), with a spinner and the engine set for the command. */
+  private async openHere(dataDir: string, start: () => Promise<HolderAddress | null>): Promise<HolderAddress | null> {
     if (!existsSync(join(dataDir, 'PG_VERSION'))) await this.note(`Creating a new catalog in ${dataDir}`);
     const spinner = startSpinner(this.io.stderr, `Opening the catalog in ${dataDir}`);
     const short = Boolean(this.deps.ownsProcess) && !this.bulk;
@@ -316,27 +280,20 @@ export class Context {
     const pglite = await loadPGlite();
     pglite.useSmallBufferPool(short);
     void pglite.prepareEngine();
-    let server: { url: string; close(): Promise<void> };
     try {
-      server = await control.startServer({ dataDir, port: 0, host: '127.0.0.1' });
-    } catch (err) {
-      if ((err as Error).name === 'HeldError') return null;
-      throw new Error(`cannot open the embedded catalog in ${dataDir}: ${(err as Error).message}`);
+      return await start();
     } finally {
       spinner.stop();
     }
-    // Closed after the client pools: nothing left for them to drain.
-    this.lastClosers.push(() => server.close());
-    this.embedded = server.url;
-    return server.url;
   }
 
   /**
+   * Whether this command serves  /**
    * Whether this command serves the embedded catalog itself, on a temporary port for its own
    * lifetime (then addresses it reports, such as the root description's host, are not ones to keep).
    */
   servesEmbeddedItself(): boolean {
-    return this.embedded !== null || this.viaBackgroundHolder;
+    return this.temporaryAddress();
   }
 
   /** The request timeout from `--timeout` or CATALOG_TIMEOUT (seconds), or undefined for the client's default. */
@@ -437,10 +394,11 @@ function baselineWasmOnly(): void {
 export function systemContext(): Context {
   const env = process.env;
   const stdin = process.stdin as Readable & { isTTY?: boolean };
+  const stdout = nodeOutput(process.stdout, env);
   return new Context({
     io: {
       stdin: { isTTY: Boolean(stdin.isTTY), stream: stdin },
-      stdout: nodeOutput(process.stdout, env),
+      stdout,
       stderr: nodeOutput(process.stderr, env),
     },
     env,
@@ -454,38 +412,16 @@ export function systemContext(): Context {
       }),
     version: readVersion(),
     ownsProcess: true,
-    startHolder: (dataDir, idleSeconds) => startHolderProcess(dataDir, idleSeconds, env),
+    startHolder: async (dataDir, idleSeconds) => {
+      const bin = process.argv[1];
+      return bin ? (await loadHolder()).spawnHolder(bin, dataDir, idleSeconds, env) : null;
+    },
+    pager: async () => {
+      const { pagerCommand, startPager } = await import('../io/pager.js');
+      const command = pagerCommand(env);
+      return command ? startPager(command, env, stdout) : null;
+    },
   });
-}
-
-/**
- * `catalog serve --data DIR --port 0 --idle-exit N`, detached, in its own session (a Ctrl-C at the
- * terminal does not reach it), output appended to DIR/catalog-holder.log. Null when it cannot start.
- */
-async function startHolderProcess(dataDir: string, idleSeconds: number, env: NodeJS.ProcessEnv): Promise<StartedHolder | null> {
-  const bin = process.argv[1];
-  if (!bin) return null;
-  // loaded only when a holder is started: most commands never need it
-  const { spawn } = await import('node:child_process');
-  try {
-    mkdirSync(dataDir, { recursive: true });
-    const logPath = join(dataDir, 'catalog-holder.log');
-    // appended to across holders; started afresh once it passes 1 MB
-    const log = openSync(logPath, existsSync(logPath) && statSync(logPath).size > 1 << 20 ? 'w' : 'a');
-    const child = spawn(process.execPath, [bin, 'serve', '--data', dataDir, '--port', '0', '--idle-exit', String(idleSeconds)], {
-      detached: true,
-      stdio: ['ignore', log, log],
-      env: { ...env, CATALOG_KEEP_WARM: '0', CATALOG_URL: '' },
-    });
-    closeSync(log);
-    let exited = child.pid === undefined;
-    child.once('exit', () => (exited = true));
-    child.once('error', () => (exited = true));
-    child.unref();
-    return { pid: child.pid ?? 0, exited: () => exited };
-  } catch {
-    return null;
-  }
 }
 
 function readVersion(): string {

@@ -13,3 +13,5 @@ export const loadCluster = () => import('../server/cluster.js');
 export const loadAuth = () => import('../server/auth.js');
 /** The embedded store's engine: warm-up and buffer-pool size (src/store/pglite.ts). */
 export const loadPGlite = () => import('../store/pglite.js');
+/** The embedded catalog's holder: finding or becoming it, the background holder (src/holder/holder.ts). */
+export const loadHolder = () => import('../holder/holder.js');

@@ -1,4 +1,4 @@
-import { ConnectionError, PlainHttpError, ServiceError, TimeoutError } from '../client/errors.js';
+import { ConnectionError, PlainHttpError, ProxySettingError, ServiceError, TimeoutError } from '../client/errors.js';
 import { ImportError } from '../import/types.js';
 import type { Style } from '../io/style.js';
 
@@ -50,8 +50,9 @@ const isGrammarError = (err: unknown) => err instanceof Error && !(err instanceo
 /** The one place that maps an error to an exit code. */
 export function exitCodeFor(err: unknown): number {
   if (isCommanderError(err)) return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
+  // a data directory, lock or log that is not safely the user's (src/holder/lock.ts): fix it, then run again;
   // https:// to a plain-HTTP server: the URL given is wrong, as an unparseable one is
-  if (err instanceof UsageError || isGrammarError(err) || err instanceof PlainHttpError) return EXIT.usage;
+  if (err instanceof UsageError || isGrammarError(err) || err instanceof ProxySettingError || err instanceof PlainHttpError || (err instanceof Error && err.name === 'UnsafeDirError')) return EXIT.usage;
   // the import engine says whose fault (a flag, a header, the wrong file: usage); the exit code is decided here
   if (err instanceof ImportError) return err.kind === 'usage' ? EXIT.usage : EXIT.service;
   if (err instanceof PartialFailure) return EXIT.partial;
@@ -75,7 +76,12 @@ export function describeError(err: unknown, s: Style, opts: { tokenGiven?: boole
   if (err instanceof TimeoutError) {
     return [head(err.message), hint(`pass --timeout SECONDS (or set CATALOG_TIMEOUT) to wait longer than ${err.seconds} s; or is --url / CATALOG_URL the service?`)];
   }
+  if (err instanceof ProxySettingError) return [head(err.message), hint('check HTTPS_PROXY, HTTP_PROXY and ALL_PROXY (and their lowercase forms)')];
+  if (err instanceof ConnectionError && err.via) {
+    return [head(err.message), hint(`check HTTPS_PROXY / HTTP_PROXY (or list the service's host in NO_PROXY to reach it directly); the service is ${err.url}`)];
+  }
   if (err instanceof ConnectionError) {
+    if (err.unsure) return [head(err.message), hint(`look at what is there (catalog … list, get) before sending it again`)];
     return [head(err.message), hint(`is the service running? Start one with \`catalog serve\`, or check --url / CATALOG_URL (now ${err.url})`)];
   }
   if (err instanceof ServiceError) {

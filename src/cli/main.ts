@@ -7,6 +7,7 @@ import { defineCompletion } from './commands/completion.js';
 import { defineConfig } from './commands/config.js';
 import { defineSchema } from './commands/schema.js';
 import { defineSeed } from './commands/seed.js';
+import { defineImportDir } from './commands/import-dir.js';
 import { defineServe } from './commands/serve.js';
 import { collectionDescription, NeedsWholeTree, placeholder, settlePlaceholders } from './commands/shared.js';
 import { defineToken } from './commands/token.js';
@@ -49,7 +50,7 @@ Examples:
 const WHOLE_TREE = new Set(['completion', 'help']);
 
 /** The commands besides the collections (their modules are light, so they are always built). */
-const OTHER_COMMANDS = ['check', 'schema', 'config', 'serve', 'seed', 'changelog', 'token', 'completion'];
+const OTHER_COMMANDS = ['import', 'check', 'schema', 'config', 'serve', 'seed', 'changelog', 'token', 'completion'];
 
 /** Commands that move many rows (and `list --all`): see Context.bulk. */
 const BULK_COMMANDS = new Set(['import', 'export', 'seed', 'check']);
@@ -110,7 +111,7 @@ export function sendsRequests(args: string[]): { bulk: boolean } | null {
   if (args.some((a) => a === '-h' || a === '--help' || a === '--dry-run' || a === '--url' || a.startsWith('--url=') || a === '--profile' || a.startsWith('--profile='))) return null;
   const { words } = operands(args);
   const [first, second] = words;
-  const verb = TABLES.some((t) => t.name === first) ? verbNamed(second) : first === 'seed' || first === 'schema' || first === 'check' ? first : undefined;
+  const verb = TABLES.some((t) => t.name === first) ? verbNamed(second) : first === 'seed' || first === 'import' || first === 'schema' || first === 'check' ? first : undefined;
   const all = verb === 'list' && args.some((a) => a === '--all' || a === '-a');
   return verb !== undefined && SENDING.has(verb) ? { bulk: BULK_COMMANDS.has(verb) || all } : null;
 }
@@ -161,6 +162,7 @@ export async function buildProgram(ctx: Context, args?: string[]): Promise<Comma
     defineSchema(ctx),
     defineConfig(ctx),
     defineServe(ctx),
+    defineImportDir(ctx),
     defineSeed(ctx),
     defineChangelog(ctx),
     defineToken(ctx),

@@ -1,5 +1,5 @@
-import { batchedOutput } from '../io/streams.js';
-import { type Embeds, embedsOf, flatTypes, flattenRow, type SelectResolver } from '../format/flatten.js';
+import { batchedOutput, type Output } from '../io/streams.js';
+import { type Embeds, embedsOf, flatTypes, flattenRow, selectColumns, type SelectResolver } from '../format/flatten.js';
 import { createWriter, defaultFormat, type FormatName, type Row } from '../format/index.js';
 import type { SelectItem } from '../grammar/types.js';
 import type { Context } from './context.js';
@@ -47,6 +47,10 @@ export interface WriteOptions {
   format?: FormatName;
   /** The request's select: its to-one embeds become `embed.field` columns in tables, CSV and TSV. */
   select?: SelectItem[];
+  /** Where the rows go instead of stdout (a pager). */
+  out?: Output;
+  /** Rows a table sizes its columns by (a terminal's first page: all of them). */
+  firstRows?: number;
 }
 
 /** Formats whose rows are flat cells: a to-one embed is worth its own columns there. */
@@ -70,18 +74,22 @@ export function schemaResolver(schema: SchemaModel): SelectResolver {
 /** Streams rows to stdout in the chosen format; returns how many were written. */
 export async function writeRows(ctx: Context, rows: Iterable<Row> | AsyncIterable<Row>, opts: WriteOptions = {}): Promise<number> {
   const format = opts.format ?? (await outputFormat(ctx));
-  const columns = opts.table && !opts.selected ? (format === 'table' ? displayColumns(opts.table) : opts.table.fields.map((f) => f.name)) : undefined;
   // The embeds' columns come from the select, not the rows: a null embed in the first row (or
   // page) still gets its columns, and the header never changes while rows stream in.
-  const embeds: Embeds = opts.table && opts.select && FLAT_FORMATS.has(format) ? embedsOf(opts.select, opts.table.name, schemaResolver(await ctx.schema())) : new Map();
-  // a pipe or file gets the rows in chunks, a terminal line by line
-  const out = ctx.io.stdout.isTTY ? null : batchedOutput(ctx.io.stdout);
+  const resolver = opts.table && opts.select ? schemaResolver(await ctx.schema()) : null;
+  const embeds: Embeds = resolver && FLAT_FORMATS.has(format) ? embedsOf(opts.select, opts.table!.name, resolver) : new Map();
+  // what heads an empty result too: the table's fields, or the select's columns
+  const columns = opts.table && !opts.selected ? (format === 'table' ? displayColumns(opts.table) : opts.table.fields.map((f) => f.name)) : resolver && FLAT_FORMATS.has(format) ? selectColumns(opts.select!, opts.table!.name, resolver) : undefined;
+  // a pipe, file or pager gets the rows in chunks, a terminal line by line
+  const target = opts.out ?? ctx.io.stdout;
+  const out = ctx.io.stdout.isTTY && !opts.out ? null : batchedOutput(target);
   const writer = await createWriter(format, {
-    out: out ?? ctx.io.stdout,
+    out: out ?? target,
     columns,
     columnTypes: opts.table ? { ...Object.fromEntries(opts.table.fields.map((f) => [f.name, f.type])), ...flatTypes(embeds) } : undefined,
     columnDefaults: opts.table ? Object.fromEntries(opts.table.fields.map((f) => [f.name, f.default])) : undefined,
     single: opts.single,
+    firstRows: opts.firstRows,
     now: ctx.clock.now(),
     notice: (m) => void ctx.note(ctx.style().dim(m)),
   });
@@ -89,7 +97,7 @@ export async function writeRows(ctx: Context, rows: Iterable<Row> | AsyncIterabl
   try {
     for await (const row of rows) {
       // Nobody reads any more (`| head`): stop fetching further pages.
-      if (ctx.io.stdout.closed) break;
+      if (target.closed) break;
       await writer.write(flattenRow(row, embeds));
       n++;
     }

@@ -1,5 +1,7 @@
 import type { Agent as HttpAgent, ClientRequest as NodeRequest, IncomingMessage, RequestOptions } from 'node:http';
 import { ConnectionError, PlainHttpError, ServiceError, TimeoutError } from './errors.js';
+import type { Open } from './proxy-route.js';
+import { redact } from './proxy.js';
 import { backoffMs, RETRY_STATUSES, retryAfterMs, retrying } from './retry.js';
 import type { HttpRequest, HttpResponse, HttpStream, ServiceClient } from './transport.js';
 
@@ -23,11 +25,16 @@ export interface ClientOptions {
   /**
    * Where the service is now, asked when the connection is refused or reset before an answer: the
    * embedded catalog's holder can be a command that exits between another command's requests, and
-   * another process then holds it (or this one does). Only for the embedded catalog: its holder
-   * drains every request it has begun before it closes, so a connection it refuses or drops
-   * carried no request it ran, and any request may be sent again.
+   * another process then holds it (or this one does). Only for the embedded catalog. A refused
+   * connection carried nothing, so any request follows the catalog; a reset one may have carried a
+   * request the holder ran before it died (killed at the wrong millisecond), so only a request that
+   * may be sent again (`idempotent`) follows it then.
    */
-  relocate?: () => Promise<string>;
+  relocate?: () => Promise<{ url: string; headers: Record<string, string> }>;
+  /** Headers the service's current address asks for (a private holder's credential); `relocate` replaces them. */
+  routeHeaders?: Record<string, string>;
+  /** The proxy to reach the service through (proxy.ts's proxyFor: HTTPS_PROXY, NO_PROXY, …); none: direct. */
+  proxy?: URL | null;
 }
 
 /** How long one request follows a service that moves (see ClientOptions.relocate). */
@@ -72,9 +79,10 @@ function timeoutError(code: string, message: string): NodeJS.ErrnoException {
  */
 export class CatalogClient implements ServiceClient {
   private agent: HttpAgent | null = null;
-  private http: Promise<NodeHttp> | null = null;
+  private route: Promise<{ open: Open; agent: HttpAgent }> | null = null;
   private readonly inFlight = new Set<Promise<unknown>>();
   private base: URL;
+  private routeHeaders: Record<string, string>;
 
   private get timeoutMs(): number {
     return this.opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -82,6 +90,7 @@ export class CatalogClient implements ServiceClient {
 
   constructor(private readonly opts: ClientOptions) {
     this.base = new URL(opts.baseUrl.endsWith('/') ? opts.baseUrl : `${opts.baseUrl}/`);
+    this.routeHeaders = opts.routeHeaders ?? {};
   }
 
   /** The full URL of a request (also what `--dry-run` prints). */
@@ -94,6 +103,7 @@ export class CatalogClient implements ServiceClient {
   headersFor(r: ClientRequest): Record<string, string> {
     const h: Record<string, string> = { accept: 'application/json', 'user-agent': this.opts.userAgent ?? 'catalog' };
     for (const [k, v] of Object.entries(this.opts.headers ?? {})) h[k.toLowerCase()] = v;
+    for (const [k, v] of Object.entries(this.routeHeaders)) h[k.toLowerCase()] = v;
     if (this.opts.token) h.authorization = `Bearer ${this.opts.token}`;
     if (r.body !== undefined) h['content-type'] = 'application/json';
     for (const [k, v] of Object.entries(r.headers ?? {})) h[k.toLowerCase()] = v;
@@ -107,11 +117,19 @@ export class CatalogClient implements ServiceClient {
   private retried<T extends { status: number; headers: Record<string, string> }>(r: ClientRequest, attempt: () => Promise<T>, drop: (res: T) => void): Promise<T> {
     const idempotent = r.idempotent ?? (r.method === 'GET' || r.method === 'HEAD');
     const now = this.opts.now ?? Date.now;
-    return retrying(() => this.relocating(attempt), {
+    const once = !idempotent
+      ? () =>
+          this.relocating(attempt, false).catch((err: unknown) => {
+            // a write whose connection broke after it was sent: say that it may have been applied
+            if (err instanceof ConnectionError && /^(ECONNRESET|EPIPE)/.test(err.reason)) throw new ConnectionError(err.url, err.reason, err.via, false, `${r.method} ${r.path}`);
+            throw err;
+          })
+      : () => this.relocating(attempt, true);
+    return retrying(once, {
       retries: idempotent ? (this.opts.retries ?? 3) : 0,
       sleep: this.opts.sleep,
       again: (o, n) => {
-        if ('error' in o) return o.error instanceof ConnectionError ? backoffMs(n, null, this.opts.random) : null;
+        if ('error' in o) return o.error instanceof ConnectionError && !o.error.final ? backoffMs(n, null, this.opts.random) : null;
         if (!RETRY_STATUSES.has(o.value.status)) return null;
         drop(o.value);
         return backoffMs(n, retryAfterMs(o.value.headers['retry-after'], now()), this.opts.random);
@@ -119,19 +137,24 @@ export class CatalogClient implements ServiceClient {
     });
   }
 
-  /** Runs an attempt, following the service to its new address when the connection is refused. */
-  private async relocating<T>(attempt: () => Promise<T>): Promise<T> {
+  /**
+   * Runs an attempt, following the service to its new address when the connection is refused (or
+   * reset, for a request that may be sent again: see ClientOptions.relocate).
+   */
+  private async relocating<T>(attempt: () => Promise<T>, idempotent: boolean): Promise<T> {
     const until = Date.now() + RELOCATE_FOR_MS;
+    const follows = idempotent ? /^(ECONNREFUSED|ECONNRESET|EPIPE)/ : /^ECONNREFUSED/;
     for (;;) {
       try {
         return await attempt();
       } catch (err) {
         const relocate = this.opts.relocate;
-        if (!relocate || Date.now() > until || !(err instanceof ConnectionError) || !/^(ECONNREFUSED|ECONNRESET|EPIPE)/.test(err.reason)) throw err;
+        if (!relocate || Date.now() > until || !(err instanceof ConnectionError) || !follows.test(err.reason)) throw err;
         // The holder may still be closing (its lock names it until its files are closed): give it a moment.
         await new Promise((r) => setTimeout(r, 30 + Math.random() * 40));
-        const url = await relocate();
+        const { url, headers } = await relocate();
         this.base = new URL(url.endsWith('/') ? url : `${url}/`);
+        this.routeHeaders = headers;
       }
     }
   }
@@ -172,37 +195,62 @@ export class CatalogClient implements ServiceClient {
     const started = (this.opts.now ?? Date.now)();
     let status = 0;
     try {
-      const { request, agent } = await this.pool();
-      const res = await openStream(request, url, { method: r.method, headers: this.headersFor(r), agent }, r.body, this.timeoutMs);
+      const open = await this.pool();
+      const res = await openStream(open, url, { method: r.method, headers: this.headersFor(r) }, r.body, this.timeoutMs);
       status = res.status;
+      this.refusedByProxy(status, () => res.cancel());
       return res;
     } catch (err) {
       throw this.connectionError(err);
     } finally {
       const ms = Math.round((this.opts.now ?? Date.now)() - started);
-      this.opts.onExchange?.(`${r.method} ${url} → ${status || 'failed'} (${ms} ms to the headers)`);
+      this.opts.onExchange?.(`${r.method} ${url} → ${status || 'failed'} (${ms} ms to the headers${this.via ? `, through ${this.via}` : ''})`);
     }
   }
 
-  /** A socket-level failure as ConnectionError; anything else as it is. */
+  /** The proxy requests go through, as it may be shown (no password), or undefined. */
+  private get via(): string | undefined {
+    return this.opts.proxy ? redact(this.opts.proxy) : undefined;
+  }
+
+  /** A proxy that wants credentials answers an http:// request itself with 407: no service said that. */
+  private refusedByProxy(status: number, drop: () => void): void {
+    if (status !== 407 || !this.opts.proxy) return;
+    drop();
+    throw Object.assign(new Error('the proxy asks for credentials or refused the ones given (407): give them in the proxy URL, http://user:password@host:port'), { code: 'ECATALOG_PROXY' });
+  }
+
+  /** A socket-level failure (or a proxy's refusal) as ConnectionError; anything else as it is. */
   private connectionError(err: unknown): unknown {
     const e = err as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
     const code = e.code ?? e.cause?.code ?? '';
-    if (code === IDLE_TIMEOUT) return new TimeoutError(this.base.href.replace(/\/$/, ''), this.timeoutMs / 1000);
+    const url = this.base.href.replace(/\/$/, '');
+    if (code === IDLE_TIMEOUT) return new TimeoutError(url, this.timeoutMs / 1000);
+    if (code === 'ECATALOG_PROXY') return new ConnectionError(url, e.message, this.via, true);
     // OpenSSL's words for an HTTP answer to a TLS hello
     if (code === 'EPROTO' && this.base.protocol === 'https:' && /wrong version number|packet length too long|http request/i.test(e.message ?? '')) {
-      return new PlainHttpError(this.base.href.replace(/\/$/, ''));
+      return new PlainHttpError(url);
     }
-    if (CONNECTION_CODES.test(code)) return new ConnectionError(this.base.href.replace(/\/$/, ''), `${code}${e.message ? ` (${e.message})` : ''}`);
+    if (CONNECTION_CODES.test(code)) return new ConnectionError(url, `${code}${e.message ? ` (${e.message})` : ''}`, this.via);
     return err;
   }
 
-  /** The node:http or node:https module for the base URL, and its keep-alive pool. */
-  private async pool(): Promise<{ request: NodeHttp['request']; agent: HttpAgent }> {
-    this.http ??= this.base.protocol === 'https:' ? import('node:https') : import('node:http');
-    const { request, Agent } = await this.http;
-    this.agent ??= new Agent({ keepAlive: true, maxSockets: MAX_SOCKETS });
-    return { request, agent: this.agent };
+  /**
+   * How requests leave: node:http or node:https (loaded on the first request) with one keep-alive
+   * pool, or through the proxy (proxy-route.ts, loaded only then).
+   */
+  private async pool(): Promise<Open> {
+    const base = this.base;
+    const proxy = this.opts.proxy;
+    this.route ??= proxy
+      ? import('./proxy-route.js').then((m) => m.proxyRoute(base, proxy, MAX_SOCKETS, CONNECT_TIMEOUT_MS))
+      : (base.protocol === 'https:' ? import('node:https') : import('node:http')).then(({ request, Agent }: NodeHttp) => {
+          const agent = new Agent({ keepAlive: true, maxSockets: MAX_SOCKETS });
+          return { agent, open: ((url, options, callback) => request(url, { ...options, agent }, callback)) as Open };
+        });
+    const route = await this.route;
+    this.agent = route.agent;
+    return route.open;
   }
 
   private async once(r: ClientRequest): Promise<ClientResponse> {
@@ -210,10 +258,10 @@ export class CatalogClient implements ServiceClient {
     const started = (this.opts.now ?? Date.now)();
     let status = 0;
     try {
-      const { request, agent } = await this.pool();
+      const open = await this.pool();
       const headers = this.headersFor(r);
       if (r.body !== undefined) headers['content-length'] = String(typeof r.body === 'string' ? Buffer.byteLength(r.body) : r.body.byteLength);
-      const exchange = send(request, url, { method: r.method, headers, agent }, r.body, this.timeoutMs);
+      const exchange = send(open, url, { method: r.method, headers }, r.body, this.timeoutMs);
       this.inFlight.add(exchange);
       let res: ClientResponse;
       try {
@@ -222,12 +270,13 @@ export class CatalogClient implements ServiceClient {
         this.inFlight.delete(exchange);
       }
       status = res.status;
+      this.refusedByProxy(status, () => {});
       return res;
     } catch (err) {
       throw this.connectionError(err);
     } finally {
       const ms = Math.round((this.opts.now ?? Date.now)() - started);
-      this.opts.onExchange?.(`${r.method} ${url} → ${status || 'failed'} (${ms} ms)`);
+      this.opts.onExchange?.(`${r.method} ${url} → ${status || 'failed'} (${ms} ms${this.via ? `, through ${this.via}` : ''})`);
     }
   }
 
@@ -236,6 +285,7 @@ export class CatalogClient implements ServiceClient {
     await Promise.allSettled([...this.inFlight]);
     const agent = this.agent;
     this.agent = null;
+    this.route = null;
     agent?.destroy();
   }
 }
@@ -309,7 +359,7 @@ function timeouts(req: NodeRequest, fail: (err: Error) => void, idleMs: number):
 }
 
 /** One exchange whose body is read as it arrives (see CatalogClient.stream). */
-function openStream(request: NodeHttp['request'], url: string, options: RequestOptions, body: string | Uint8Array | undefined, idleMs: number): Promise<HttpStream> {
+function openStream(request: Open, url: string, options: RequestOptions, body: string | Uint8Array | undefined, idleMs: number): Promise<HttpStream> {
   return new Promise<HttpStream>((resolve, reject) => {
     let clearConnect = () => {};
     const req: NodeRequest = request(url, options, (res: IncomingMessage) => {
@@ -345,7 +395,7 @@ function openStream(request: NodeHttp['request'], url: string, options: RequestO
  * byte-order mark dropped as fetch's text() does) and joins repeated response headers with `, `.
  */
 function send(
-  request: NodeHttp['request'],
+  request: Open,
   url: string,
   options: RequestOptions,
   body: string | Uint8Array | undefined,

@@ -20,6 +20,7 @@ export class ServiceError extends Error {
    * for what it is (the URL did not answer like a PostgREST service) instead of being shown raw.
    */
   static fromResponse(status: number, body: string, request?: string, contentType?: string): ServiceError {
+    if (status === 414 || status === 431) return ServiceError.tooLong(status, body, request);
     let parsed: Record<string, unknown> | null = null;
     try {
       const v = JSON.parse(body) as unknown;
@@ -36,6 +37,24 @@ export class ServiceError extends Error {
 }
 
 export namespace ServiceError {
+  /**
+   * 414 (URI too long) or 431 (request line and headers too large) from the service or a proxy in
+   * front of it, whatever its body (a proxy's page, none at all): the request's URL was too long.
+   */
+  export function tooLong(status: number, body: string, request?: string): ServiceError {
+    const url = request?.split(' ')[1];
+    const size = url ? ` (its URL is ${url.length.toLocaleString('en-US')} characters)` : '';
+    return new ServiceError(
+      status,
+      status === 414 ? 'PGRST414' : 'PGRST431',
+      `the request is longer than the service accepts${size}: HTTP ${status} ${status === 414 ? 'URI Too Long' : 'Request Header Fields Too Large'}`,
+      null,
+      'narrow the filter; a long list of ids goes in a file: catalog <collection> remove --file ids.csv (lists are sent in parts that fit)',
+      body,
+      request,
+    );
+  }
+
   /** An answer no PostgREST service gives (an HTML page, plain text): the URL is probably not the service. */
   export function notAService(status: number, contentType: string, body: string, request?: string): ServiceError {
     const url = request?.split(' ')[1] ?? 'the URL';
@@ -67,13 +86,25 @@ export class PlainHttpError extends Error {
   }
 }
 
-/** The service could not be reached at all. */
+/** The service could not be reached at all (directly, or through the proxy `via`). */
 export class ConnectionError extends Error {
   override readonly name = 'ConnectionError';
   constructor(
     readonly url: string,
     readonly reason: string,
+    /** The proxy the request went through (credentials redacted), if any. */
+    readonly via?: string,
+    /** A proxy's refusal (407, a refused tunnel): trying again would get the same answer. */
+    readonly final = false,
+    /** The request that may have been applied before the connection was lost (it is not sent again). */
+    readonly unsure?: string,
   ) {
-    super(`cannot reach ${url}: ${reason}`);
+    const where = `${url}${via ? ` through the proxy ${via}` : ''}`;
+    super(unsure ? `the connection to ${where} was lost before the answer (${reason}): ${unsure} may or may not have been applied` : `cannot reach ${where}: ${reason}`);
   }
+}
+
+/** An HTTP_PROXY / HTTPS_PROXY / ALL_PROXY value the client cannot use (not a URL, a SOCKS proxy). */
+export class ProxySettingError extends Error {
+  override readonly name = 'ProxySettingError';
 }

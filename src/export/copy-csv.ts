@@ -1,7 +1,7 @@
 import type { TableDef } from '../schema/catalog.js';
 import { COPY_CSV } from '../grammar/media.js';
 import type { CsvPage } from './csv-pages.js';
-import { ExportError, type PageFormat } from './pages.js';
+import { ExportError, type PageFormat } from '../client/pages.js';
 import { csvColumn } from './writers.js';
 import { EDGE_SPACE, nullField } from '../format/csv-dialect.js';
 import { copyRange } from '../io/bytes.js';

@@ -4,7 +4,7 @@ import { COPY_CSV } from '../grammar/media.js';
 import { faultCode, faultOf, type Transport } from '../client/transport.js';
 import type { TableDef } from '../schema/catalog.js';
 import { copyCsvRewriter } from './copy-csv.js';
-import { ExportError, exportOrder } from './pages.js';
+import { ExportError, exportOrder } from '../client/pages.js';
 import type { TextSink } from './writers.js';
 import { csvHeader } from '../format/csv-dialect.js';
 

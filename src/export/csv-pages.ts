@@ -1,6 +1,6 @@
 import type { Query } from '../grammar/types.js';
 import type { TableDef } from '../schema/catalog.js';
-import { ExportError, type PageFormat, pagingAddsKey } from './pages.js';
+import { ExportError, type PageFormat, pagingAddsKey } from '../client/pages.js';
 import { csvColumn } from './writers.js';
 import { EDGE_SPACE, nullField } from '../format/csv-dialect.js';
 import { copyRange } from '../io/bytes.js';

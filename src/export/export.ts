@@ -5,11 +5,12 @@ import type { InputFormat } from '../import/types.js';
 import { copyPageFormat } from './copy-csv.js';
 import { copyRead } from './copy-read.js';
 import { csvPageFormat, csvPassThrough } from './csv-pages.js';
-import { DEFAULT_PAGE, exportPages, pagesOf } from './pages.js';
+import { DEFAULT_PAGE, exportPages, pagesOf } from '../client/pages.js';
 import { exportWriter, type TextSink } from './writers.js';
 import { UTF8_BOM, formulaSafeCsv } from '../format/formula-safe.js';
 import { csvHeader } from '../format/csv-dialect.js';
 import { xlsxWriter } from './xlsx-writer.js';
+import { type Embeds, flatColumns, flatTypes, flattenRow } from '../format/flatten.js';
 
 export interface ExportOptions {
   transport: Transport;
@@ -24,11 +25,18 @@ export interface ExportOptions {
   onPage?: (rowsSoFar: number) => void;
   /** CSV for a spreadsheet (src/format/formula-safe.ts): a UTF-8 BOM first, formula cells made text. */
   spreadsheet?: { bom: boolean; safeFormulas: boolean };
+  /** CSV's field separator (default `,`; a tab for .tsv). */
+  delimiter?: string;
+  /**
+   * The select's to-one embeds: in the flat formats (CSV, TSV, xlsx) each becomes `embed.field`
+   * columns, as `list` shows them; JSON, NDJSON and YAML keep PostgREST's nesting.
+   */
+  embeds?: Embeds;
 }
 
 /** `out` with what a spreadsheet needs: the BOM before the first byte, formula cells made text in every byte path's output. */
-function forSpreadsheet(out: TextSink, opts: { bom: boolean; safeFormulas: boolean }): TextSink {
-  const safe = opts.safeFormulas ? formulaSafeCsv() : null;
+function forSpreadsheet(out: TextSink, opts: { bom: boolean; safeFormulas: boolean }, delimiter = ','): TextSink {
+  const safe = opts.safeFormulas ? formulaSafeCsv(delimiter) : null;
   let first = opts.bom;
   return {
     async write(chunk) {
@@ -59,11 +67,13 @@ export function selectedColumns(items: SelectItem[] | undefined, table: TableDef
  * number of rows written.
  */
 export async function exportTable(opts: ExportOptions): Promise<number> {
-  if (opts.spreadsheet && opts.format === 'csv') opts = { ...opts, out: forSpreadsheet(opts.out, opts.spreadsheet) };
+  if (opts.spreadsheet && opts.format === 'csv') opts = { ...opts, out: forSpreadsheet(opts.out, opts.spreadsheet, opts.delimiter) };
   const query: Query = opts.query ?? { where: [], order: [], page: [] };
-  const columns = selectedColumns(query.select, opts.table);
+  const flat = opts.format === 'csv' || opts.format === 'xlsx';
+  const embeds: Embeds = flat && opts.embeds ? opts.embeds : new Map();
+  const columns = flatColumns(selectedColumns(query.select, opts.table), embeds);
   const paging = { transport: opts.transport, table: opts.table, query, pageSize: opts.pageSize, signal: opts.signal, onPage: opts.onPage };
-  if (opts.format === 'csv' && csvPassThrough(opts.table, query)) {
+  if (opts.format === 'csv' && (opts.delimiter ?? ',') === ',' && csvPassThrough(opts.table, query)) {
     // one COPY read where the service offers it, the same bytes as the pages below
     const copied = await copyRead({ ...paging, columns, out: opts.out, nullToken: opts.nullToken });
     if (copied.rows !== null) return copied.rows;
@@ -82,11 +92,11 @@ export async function exportTable(opts: ExportOptions): Promise<number> {
     }
     return n;
   }
-  const writerOpts = { table: opts.table, columns, nullToken: opts.nullToken };
+  const writerOpts = { table: opts.table, columns, nullToken: opts.nullToken, delimiter: opts.delimiter, extraTypes: flatTypes(embeds) };
   const writer = opts.format === 'xlsx' ? await xlsxWriter(opts.out, writerOpts) : exportWriter(opts.format, opts.out, writerOpts);
   let n = 0;
   for await (const rows of exportPages(paging)) {
-    await writer.write(rows);
+    await writer.write(embeds.size ? rows.map((r) => flattenRow(r, embeds)) : rows);
     n += rows.length;
   }
   await writer.end();

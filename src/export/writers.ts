@@ -26,11 +26,15 @@ export interface WriterOptions {
    * to exactly the same rows. The dialect: src/format/csv-dialect.ts.
    */
   nullToken?: string;
+  /** CSV's field separator (`,`; a tab for .tsv). */
+  delimiter?: string;
+  /** PostgreSQL types of columns that are not the table's own (flattened embeds: `labels.created`). */
+  extraTypes?: Record<string, string>;
 }
 
 /** A column as the CSV dialect sees it (src/format/csv-dialect.ts): its type, and whether an empty cell would take a default. */
-export function csvColumn(name: string, col: ColumnDef | undefined): CsvColumn {
-  return { name, type: col?.type, hasDefault: col !== undefined && knownDefault(col) !== null };
+export function csvColumn(name: string, col: ColumnDef | undefined, type?: string): CsvColumn {
+  return { name, type: col?.type ?? type, hasDefault: col !== undefined && knownDefault(col) !== null };
 }
 
 /**
@@ -44,10 +48,10 @@ export function exportWriter(format: InputFormat, out: TextSink, opts: WriterOpt
   let count = 0;
   switch (format) {
     case 'csv': {
-      const lines = csvRows(columns.map((name) => csvColumn(name, byName.get(name))), opts.nullToken);
+      const lines = csvRows(columns.map((name) => csvColumn(name, byName.get(name), opts.extraTypes?.[name])), opts.nullToken, opts.delimiter);
       let headed = false;
       const head = async () => {
-        if (!headed) await out.write(csvHeader(columns));
+        if (!headed) await out.write(csvHeader(columns, opts.delimiter));
         headed = true;
       };
       return {

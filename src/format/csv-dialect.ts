@@ -75,8 +75,8 @@ export function csvLine(fields: string[], delimiter = CSV_DELIMITER): string {
 }
 
 /** The header line for column names. */
-export function csvHeader(columns: string[]): string {
-  return csvLine(columns.map((c) => csvField(c)));
+export function csvHeader(columns: string[], delimiter = CSV_DELIMITER): string {
+  return csvLine(columns.map((c) => csvField(c, delimiter)), delimiter);
 }
 
 /**
@@ -133,16 +133,16 @@ export interface CsvColumn {
  * Writes rows read as JSON objects as lines of the dialect.
  * @example csvRows([{ name: 'name', type: 'text', hasDefault: true }])([{ name: null }]) // '\\N\n'
  */
-export function csvRows(columns: CsvColumn[], nullToken?: string): (rows: Array<Record<string, unknown>>) => string {
+export function csvRows(columns: CsvColumn[], nullToken?: string, delimiter = CSV_DELIMITER): (rows: Array<Record<string, unknown>>) => string {
   const nulls = columns.map((c) => nullField(Boolean(c.hasDefault), nullToken));
   return (rows) => {
     let out = '';
     for (const r of rows) {
       const fields = columns.map((c, i) => {
         const v = r[c.name];
-        return v === null || v === undefined ? nulls[i] : csvField(valueText(v, c.type));
+        return v === null || v === undefined ? nulls[i] : csvField(valueText(v, c.type), delimiter);
       });
-      out += csvLine(fields);
+      out += csvLine(fields, delimiter);
     }
     return out;
   };

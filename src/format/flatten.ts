@@ -127,3 +127,38 @@ export function flattenRow(row: Row, embeds: Embeds): Row {
   }
   return out;
 }
+
+/**
+ * The column names of a row after flattening: each to-one embed's key replaced by its
+ * `embed.field` columns (the same ones flattenRow writes), everything else as it is.
+ * @example flatColumns(['t', 'labels'], new Map([['labels', { columns: [{ name: 'name' }] }]])) // ['t', 'labels.name']
+ */
+export function flatColumns(columns: string[], embeds: Embeds): string[] {
+  if (embeds.size === 0) return columns;
+  const out: string[] = [];
+  const walk = (prefix: string, shape: EmbedShape) => {
+    for (const c of shape.columns) {
+      if (c.embed) walk(`${prefix}.${c.name}`, c.embed);
+      else out.push(`${prefix}.${c.name}`);
+    }
+  };
+  for (const c of columns) {
+    const shape = embeds.get(c);
+    if (shape) walk(c, shape);
+    else out.push(c);
+  }
+  return out;
+}
+
+/**
+ * The flat column names a select gives a row of `table` (`*` expanded, to-one embeds as
+ * `embed.field`): the header of an empty result.
+ * @example selectColumns(parseSelect('track_title,labels(name)'), 'tracks', r) // ['track_title', 'labels.name']
+ */
+export function selectColumns(items: SelectItem[], table: string, resolve: SelectResolver): string[] {
+  const shape = columnsOf(items, table, resolve);
+  return flatColumns(
+    shape.map((c) => c.name),
+    new Map(shape.filter((c) => c.embed).map((c) => [c.name, c.embed!])),
+  );
+}

@@ -46,11 +46,13 @@ export function formulaSafeCsv(delimiter = ','): (chunk: Uint8Array) => Uint8Arr
       switch (state) {
         case FIELD_START:
           if (b === QUOTE) state = AFTER_OPEN_QUOTE;
+          // an empty field (checked first: a tab is a trigger, and the delimiter of a .tsv)
+          else if (b === delim || b === LF) break;
           else if (TRIGGER[b]) {
             out[o++] = QUOTE;
             out[o++] = APOSTROPHE;
             state = WRAPPED;
-          } else if (b !== delim && b !== LF) state = UNQUOTED;
+          } else state = UNQUOTED;
           break;
         case AFTER_OPEN_QUOTE:
           if (TRIGGER[b]) {

@@ -4,27 +4,37 @@ import { cellText, type Row, type RowWriter, type WriterOptions } from './types.
 import { displayWidth, fitWidths, truncate } from './width.js';
 
 const GAP = 2;
-const BORDERLESS = {
-  top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '',
-  left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: ' '.repeat(GAP),
-};
 const TIMESTAMP = 'timestamp with time zone';
+/** Rows the table sizes its columns by before it prints anything (a terminal's first page is smaller). */
+export const LAYOUT_ROWS = 200;
+/** Widths a column of these types needs whatever its first rows hold. */
+const TYPE_WIDTH: Record<string, number> = { uuid: 36, date: 10, boolean: 5 };
 
 /**
- * An aligned table (cli-table3, loaded on first use). It needs every row before it can size the
- * columns, so it is the one writer that buffers. On a terminal it fits the width: long text is
- * cut with `…`, newlines show as `⏎`, trailing columns that cannot fit are dropped with a notice,
- * and timestamps read as relative times. Anywhere else every value is printed whole.
+ * An aligned table that streams: the column widths come from the header, the schema's types and
+ * the first LAYOUT_ROWS rows; every row is then printed as it arrives, so time and memory are
+ * linear in rows whatever their number. On a terminal it fits the width: long text is cut with
+ * `…`, newlines show as `⏎`, trailing columns that cannot fit are dropped with a notice, and
+ * timestamps read as relative times. Anywhere else every value is printed whole (a value wider
+ * than its column's first rows pushes the rest of its line right; one with newlines takes lines).
  */
 export function tableWriter(opts: WriterOptions): RowWriter {
-  const rows: Row[] = [];
+  if (opts.single) return recordWriter(opts);
+  const first: Row[] = [];
+  let layout: Layout | null = null;
+  const start = async () => {
+    layout = planLayout(first, opts);
+    if (!layout) return;
+    await opts.out.write(headLine(layout, opts) + first.map((r) => rowLines(r, layout!, opts)).join(''));
+  };
   return {
     async write(row) {
-      rows.push(row);
+      if (layout) return void (await opts.out.write(rowLines(row, layout, opts)));
+      first.push(row);
+      if (first.length >= (opts.firstRows ?? LAYOUT_ROWS)) await start();
     },
     async end() {
-      const text = opts.single ? await renderRecord(rows[0] ?? {}, opts) : await renderTable(rows, opts);
-      if (text) await opts.out.write(`${text}\n`);
+      if (!layout) await start();
     },
   };
 }
@@ -42,59 +52,94 @@ function display(value: unknown, column: string, opts: WriterOptions): string {
   return text.replace(/\r?\n/g, '⏎').replace(/\t/g, ' ');
 }
 
-async function render(head: string[] | null, body: string[][], opts: WriterOptions): Promise<string> {
-  const { default: Table } = await import('cli-table3');
-  const s = style(opts.out.color);
-  const table = new Table({
-    head: head ? head.map((h) => s.bold(h)) : [],
-    chars: BORDERLESS,
-    style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0 },
-  });
-  for (const r of body) table.push(r);
-  return table
-    .toString()
-    .split('\n')
-    .map((line) => line.trimEnd())
-    .join('\n');
+/** The columns shown, their widths (null: off a terminal, nothing is cut), and how ids are cut. */
+interface Layout {
+  columns: string[];
+  widths: number[];
+  cut: boolean;
+  /** Characters kept of each id column's uuids (0: whole). */
+  idLength: number[];
 }
 
-async function renderTable(rows: Row[], opts: WriterOptions): Promise<string> {
-  // Columns the caller named come first (in its priority order), then any others the rows carry.
-  const present = new Set(rows.flatMap((r) => Object.keys(r)));
+const isIdColumn = (c: string, opts: WriterOptions) => c === 'id' || c.endsWith('.id') || opts.columnTypes?.[c] === 'uuid';
+
+/** The widest cell of each column (one pass, no spread: safe at any row count). */
+function naturalWidths(columns: string[], cells: string[][], opts: WriterOptions): number[] {
+  return columns.map((c, i) => {
+    let w = Math.max(displayWidth(c), TYPE_WIDTH[opts.columnTypes?.[c] ?? ''] ?? 0);
+    for (const row of cells) for (const line of row[i].split('\n')) w = Math.max(w, displayWidth(line));
+    return w;
+  });
+}
+
+/** Sizes the table by its first rows: columns the caller named first, then any others the rows carry. */
+function planLayout(rows: Row[], opts: WriterOptions): Layout | null {
+  const present = new Set<string>();
+  for (const r of rows) for (const k of Object.keys(r)) present.add(k);
   let columns = [...new Set([...(opts.columns ?? []).filter((c) => present.has(c)), ...present])];
-  if (columns.length === 0) return '';
+  if (columns.length === 0) return null;
   let cells = rows.map((r) => columns.map((c) => display(r[c], c, opts)));
-  if (opts.out.isTTY && opts.out.columns > 0) {
-    const widthsOf = () => columns.map((c, i) => Math.max(displayWidth(c), ...cells.map((row) => displayWidth(row[i]))));
-    let natural = widthsOf();
-    // Ids are for copying: never cut them, only abbreviate them (a prefix `get` accepts) when
-    // the whole table does not fit.
-    const fixed = columns.map((c) => c === 'id' || c.endsWith('.id') || opts.columnTypes?.[c] === 'uuid');
-    if (natural.reduce((sum, w) => sum + w + GAP, -GAP) > opts.out.columns) {
-      cells = abbreviateIds(cells, fixed);
-      natural = widthsOf();
-    }
-    const widths = fitWidths(natural, opts.out.columns, GAP, fixed);
-    if (widths.length < columns.length) {
-      const hidden = columns.slice(widths.length);
-      opts.notice?.(`${hidden.length} more field${hidden.length === 1 ? '' : 's'} not shown (${hidden.join(', ')}); choose with --select, or use -o json`);
-      columns = columns.slice(0, widths.length);
-    }
-    cells = cells.map((row) => widths.map((w, i) => truncate(row[i], w)));
-    return render(columns.map((c, i) => truncate(c, widths[i])), cells, opts);
+  const idLength = columns.map(() => 0);
+  if (!(opts.out.isTTY && opts.out.columns > 0)) return { columns, widths: naturalWidths(columns, cells, opts), cut: false, idLength };
+  let natural = naturalWidths(columns, cells, opts);
+  // Ids are for copying: never cut them, only abbreviate them (a prefix `get` accepts) when
+  // the whole table does not fit.
+  const fixed = columns.map((c) => isIdColumn(c, opts));
+  if (natural.reduce((sum, w) => sum + w + GAP, -GAP) > opts.out.columns) {
+    fixed.forEach((isId, i) => {
+      if (isId) idLength[i] = abbreviationLength(cells.map((row) => row[i]));
+    });
+    cells = cells.map((row) => row.map((v, i) => shortId(v, idLength[i])));
+    natural = naturalWidths(columns, cells, opts).map((w, i) => (idLength[i] ? Math.min(w, idLength[i] + 1) : w));
   }
-  return render(columns, cells, opts);
+  const widths = fitWidths(natural, opts.out.columns, GAP, fixed);
+  if (widths.length < columns.length) {
+    const hidden = columns.slice(widths.length);
+    opts.notice?.(`${hidden.length} more field${hidden.length === 1 ? '' : 's'} not shown (${hidden.join(', ')}); choose with --select, or use -o json`);
+    columns = columns.slice(0, widths.length);
+  }
+  return { columns, widths, cut: true, idLength };
+}
+
+function headLine(layout: Layout, opts: WriterOptions): string {
+  const s = style(opts.out.color);
+  const names = layout.columns.map((c, i) => (layout.cut ? truncate(c, layout.widths[i]) : c));
+  return line(names.map((n, i) => (i === names.length - 1 ? s.bold(n) : s.bold(n) + pad(n, layout.widths[i]))));
+}
+
+const SPACES = ' '.repeat(256);
+/** The spaces that bring `text` to `width` cells (a slice of one string: this runs for every cell). */
+const pad = (text: string, width: number) => {
+  const n = width - displayWidth(text);
+  return n <= 0 ? '' : n <= SPACES.length ? SPACES.slice(0, n) : ' '.repeat(n);
+};
+const line = (cells: string[]) => `${cells.join(' '.repeat(GAP)).trimEnd()}\n`;
+
+/** One row's line (off a terminal, a cell with newlines makes it several). */
+function rowLines(row: Row, layout: Layout, opts: WriterOptions): string {
+  const { columns, widths } = layout;
+  const cells = columns.map((c, i) => {
+    const text = shortId(display(row[c], c, opts), layout.idLength[i]);
+    return layout.cut ? truncate(text, widths[i]) : text;
+  });
+  if (!cells.some((c) => c.includes('\n'))) return line(cells.map((c, i) => (i === cells.length - 1 ? c : c + pad(c, widths[i]))));
+  const split = cells.map((c) => c.split(/\r?\n/));
+  const height = Math.max(...split.map((s) => s.length));
+  let out = '';
+  for (let k = 0; k < height; k++) out += line(split.map((s, i) => (s[k] ?? '') + (i === split.length - 1 ? '' : pad(s[k] ?? '', widths[i]))));
+  return out;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** A uuid cut to `n` characters and `…` (0, or not a uuid: unchanged). */
+const shortId = (v: string, n: number) => (n > 0 && UUID.test(v) ? `${v.slice(0, n)}…` : v);
+
 /**
- * The uuids of one column cut to a prefix `get` accepts, followed by `…`: the shortest that tells
- * them apart (as git abbreviates commits) plus four hex digits, at least 8 characters. A column
- * whose ids only differ at the end stays whole.
- * @example abbreviate(['1ab00001-ce6c-400d-…', '1ab00001-1174-45bb-…']) // ['1ab00001-ce6c-4…', '1ab00001-1174-4…']
+ * How many characters of a column's uuids to keep: the shortest prefix that tells them apart (as
+ * git abbreviates commits) plus four hex digits, at least 8; 0 when that is nearly the whole id.
  */
-export function abbreviate(ids: string[]): string[] {
+export function abbreviationLength(ids: string[]): number {
   const distinct = [...new Set(ids.filter((v) => UUID.test(v)))];
   let n = 1;
   while (n < 36 && new Set(distinct.map((v) => v.slice(0, n).toLowerCase())).size < distinct.length) n++;
@@ -102,30 +147,40 @@ export function abbreviate(ids: string[]): string[] {
   // of the collection) are unlikely to share the prefix; never fewer than 8 characters.
   for (let extra = 0; extra < 4 && n < 36; n++) if (distinct.some((v) => v[n] !== '-')) extra++;
   n = Math.max(n, 8);
-  if (n >= 35) return ids;
-  return ids.map((v) => (UUID.test(v) ? `${v.slice(0, n)}…` : v));
+  return n >= 35 ? 0 : n;
 }
 
-/** The table's cells with the uuids of the id columns abbreviated. */
-function abbreviateIds(cells: string[][], idColumns: boolean[]): string[][] {
-  const out = cells.map((row) => [...row]);
-  idColumns.forEach((isId, i) => {
-    if (!isId) return;
-    const short = abbreviate(cells.map((row) => row[i]));
-    out.forEach((row, r) => (row[i] = short[r]));
-  });
-  return out;
+/**
+ * The uuids of one column cut to a prefix `get` accepts, followed by `…` (see abbreviationLength).
+ * A column whose ids only differ at the end stays whole.
+ * @example abbreviate(['1ab00001-ce6c-400d-…', '1ab00001-1174-45bb-…']) // ['1ab00001-ce6c-4…', '1ab00001-1174-4…']
+ */
+export function abbreviate(ids: string[]): string[] {
+  const n = abbreviationLength(ids);
+  return ids.map((v) => shortId(v, n));
 }
 
-async function renderRecord(row: Row, opts: WriterOptions): Promise<string> {
-  const keys = Object.keys(row);
-  if (keys.length === 0) return '';
-  const keyWidth = Math.max(...keys.map(displayWidth));
-  const s = style(opts.out.color);
-  const valueWidth = opts.out.isTTY && opts.out.columns > 0 ? Math.max(opts.out.columns - keyWidth - GAP, 10) : Infinity;
-  const body = keys.map((k) => {
-    const v = display(row[k], k, opts);
-    return [s.bold(k), valueWidth === Infinity ? v : truncate(v, valueWidth)];
-  });
-  return render(null, body, opts);
+/** `get`'s view of one record: field/value pairs, the values cut to the terminal's width. */
+function recordWriter(opts: WriterOptions): RowWriter {
+  let row: Row | null = null;
+  return {
+    async write(r) {
+      row ??= r;
+    },
+    async end() {
+      const keys = Object.keys(row ?? {});
+      if (keys.length === 0) return;
+      let keyWidth = 0;
+      for (const k of keys) keyWidth = Math.max(keyWidth, displayWidth(k));
+      const s = style(opts.out.color);
+      const valueWidth = opts.out.isTTY && opts.out.columns > 0 ? Math.max(opts.out.columns - keyWidth - GAP, 10) : Infinity;
+      let out = '';
+      for (const k of keys) {
+        const v = display(row![k], k, opts);
+        const lines = (valueWidth === Infinity ? v : truncate(v, valueWidth)).split(/\r?\n/);
+        lines.forEach((l, i) => (out += line([(i === 0 ? s.bold(k) + pad(k, keyWidth) : ' '.repeat(keyWidth)), l])));
+      }
+      await opts.out.write(out);
+    },
+  };
 }

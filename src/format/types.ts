@@ -7,7 +7,7 @@ export type Row = Record<string, unknown>;
 export const FORMATS = ['table', 'json', 'ndjson', 'csv', 'tsv', 'yaml'] as const;
 export type FormatName = (typeof FORMATS)[number];
 
-/** Receives rows one at a time; `end()` finishes the document. Every writer but `table` streams. */
+/** Receives rows one at a time; `end()` finishes the document. Every writer streams (a table sizes its columns by its first rows). */
 export interface RowWriter {
   write(row: Row): Promise<void>;
   end(): Promise<void>;
@@ -25,6 +25,8 @@ export interface WriterOptions {
   single?: boolean;
   /** Current time in ms (relative dates). */
   now?: number;
+  /** Rows a table sizes its columns by before printing (default LAYOUT_ROWS; a terminal's first page is all there is). */
+  firstRows?: number;
   /** Where writers report things that are not data (hidden columns). */
   notice?: (message: string) => void;
 }

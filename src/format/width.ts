@@ -16,15 +16,21 @@ const within = (cp: number, ranges: Array<[number, number]>) => ranges.some(([a,
 /** Cells one code point takes in a terminal. */
 export function charWidth(cp: number): number {
   if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0)) return 0;
+  // Latin-1 and Latin Extended (accented names): one cell, without searching the ranges below
+  if (cp < 0x300) return 1;
   if (within(cp, ZERO)) return 0;
   return within(cp, WIDE) ? 2 : 1;
 }
+
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
 /**
  * Terminal width of a string (no ANSI codes expected).
  * @example displayWidth('東京') // 4
  */
 export function displayWidth(s: string): number {
+  // printable ASCII, most cells of most tables: one cell per character
+  if (PRINTABLE_ASCII.test(s)) return s.length;
   let w = 0;
   for (const ch of s) w += charWidth(ch.codePointAt(0) as number);
   return w;

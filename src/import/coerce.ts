@@ -119,7 +119,9 @@ export function coerce(col: ColumnDef, raw: unknown, fromText: boolean, nullToke
         try {
           value = JSON.parse(raw as string);
         } catch (err) {
-          return bad('22P02', `invalid input syntax for type json: ${(err as Error).message}`);
+          // a link field's keys as text (`ISRC;ISRC`, `Name;Name`): the database resolves the string
+          if (col.keyList) value = raw;
+          else return bad('22P02', `invalid input syntax for type json: ${(err as Error).message}`);
         }
       }
       // jsonb refuses \u0000 in any string (PostgreSQL's 22P05)

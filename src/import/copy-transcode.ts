@@ -76,6 +76,8 @@ export interface FieldPlan {
   empty: Buffer | null;
   /** Position of this field in the conflict key, or -1. */
   keyPart: number;
+  /** A link field that takes `;`-separated keys: a cell that is not JSON goes as a JSON string. */
+  keyList: boolean;
 }
 
 function kindOf(col: ColumnDef): number {
@@ -110,7 +112,7 @@ function emptyText(col: ColumnDef): Buffer | null {
  */
 export function fieldPlans(cols: Array<ColumnDef | null>, keyColumns: string[] | null): Array<FieldPlan | null> {
   return cols.map((col) =>
-    col ? { kind: kindOf(col), nullable: col.nullable, empty: emptyText(col), keyPart: keyColumns ? keyColumns.indexOf(col.name) : -1 } : null,
+    col ? { kind: kindOf(col), nullable: col.nullable, empty: emptyText(col), keyPart: keyColumns ? keyColumns.indexOf(col.name) : -1, keyList: col.keyList !== undefined } : null,
   );
 }
 
@@ -143,6 +145,10 @@ export class CopyTranscoder {
   key: string | null = null;
   private readonly nullToken: Buffer | null;
   private readonly keyParts: Array<string | null>;
+  /** The record's key part `k` (in key order), null when its cell is empty or absent. */
+  part(k: number): string | null {
+    return this.keyParts[k];
+  }
   /** Every field goes to the output: a record's unchanged stretches are copied whole. */
   private readonly allMapped: boolean;
   /** The input's field delimiter (a byte); the COPY lines written always use commas. */
@@ -327,7 +333,9 @@ export class CopyTranscoder {
             switch (plan.kind) {
               case K_JSON:
                 if (!validJson(buf, ca, cb, escaped)) {
-                  status = REFUSED;
+                  // keys as text (`ISRC;ISRC`): a JSON string, CSV-quoted, for the database to resolve
+                  if (plan.keyList) text = Buffer.from(`"${JSON.stringify(content(buf, ca, cb, escaped)).replace(/"/g, '""')}"`);
+                  else status = REFUSED;
                   break;
                 }
               // falls through

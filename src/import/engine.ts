@@ -1,5 +1,6 @@
 import type { Transport } from '../client/transport.js';
 import { FieldResolver } from './mapping.js';
+import { ImportError } from './types.js';
 import { DEFAULT_COPY_BATCH_ROWS, type ImportOptions, type ImportSummary, settle } from './options.js';
 import { Account, rejectsPathOf, resumePoint, summarize } from './stages/account.js';
 import { Batcher } from './stages/batch.js';
@@ -9,6 +10,8 @@ import { Sender } from './stages/send.js';
 import { RowShaper, Shape, planShape } from './stages/shape.js';
 import { DateCells } from './stages/dates.js';
 import { openSource } from './stages/source.js';
+import { Matcher } from './stages/match.js';
+import { planSync, runSync } from './sync.js';
 import { refuseOutputsOverInput } from './output-paths.js';
 
 export * from './options.js';
@@ -45,31 +48,42 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
       return summarize({ opts, source, account, resume, records: 0, finished: false, interrupted: true, plan, limits, requests: 0, seconds: (settings.clock() - started) / 1000 });
     }
     const scan = await scanInput({ source, shaper, ...settings });
-    const plan = planShape(settings.table, shaper.resolver, settings.keyColumns, { onConflict: opts.onConflict, ignoreDuplicates: settings.ignoreDuplicates });
+    const shaped = planShape(settings.table, shaper.resolver, settings.keyColumns, { onConflict: opts.onConflict, ignoreDuplicates: settings.ignoreDuplicates });
+    const matcher = await Matcher.open(transport, settings.table, shaped, { key: opts.key, refs: opts.refs, createMissing: opts.createMissing, sync: Boolean(opts.sync) });
+    const plan = matcher ? matcher.adjust(shaped, settings.table) : shaped;
+    if (opts.sync && opts.resume) throw new ImportError('--sync cannot --resume: run the sync again from the start (rows already sent are left alone)', 'usage');
     const shape = new Shape(shaper, plan);
     if (plan.ignoredFields.length) settings.notice(`ignoring unknown field${plan.ignoredFields.length > 1 ? 's' : ''}: ${plan.ignoredFields.join(', ')}`);
-    const deduper = await Deduper.open(settings.dedupe, scan, plan.conflictKey, source, shaper, settings.stopping);
+    const deduper = await Deduper.open(settings.dedupe, scan, matcher?.natural ? null : plan.conflictKey, source, shaper, settings.stopping);
     const account = new Account(settings, source, resume, rejectsPathOf(opts, source), () => scan.headers, plan.conflictKey !== null);
     const limits = { rows: settings.batchRows, bytes: settings.batchBytes };
     let batcher: Batcher | null = null;
     // COPY bodies are CSV's byte path; an xlsx input's rows go as JSON
-    const sender = await Sender.open({ transport, shape, settings, headers: source.format === 'csv' ? scan.headers : null, shrink: (r, b) => settings.notice(batcher!.shrink(r, b)) });
+    const sender = await Sender.open({ transport, shape, settings, headers: source.format === 'csv' ? scan.headers : null, shrink: (r, b) => settings.notice(batcher!.shrink(r, b)), before: matcher && !settings.dryRun ? () => matcher.flush(transport) : undefined });
     // COPY bodies carry no per-row JSON or lookups: larger batches halve the per-request cost
     if (sender.copyHead && !settings.batchRowsGiven) limits.rows = DEFAULT_COPY_BATCH_ROWS;
     if (!plan.conflictKey && plan.columns.length > 0) {
-      settings.notice(`no ${settings.keyColumns.join(', ')} field in the input: rows are inserted as new (an interrupted import is only exact to resume after Ctrl-C)`);
+      const hint = settings.table.name === 'artists' ? '; give --key COLS (e.g. --key stage_name) to match stored artists' : '; give --key COLS to match stored rows';
+      settings.notice(`no ${settings.keyColumns.join(', ')} field in the input and no natural key: rows are inserted as new${hint}`);
     }
     await account.start();
     batcher = new Batcher(limits, settings.concurrency, resume, (b) => sender.process(b), (b, o, at) => account.batchDone(b, o, at));
-    const ctx = { source, shape, deduper, batcher, account, settings, start: resume.index, records: scan.records, headers: scan.headers, copyHead: sender.copyHead };
+    const ctx = { source, shape, deduper, batcher, account, settings, start: resume.index, records: scan.records, headers: scan.headers, copyHead: sender.copyHead, matcher };
     const load = await (sender.copyHead ? loadCopyLines(ctx) : loadRecords(ctx));
     await batcher.finish(!load.interrupted);
     const finished = !load.interrupted && !batcher.fatal;
     await account.close(finished, finished ? batcher.position : batcher.committed());
     account.progress(load.bytes, load.read, scan.records);
     if (batcher.fatal) throw batcher.fatal;
+    if (opts.sync?.deferred && finished && matcher?.index) opts.sync.deferred(matcher.index, account.totals.rejected);
+    const sync = opts.sync && !opts.sync.deferred && finished && matcher?.index ? await planSync(transport, settings.table, matcher.index, opts.sync, account.totals.rejected) : null;
+    if (sync && !settings.dryRun) await runSync(transport, settings.table, sync, opts.sync!);
     const seconds = (settings.clock() - started) / 1000;
-    return summarize({ opts, source, account, resume, records: scan.records, finished, interrupted: load.interrupted, plan, limits, requests: transport.count, seconds });
+    const summary = summarize({ opts, source, account, resume, records: scan.records, finished, interrupted: load.interrupted, plan, limits, requests: transport.count, seconds });
+    summary.created = matcher?.created() ?? {};
+    summary.naturalKey = matcher?.natural ? matcher.index!.spec.map((a) => [...a]) : null;
+    if (sync) summary.sync = sync.report;
+    return summary;
   } finally {
     await source.cleanup();
   }

@@ -1,16 +1,8 @@
 import type { ColumnDef } from '../schema/catalog.js';
 import { instantKey, normalizeUuid } from './coerce.js';
 import { faultOf, type Transport } from '../client/transport.js';
-import { encodeComponent } from '../grammar/query-string.js';
+import { inListChunks } from '../client/in-list.js';
 import { inListQuery, rangeQuery } from './requests.js';
-
-/** Longest query string a lookup builds; proxies and node:http cap request lines near 8–16 KB. */
-const MAX_QUERY_CHARS = 6000;
-/** Most keys per lookup, so a server's max-rows cap (if any) does not truncate the answer. */
-const MAX_KEYS = 200;
-
-/** At most the characters a key takes in an encoded `in.(…)` list (quoted, escaped, percent-encoded). */
-const listCost = (key: string): number => encodeComponent(key.replace(/[\\"]/g, '\\$&')).length + 7;
 
 async function getRows(transport: Transport, table: string, query: string): Promise<Record<string, unknown>[]> {
   const res = await transport.send({ method: 'GET', path: `/${table}`, query, headers: { Accept: 'application/json' } });
@@ -36,17 +28,7 @@ export async function fetchExisting(
 ): Promise<Map<string, Record<string, unknown>>> {
   const found = new Map<string, Record<string, unknown>>();
   const fixed = select.join(',').length * 3 + keyColumn.name.length * 3 + 20;
-  let i = 0;
-  while (i < keys.length) {
-    const part: string[] = [];
-    let len = fixed;
-    while (i < keys.length && part.length < MAX_KEYS) {
-      const cost = listCost(keys[i]);
-      if (part.length > 0 && len + cost > MAX_QUERY_CHARS) break;
-      part.push(keys[i]);
-      len += cost;
-      i++;
-    }
+  for (const part of inListChunks(keys, fixed)) {
     const rows = await getRows(transport, table, inListQuery(select, keyColumn.name, part));
     for (const row of rows) {
       const k = keyText(keyColumn, row[keyColumn.name]);

@@ -4,6 +4,8 @@ import { DEFAULT_NULL_TOKEN } from '../schema/conventions.js';
 import { type DateFormat, parseDateFormat } from './date-format.js';
 import type { RowCheck } from './stages/check.js';
 import { ImportError, type InputFormat } from './types.js';
+import type { RefSpec } from './names.js';
+import type { SyncOptions, SyncReport } from './sync.js';
 
 export type DedupePolicy = 'last' | 'first' | 'error';
 export const DEDUPE_POLICIES: readonly DedupePolicy[] = ['last', 'first', 'error'];
@@ -27,6 +29,14 @@ export interface ImportOptions {
   ignoreUnknown?: boolean;
   /** CSV cell text meaning SQL null (default `\N`); null turns the marker off. */
   nullToken?: string | null;
+  /** `--key COLS`: the natural key rows without an id are matched by (default: the collection's, src/import/keys.ts). */
+  key?: string[];
+  /** `--ref FIELD=COLLECTION.COLUMN`, parsed: text fields resolved to ids by name (besides the defaults). */
+  refs?: RefSpec[];
+  /** `--create-missing`: a name no parent has creates the parent instead of rejecting the row. */
+  createMissing?: boolean;
+  /** `--sync`: records in the scope the input does not have are removed (src/import/sync.ts). */
+  sync?: SyncOptions;
   /** Conflict columns; default the primary key when the input has it. */
   onConflict?: string[];
   ignoreDuplicates?: boolean;
@@ -115,6 +125,12 @@ export interface ImportSummary {
   requests: number;
   seconds: number;
   rowsPerSecond: number;
+  /** The natural key rows were matched by (alternatives), or null. */
+  naturalKey?: string[][] | null;
+  /** Parent records created for unknown names (`--create-missing`), per collection. */
+  created?: Record<string, number>;
+  /** A sync's deletes (planned in a dry run). */
+  sync?: SyncReport;
 }
 
 /** The options every stage reads, checked and with their defaults. */

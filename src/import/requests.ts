@@ -49,3 +49,18 @@ export function rangeQuery(select: string[], key: string, min: string, max: stri
 export function probeQuery(key: string): string {
   return query({ select: selectOf([key]), page: [{ path: [], limit: 1 }] });
 }
+
+/**
+ * One page of a keyset walk over a table in id order: `select=<cols>&order=id.asc&limit=<n>`
+ * (and `id=gt.<after>` past the first page), with the caller's filters (a sync's scope).
+ * @example keysetQuery(['id', 'name'], null, 2) // 'select=id,name&order=id.asc&limit=2'
+ */
+export function keysetQuery(select: string[], after: string | null, limit: number, filters: WhereClause[] = []): string {
+  const w = after === null ? filters : [...filters, where('id', 'gt', after)];
+  return query({ select: selectOf(select), where: w, order: [{ path: [], terms: [{ field: field('id'), direction: 'asc' }] }], page: [{ path: [], limit }] });
+}
+
+/** `<key>=in.(…)` alone: the rows a DELETE of a list removes. */
+export function inFilterQuery(key: string, values: string[]): string {
+  return query({ where: [where(key, 'in', values)] });
+}

@@ -19,6 +19,11 @@ export interface SourceRecord {
   headers?: string[];
   /** Set when the record itself could not be read (malformed JSON element, not an object). */
   error?: string;
+  /**
+   * xlsx only: the ISO date a cell's plain number (no date format) stands for as an Excel serial
+   * date, in the workbook's date system; undefined for any other cell. Date columns read it.
+   */
+  serialDate?(cell: number): string | undefined;
 }
 
 /** A streaming reader over one input. */

@@ -6,6 +6,8 @@ export interface Output {
   readonly isTTY: boolean;
   /** Terminal width in columns; 0 when unknown or not a terminal. */
   readonly columns: number;
+  /** Terminal height in lines, when known (a terminal's first page of a list fits it). */
+  readonly rows?: number;
   /** Whether ANSI colour may be written here (NO_COLOR / FORCE_COLOR / --no-color already applied). */
   color: boolean;
   /** Writes text; resolves once the sink can take more (backpressure). */
@@ -34,7 +36,7 @@ export function colorEnabled(env: Record<string, string | undefined>, isTTY: boo
 }
 
 /** Wraps a Node writable (process.stdout/stderr) as an Output; a closed pipe (EPIPE) silences it. */
-export function nodeOutput(stream: Writable & { isTTY?: boolean; columns?: number }, env: Record<string, string | undefined>): Output {
+export function nodeOutput(stream: Writable & { isTTY?: boolean; columns?: number; rows?: number }, env: Record<string, string | undefined>): Output {
   let broken = false;
   stream.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code === 'EPIPE') broken = true;
@@ -45,6 +47,9 @@ export function nodeOutput(stream: Writable & { isTTY?: boolean; columns?: numbe
     isTTY,
     get columns() {
       return isTTY ? stream.columns ?? 80 : 0;
+    },
+    get rows() {
+      return isTTY ? stream.rows : undefined;
     },
     get closed() {
       return broken;
@@ -72,12 +77,13 @@ export interface BufferOutput extends Output {
 }
 
 /** A new in-memory Output. */
-export function bufferOutput(opts: { isTTY?: boolean; columns?: number; color?: boolean } = {}): BufferOutput {
+export function bufferOutput(opts: { isTTY?: boolean; columns?: number; rows?: number; color?: boolean } = {}): BufferOutput {
   const chunks: string[] = [];
   const isTTY = opts.isTTY ?? false;
   return {
     isTTY,
     columns: opts.columns ?? (isTTY ? 80 : 0),
+    rows: opts.rows,
     color: opts.color ?? false,
     write(text: string) {
       chunks.push(text);
@@ -114,6 +120,9 @@ export function batchedOutput(out: Output, bytes = 64 * 1024): Output & { flush(
     isTTY: out.isTTY,
     get columns() {
       return out.columns;
+    },
+    get rows() {
+      return out.rows;
     },
     get closed() {
       return out.closed;

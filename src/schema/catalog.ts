@@ -1,3 +1,5 @@
+import { COMPUTED_RELATIONSHIPS } from './links.js';
+
 /**
  * The catalog's tables as one typed description. The migrations in `migrations.ts` create
  * exactly these columns; `test/schema/catalog.test.ts` checks the two against a migrated database.
@@ -22,6 +24,12 @@ export interface ColumnDef {
   default?: string;
   primaryKey?: boolean;
   foreignKey?: ForeignKey;
+  /**
+   * A link field (src/schema/links.ts) that also takes its keys as text: `;`-separated ISRCs or
+   * track ids (`tracks`), artist names or ids (`artists`). Import sends such a cell as a JSON
+   * string, which the database resolves.
+   */
+  keyList?: 'tracks' | 'artists';
 }
 
 export interface TableDef {
@@ -94,7 +102,7 @@ export const TABLES: readonly TableDef[] = [
       fk('label_id', 'labels', 'releases'),
       fk('genre_id', 'genres', 'releases'),
       fk('subgenre_id', 'subgenres', 'releases'),
-      ...['contracts', 'media_assets', 'tracks', 'cover_artwork'].map(jsonb),
+      ...['contracts', 'media_assets', 'tracks', 'cover_artwork'].map(jsonb).map((c) => (c.name === 'tracks' ? { ...c, keyList: 'tracks' as const } : c)),
     ],
   },
   {
@@ -105,8 +113,8 @@ export const TABLES: readonly TableDef[] = [
       id(), ts('created'), ts('updated'),
       ...['audio_file', 'explicit_status', 'genre', 'subgenre', 'mix_version', 'recording_location', 'track_title',
         'recording_year', 'isrc_code', 'lyrics', 'lyrics_text'].map(text),
-      ...['demo_files', 'primary_artists', 'featuring_artists', 'remix_artists', 'writer_artists', 'performer_artists',
-        'engineer_artists'].map(jsonb),
+      jsonb('demo_files'),
+      ...['primary_artists', 'featuring_artists', 'remix_artists', 'writer_artists', 'performer_artists', 'engineer_artists'].map((n) => ({ ...jsonb(n), keyList: 'artists' as const })),
     ],
   },
 ];
@@ -138,10 +146,21 @@ export interface Relationship {
   /** The child table (the one holding the FK). */
   child: string;
   parent: string;
+  /**
+   * A PostgREST computed relationship: the SQL function `to(from)` returns the embedded rows
+   * (src/schema/links.ts). `fkColumn` is empty; `constraint` is the function's name.
+   */
+  computed?: boolean;
 }
 
-/** Every relationship, in both directions, derived from the foreign keys. */
-export const RELATIONSHIPS: readonly Relationship[] = TABLES.flatMap((t) =>
+/** Every relationship: both directions of each foreign key, then the computed ones. */
+export const RELATIONSHIPS: readonly Relationship[] = [
+  ...foreignKeyRelationships(),
+  ...COMPUTED_RELATIONSHIPS.map((r) => ({ from: r.from, to: r.to, cardinality: 'one-to-many' as const, fkColumn: '', constraint: r.to, child: r.to, parent: r.from, computed: true })),
+];
+
+function foreignKeyRelationships(): Relationship[] {
+  return TABLES.flatMap((t) =>
   t.columns.flatMap((c) =>
     c.foreignKey
       ? [
@@ -150,7 +169,8 @@ export const RELATIONSHIPS: readonly Relationship[] = TABLES.flatMap((t) =>
         ]
       : [],
   ),
-);
+  );
+}
 
 /** The fields the interface removed, for friendly errors when someone still asks for them. */
 export const REMOVED_FIELDS: Readonly<Record<string, string[]>> = { artists: ['slug'] };

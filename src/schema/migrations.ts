@@ -1,4 +1,5 @@
 import { TABLES, type ColumnDef, type TableDef } from './catalog.js';
+import { LINKS_MIGRATION_SQL } from './migrations-links.js';
 
 /** One versioned migration. Versions only grow; a released migration is never edited. */
 export interface Migration {
@@ -92,6 +93,11 @@ create index if not exists tracks_created_idx on tracks (created);
     version: 3,
     name: 'names and titles sort as people read them (ICU root collation)',
     sql: nameCollationSql(),
+  },
+  {
+    version: 4,
+    name: 'link fields: one shape each, checked on write; computed relationships releases/tracks/artists; their indexes',
+    sql: LINKS_MIGRATION_SQL,
   },
 ];
 

@@ -135,14 +135,27 @@ export function statusForSqlState(code: string, message = '', anonymous = true):
   return 400;
 }
 
+/**
+ * PostgREST's answers when the connection itself failed (reference §9.2), the driver's or
+ * PostgreSQL's text as details: unreachable 503 PGRST000, lost under the statement (terminated,
+ * restarted) 503 PGRST001, no pooled connection free in time 504 PGRST003. Null for other errors.
+ */
+function connectionAnswer(err: StoreError, headers: Record<string, string>): ApiError | null {
+  const retry = { ...headers, 'Retry-After': '1' };
+  if (err.connection === 'pool-timeout') return new ApiError(504, 'PGRST003', 'Timed out acquiring connection from connection pool.', { details: err.message, hint: err.hint, headers: retry });
+  if (err.connection === 'lost') return new ApiError(503, 'PGRST001', 'Database client error. Retrying the connection.', { details: err.message, headers: retry });
+  if (err.connection === 'unreachable' || /^08/.test(err.code)) return new ApiError(503, 'PGRST000', 'Database connection error. Retrying the connection.', { details: err.message, headers: retry });
+  return null;
+}
+
 /** Turns a database error into the request's answer (status per §9.3, body from PostgreSQL's texts). */
 export function fromStoreError(err: StoreError): ApiError {
   const status = statusForSqlState(err.code, err.message);
   const headers: Record<string, string> = {};
   if (status === 503) headers['Retry-After'] = '1';
   if (err.code === '42501') headers['WWW-Authenticate'] = 'Bearer';
-  // The database is unreachable: PostgREST's PGRST000, the driver's text as details.
-  if (/^08/.test(err.code)) return new ApiError(503, 'PGRST000', 'Database connection error. Retrying the connection.', { details: err.message, headers });
+  const lost = connectionAnswer(err, headers);
+  if (lost) return lost;
   let hint = err.hint;
   if (err.code === '57014' && hint === null) {
     hint = 'The query ran longer than the statement timeout allows; narrow the filter or read fewer rows per request.';

@@ -3,9 +3,10 @@ import type { AddressInfo } from 'node:net';
 import type { Store } from '../store/store.js';
 import type { App } from './app.js';
 import { writeStream } from './stream-body.js';
-import { acquireDirLock, currentHolder, directoryTag, type DirLock, HOLDER_HEADER, readHolder, stopBackgroundHolder } from './dir-lock.js';
+import { acquireDirLock, currentHolder, directoryTag, type DirLock, HOLDER_HEADER, readHolder, stopBackgroundHolder, tightenModes } from '../holder/lock.js';
 import { DEFAULT_MAX_BODY, defaultMaxBody, payloadTooLarge } from './errors.js';
 import type { Incoming } from './exchange.js';
+import { newHolderKey, privateApp, privateRefusal } from '../holder/guard.js';
 
 export { currentHolder, DEFAULT_MAX_BODY, stopBackgroundHolder };
 
@@ -34,12 +35,20 @@ export interface StartOptions {
   log?: (line: string) => void;
   /** Called once when no request has been in flight or arrived for `idleMs` (the background holder's exit). */
   onIdle?: { idleMs: number; run: () => void; version?: string };
+  /**
+   * Serve privately, as an embedded catalog's holder that only its owner's commands use: a random
+   * credential recorded in the lock is asked of every request, a non-loopback `Host` is refused,
+   * no CORS, JSON and COPY bodies only (src/holder/guard.ts). A `catalog serve` someone runs is public.
+   */
+  private?: boolean;
 }
 
 export interface RunningServer {
   url: string;
   store: Store;
   server: Server;
+  /** A private server's credential (the `catalog-holder-key` header), or null. */
+  key: string | null;
   /** Stops accepting, drains in-flight requests, closes the store, removes the lock. */
   close(): Promise<void>;
 }
@@ -48,9 +57,9 @@ export const DEFAULT_MAX_URL = 8 * 1024;
 export const DEFAULT_MAX_HEADER = 16 * 1024;
 
 /** The live process holding a data directory and listening (a quick check: no request is made). */
-export function readServeLock(dataDir: string): { pid: number; url: string } | null {
+export function readServeLock(dataDir: string): { pid: number; url: string; key?: string } | null {
   const holder = readHolder(dataDir);
-  return holder?.url ? { pid: holder.pid, url: holder.url } : null;
+  return holder?.url ? { pid: holder.pid, url: holder.url, ...(holder.key ? { key: holder.key } : {}) } : null;
 }
 
 /** PostgREST refuses a JWT secret under 32 characters (HS256 wants 256 bits); so do we. */
@@ -75,16 +84,24 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   // One process holds an embedded data directory: the lock is taken before any of its files is opened.
   const lock: DirLock | null = opts.dataDir && !opts.databaseUrl && ownsStore ? await acquireDirLock(opts.dataDir, opts.onIdle ? { version: opts.onIdle.version } : undefined) : null;
   let store: Store;
+  // The catalog's files are the owner's alone (0600, directories 0700), whatever the umask: PGlite
+  // makes some later (pg_internal.init, WAL, statistics at close), so for as long as this process holds it.
+  const umask = lock ? process.umask(0o077) : null;
+  const restoreUmask = () => void (umask !== null && process.umask(umask));
   try {
     store = opts.store ?? (await openStore(opts));
   } catch (err) {
     lock?.release();
+    restoreUmask();
     throw err;
   }
+  if (lock) tightenModes(opts.dataDir!);
   const holderTag = lock ? directoryTag(opts.dataDir!) : null;
   const { createApp } = await import('./app.js');
   const maxBodyBytes = opts.maxBodyBytes ?? defaultMaxBody(store.kind);
-  const app = createApp({ store, jwtSecret: opts.jwtSecret, maxBodyBytes, maxRows: opts.maxRows, aggregates: opts.aggregates ?? true });
+  const key = opts.private ? newHolderKey() : null;
+  const shared = createApp({ store, jwtSecret: opts.jwtSecret, maxBodyBytes, maxRows: opts.maxRows, aggregates: opts.aggregates ?? true });
+  const app = key ? privateApp(shared) : shared;
 
   let inFlight = 0;
   let lastActive = Date.now();
@@ -98,6 +115,12 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
       lastActive = Date.now();
       if (inFlight === 0 && drained) drained();
     });
+    const refusal = key ? privateRefusal(req, key) : null;
+    if (refusal) {
+      refuse(res, refusal.status, refusal.code, refusal.message, refusal.details);
+      req.resume();
+      return;
+    }
     if (Buffer.byteLength(req.url ?? '') > maxUrlBytes) {
       refuse(res, 414, 'PGRST414', 'URI Too Long', `The request target is longer than the maximum of ${maxUrlBytes} bytes.`);
       req.resume();
@@ -114,12 +137,13 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   } catch (err) {
     if (ownsStore) await store.close();
     lock?.release();
+    restoreUmask();
     throw err;
   }
   const addr = server.address() as AddressInfo;
   const shownHost = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
   const url = `http://${shownHost}:${addr.port}`;
-  lock?.setUrl(url);
+  lock?.setUrl(url, key ?? undefined);
   const idle = opts.onIdle;
   const idleTimer = idle
     ? setInterval(() => {
@@ -141,11 +165,13 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
       });
       server.closeAllConnections();
       if (ownsStore) await store.close();
+      if (lock) tightenModes(opts.dataDir!);
       lock?.release();
+      restoreUmask();
     })();
     return closing;
   };
-  return { url, store, server, close };
+  return { url, store, server, key, close };
 }
 
 /** Refuses to start without authentication off loopback, or with a JWT secret PostgREST would refuse. */
@@ -165,7 +191,11 @@ function answerClientError(maxHeaderBytes: number) {
       err.code === 'HPE_HEADER_OVERFLOW'
         ? [431, 'PGRST431', 'Request Header Fields Too Large', `The request line and headers are larger than the maximum of ${maxHeaderBytes} bytes.`]
         : [400, 'PGRST400', 'Bad Request', `The request is not valid HTTP/1.1 (${err.code ?? 'parse error'}).`];
-    const body = JSON.stringify({ code, details, hint: null, message });
+    // a HEAD answer never has a body (the client's parser takes one as the next answer and fails):
+    // the body only goes when the request is known not to be a HEAD
+    const raw = (err as NodeJS.ErrnoException & { rawPacket?: Buffer }).rawPacket;
+    const withBody = raw !== undefined && raw.length >= 5 && raw.toString('latin1', 0, 5) !== 'HEAD ';
+    const body = withBody ? JSON.stringify({ code, details, hint: null, message }) : '';
     socket.end(`HTTP/1.1 ${status} ${message}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
   };
 }
@@ -173,7 +203,7 @@ function answerClientError(maxHeaderBytes: number) {
 async function openStore(opts: StartOptions): Promise<Store> {
   if (opts.databaseUrl) {
     const { openPostgres } = await import('../store/postgres.js');
-    return openPostgres({ url: opts.databaseUrl, schema: opts.schema, statementTimeoutMs: opts.statementTimeoutMs });
+    return openPostgres({ url: opts.databaseUrl, schema: opts.schema, statementTimeoutMs: opts.statementTimeoutMs, log: opts.log });
   }
   const { openPGlite } = await import('../store/pglite.js');
   return openPGlite({ dataDir: opts.dataDir });

@@ -189,12 +189,31 @@ function planLevel(table: TableDef, select: SelectItem[] | undefined, aliases: A
       else if (item.select.length > 0) node.items.push({ kind: 'embed', key: embed.key, embed });
     }
   }
-  if (node.items.some((i) => i.kind === 'aggregate') && node.items.some((i) => i.kind === 'embed' || i.kind === 'spread')) {
+  checkAggregateShape(node);
+  return node;
+}
+
+/**
+ * The items a level outputs once its to-one spreads are flattened into it, as PostgREST 12.2
+ * flattens them: a spread's columns group the level's aggregates, and a spread's aggregates are
+ * computed over the level's rows (`...labels!inner(name.max())`: once over the result).
+ */
+export function flattenedItems(node: ReadNode): OutItem[] {
+  return node.items.flatMap((i) => (i.kind === 'spread' ? flattenedItems(i.embed) : [i]));
+}
+
+/**
+ * Aggregates group by the level's columns and its spreads' columns (`count(),...labels!inner()`
+ * counts over the join). An embed kept as JSON cannot be a grouping key here: beside an aggregate
+ * it is a 400 PGRST123.
+ */
+function checkAggregateShape(node: ReadNode): void {
+  const items = flattenedItems(node);
+  if (items.some((i) => i.kind === 'aggregate') && items.some((i) => i.kind === 'embed')) {
     throw new ApiError(400, 'PGRST123', 'Aggregates cannot be combined with embedded resources on the same level here', {
-      hint: 'aggregate inside the embed instead, e.g. select=name,releases(count())',
+      hint: 'aggregate inside the embed instead, e.g. select=name,releases(count()), or spread it: select=count(),...labels(name)',
     });
   }
-  return node;
 }
 
 /** An aggregate select item, its field and casts checked. */

@@ -1,8 +1,8 @@
 import type { Filter, FilterOp } from '../grammar/types.js';
-import type { ColumnDef, TableDef } from '../schema/catalog.js';
+import { tableByName, type ColumnDef, type TableDef } from '../schema/catalog.js';
 import { OPERATORS } from '../grammar/operators.js';
 import { ApiError } from './errors.js';
-import type { ColumnRef, EmbedNode, OutItem, PlannedCondition, PlannedOrder, ReadNode, ReadPlan, WritePlan } from './plan.js';
+import { flattenedItems, type ColumnRef, type EmbedNode, type OutItem, type PlannedCondition, type PlannedOrder, type ReadNode, type ReadPlan, type WritePlan } from './plan.js';
 
 /**
  * Query building: a plan becomes ONE SQL statement. Identifiers come from the schema description
@@ -167,15 +167,50 @@ function itemExprs(node: ReadNode, item: OutItem, p: Params): Array<[string, str
     return [[item.key, item.cast !== undefined ? `(${e})${castSuffix(item.cast)}` : e]];
   }
   if (item.kind === 'aggregate') {
-    const arg = item.ref === null ? '*' : `(${refExpr(node.alias, item.ref, p)})${item.fieldCast !== undefined ? castSuffix(item.fieldCast) : ''}`;
-    const e = `${item.fn}(${arg})`;
-    return [[item.key, item.cast !== undefined ? `(${e})${castSuffix(item.cast)}` : e]];
+    if (isSpread(node)) return [[item.key, aggregateArg(node, item, p)]];
+    return [[item.key, aggregateCall(item, aggregateArg(node, item, p))]];
   }
   if (item.kind === 'embed') {
     const e = item.embed;
     return [[item.key, e.toOne ? `${e.lateral}."_b"` : `coalesce(${e.lateral}."_b", '[]'::json)`]];
   }
-  return spreadKeys(item.embed).map((k, i) => [k, `${item.embed.lateral}."_c${i}"`]);
+  return spreadExprs(node, item.embed);
+}
+
+type AggregateItem = Extract<OutItem, { kind: 'aggregate' }>;
+
+/** Whether a level is a spread embed, whose items its parent outputs (and aggregates) as its own. */
+function isSpread(node: ReadNode): boolean {
+  return (node as Partial<EmbedNode>).spread === true;
+}
+
+/**
+ * An aggregate's argument: the field with its cast, or for `count()` `*` — in a spread `true`, so
+ * the parent's `count(e1."_c0")` counts the rows the spread matched.
+ */
+function aggregateArg(node: ReadNode, item: AggregateItem, p: Params): string {
+  if (item.ref === null) return isSpread(node) ? 'true' : '*';
+  return `(${refExpr(node.alias, item.ref, p)})${item.fieldCast !== undefined ? castSuffix(item.fieldCast) : ''}`;
+}
+
+/** `fn(arg)` with the cast after it. */
+function aggregateCall(item: AggregateItem, arg: string): string {
+  const e = `${item.fn}(${arg})`;
+  return item.cast !== undefined ? `(${e})${castSuffix(item.cast)}` : e;
+}
+
+/**
+ * The columns a spread embed exports (`e1."_c0"` …, see lateralSql). A spread's aggregates come
+ * out as their arguments and are computed here, at the first level that is not itself a spread,
+ * over that level's rows, as PostgREST 12.2 computes them.
+ */
+function spreadExprs(node: ReadNode, spread: EmbedNode): Array<[string, string]> {
+  const leaves = flattenedItems(spread);
+  return spreadKeys(spread).map((k, i) => {
+    const col = `${spread.lateral}."_c${i}"`;
+    const leaf = leaves[i];
+    return [k, leaf?.kind === 'aggregate' && !isSpread(node) ? aggregateCall(leaf, col) : col];
+  });
 }
 
 /** Output keys a spread embed contributes (its own items, nested spreads flattened). */
@@ -232,9 +267,24 @@ function whereSql(node: ReadNode, extra: string[], ctx: BuildCtx): string {
  * (db-aggregates-enabled). Empty when the level has no aggregate.
  */
 function groupSql(node: ReadNode, p: Params): string {
-  if (!node.items.some((i) => i.kind === 'aggregate')) return '';
+  if (isSpread(node) || !hasAggregates(node)) return '';
   const keys = node.items.flatMap((i) => (i.kind === 'column' ? itemExprs(node, i, p).map(([, e]) => e) : []));
+  keys.push(...spreadGroupKeys(node));
   return keys.length ? ` GROUP BY ${keys.join(', ')}` : '';
+}
+
+/** Whether a level computes aggregates: its own, or its spreads' (computed at this level). */
+function hasAggregates(node: ReadNode): boolean {
+  return flattenedItems(node).some((i) => i.kind === 'aggregate');
+}
+
+/** The columns a level's spreads export that are not aggregates: grouping keys beside its own. */
+function spreadGroupKeys(node: ReadNode): string[] {
+  return node.items.flatMap((item) => {
+    if (item.kind !== 'spread') return [];
+    const leaves = flattenedItems(item.embed);
+    return leaves.flatMap((leaf, i) => (leaf.kind === 'aggregate' ? [] : [`${item.embed.lateral}."_c${i}"`]));
+  });
 }
 
 /** `FROM … LEFT JOIN LATERAL … WHERE … GROUP BY … ORDER BY … LIMIT … OFFSET …` of one level. */
@@ -243,13 +293,26 @@ function levelTail(node: ReadNode, from: string, extra: string[], ctx: BuildCtx,
   return ` FROM ${from}${lateralsSql(node, ctx)}${whereSql(node, extra, ctx)}${groupSql(node, ctx.p)}${order}${pageSql(node.limit, node.offset, ctx.p)}`;
 }
 
+/**
+ * What an embed reads from: its table joined on the foreign key, or, for a computed relationship,
+ * the relationship's function called with the parent's row, as PostgREST calls it. The row is
+ * rebuilt from its columns (`ROW(…)::releases`) because a write's parent is the CTE of the written
+ * rows, whose row type is not the table's; PostgreSQL folds it back to the columns when it inlines.
+ */
+function embedSource(e: EmbedNode, parentAlias: string, schema: string): { from: string; join: string[] } {
+  const rel = e.relationship;
+  if (!rel.computed) return { from: `${tableRef(schema, e.table)} AS ${e.alias}`, join: [joinCondition(e, parentAlias)] };
+  const parent = tableByName(rel.from) as TableDef;
+  const row = `ROW(${parent.columns.map((c) => `${parentAlias}.${ident(c.name)}`).join(', ')})::${tableRef(schema, parent)}`;
+  return { from: `${ident(schema)}.${ident(rel.to)}(${row}) AS ${e.alias}`, join: [] };
+}
+
 function lateralSql(e: EmbedNode, parentAlias: string, ctx: BuildCtx): string {
-  const from = `${tableRef(ctx.schema, e.table)} AS ${e.alias}`;
-  const join = joinCondition(e, parentAlias);
+  const { from, join } = embedSource(e, parentAlias, ctx.schema);
   if (!e.toOne) {
     const inner = ctx.lean ? 'SELECT 1' : `SELECT ${selectList(flatItems(e, ctx.p))}`;
     const agg = ctx.lean ? 'bool_or(true)' : 'json_agg(_r)';
-    return `SELECT ${agg} AS "_b" FROM (${inner}${levelTail(e, from, [join], ctx)}) AS _r`;
+    return `SELECT ${agg} AS "_b" FROM (${inner}${levelTail(e, from, join, ctx)}) AS _r`;
   }
   const cols: string[] = ['true AS "_m"'];
   if (!ctx.lean) {
@@ -258,7 +321,7 @@ function lateralSql(e: EmbedNode, parentAlias: string, ctx: BuildCtx): string {
     else cols.push(`(SELECT row_to_json(_r) FROM (SELECT ${selectList(items)}) AS _r) AS "_b"`);
     e.orderExports.forEach((ref, i) => cols.push(`${refExpr(e.alias, ref, ctx.p)} AS "_o${i}"`));
   }
-  return `SELECT ${cols.join(', ')}${levelTail(e, from, [join], ctx)}`;
+  return `SELECT ${cols.join(', ')}${levelTail(e, from, join, ctx)}`;
 }
 
 /** The aggregate that turns the rows of `_t` into the response body text. */
@@ -297,9 +360,12 @@ function countQuery(plan: ReadPlan, schema: string, p: Params, what: string): st
 
 /** The exact count of a read: its rows, or with aggregates its groups. */
 function totalQuery(plan: ReadPlan, schema: string, p: Params): string {
-  if (!plan.root.items.some((i) => i.kind === 'aggregate')) return countQuery(plan, schema, p, 'count(*)');
-  const inner = countQuery(plan, schema, p, '1');
-  return `SELECT count(*) FROM (${inner}${groupSql(plan.root, p)}) AS _g`;
+  const root = plan.root;
+  if (!hasAggregates(root)) return countQuery(plan, schema, p, 'count(*)');
+  // Grouping by a spread's columns needs its lateral's exports, which the lean count leaves out.
+  const ctx: BuildCtx = { schema, p, lean: !root.items.some((i) => i.kind === 'spread') };
+  const from = `${tableRef(schema, root.table)} AS ${root.alias}`;
+  return `SELECT count(*) FROM (SELECT 1 FROM ${from}${lateralsSql(root, ctx)}${whereSql(root, [], ctx)}${groupSql(root, p)}) AS _g`;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -7,7 +7,7 @@ import type { PGlite as PGliteType, Transaction } from '@electric-sql/pglite';
 import { LATEST_VERSION, MIGRATIONS } from '../schema/migrations.js';
 import { migrate } from './migrate.js';
 import { packToTar, unpackPack, writePack } from './pglite-template.js';
-import { isDatabaseError, type Queryable, type QueryResult, type Store, toStoreError } from './store.js';
+import { isDatabaseError, type Queryable, type QueryResult, type Store, StoreError, toStoreError } from './store.js';
 
 // Keep dates and timestamps exactly as PostgreSQL prints them (no JS Date round trip).
 const TEXT_TYPES = [1082, 1083, 1114, 1184, 1266];
@@ -75,13 +75,45 @@ function wrap(db: Pick<PGliteType | Transaction, 'query'>): Queryable {
   };
 }
 
+/**
+ * Free space a write to a catalog on disk leaves untouched. PGlite does not survive a full disk as
+ * PostgreSQL does: when a new 16 MB WAL segment cannot be written it spins inside WebAssembly
+ * forever (its event loop, SIGTERM handling included, never comes back), holding the lock. So a
+ * write is refused before it starts while the disk holding the catalog has less than this: room
+ * for two WAL segments, the largest body (8 MiB) written twice over, and the next open's recovery.
+ */
+export const MIN_FREE_BYTES = 64 * 1024 * 1024;
+
+/** SQLSTATE 53100 (disk_full) before a write, when the disk holding `dataDir` is nearly full. */
+export function checkFreeSpace(dataDir: string, minFree = MIN_FREE_BYTES): void {
+  let free: number;
+  try {
+    const fs = statfsSync(dataDir);
+    free = fs.bavail * fs.bsize;
+  } catch {
+    return; // no statfs here: PGlite's own errors are all there is
+  }
+  if (free >= minFree) return;
+  const mb = (n: number) => `${Math.floor(n / (1024 * 1024))} MB`;
+  throw new StoreError(
+    '53100',
+    `could not write: the disk holding the catalog has ${mb(free)} free, less than the ${mb(minFree)} the embedded catalog keeps free`,
+    'Nothing was written; the catalog is intact and still answers reads.',
+    'Free some space on that disk (or move the catalog, CATALOG_DATA), then run the command again.',
+  );
+}
+
 /** The embedded store: PostgreSQL in WebAssembly over a data directory (or in memory). */
 export class PGliteStore implements Store {
   readonly kind = 'pglite' as const;
   readonly schema = 'public';
   private readonly q: Queryable;
 
-  constructor(readonly db: PGliteType) {
+  /** `dataDir`: the catalog's directory on disk, whose free space is checked before every transaction. */
+  constructor(
+    readonly db: PGliteType,
+    private readonly dataDir?: string,
+  ) {
     this.q = wrap(db);
   }
 
@@ -94,6 +126,8 @@ export class PGliteStore implements Store {
   }
 
   async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    // every write runs in a transaction (a plain read does not: see server/execute.ts)
+    if (this.dataDir) checkFreeSpace(this.dataDir);
     try {
       return await this.db.transaction((tx) => fn(wrap(tx)));
     } catch (err) {
@@ -117,7 +151,7 @@ export function templateCachePath(): string {
   return join(cacheDir(), `template-pglite${readPGliteVersion()}-v${LATEST_VERSION}.tar`);
 }
 
-/** The template pack `npm install` builds into dist/ (see scripts/build-template.mjs). */
+/** The template pack `npm run build` and `npm pack` build into dist/ and the package ships (scripts/build-template.mjs). */
 export function shippedPackPath(): string {
   const file = `pglite-template-${readPGliteVersion()}-v${LATEST_VERSION}.pack`;
   return new URL(`../${file}`, import.meta.url).pathname;
@@ -262,7 +296,7 @@ export async function openPGlite(opts: OpenPGliteOptions = {}): Promise<PGliteSt
     ? new PGlite(dataDir, { parsers, serializers, ...compiled, ...startParams })
     : new PGlite({ parsers, serializers, ...compiled, ...startParams, ...(opts.template ? { loadDataDir: opts.template } : {}) });
   await db.waitReady;
-  const store = new PGliteStore(db);
+  const store = new PGliteStore(db, dataDir);
   if (!(await isMigrated(store))) await migrate(store);
   return store;
 }

@@ -17,6 +17,21 @@ function send(client: PoolClient, config: QueryConfig): Promise<PgResult> {
   });
 }
 
+/**
+ * A connection from the pool; a failure to get one is `unreachable` (or `pool-timeout`), so the
+ * answer tells it apart from a connection lost under a statement.
+ */
+async function checkout(pool: Pool): Promise<PoolClient> {
+  try {
+    return await pool.connect();
+  } catch (err) {
+    throw toStoreError(err, 'connect');
+  }
+}
+
+/** True when a failure left the connection unusable: it is then dropped, not returned to the pool. */
+const unusable = (err: unknown): boolean => !isDatabaseError(err) || (toStoreError(err).connection ?? null) !== null;
+
 type CopyFrom = (sql: string) => NodeJS.WritableStream & { rowCount?: number };
 let copyFrom: Promise<CopyFrom> | null = null;
 
@@ -42,12 +57,7 @@ let copyTo: Promise<CopyTo> | null = null;
 async function copyOut(pool: Pool, select: string, write: (chunk: Uint8Array) => Promise<void>): Promise<number> {
   copyTo ??= import('pg-copy-streams').then((m) => m.to as unknown as CopyTo);
   const to = await copyTo;
-  let client: PoolClient;
-  try {
-    client = await pool.connect();
-  } catch (err) {
-    throw toStoreError(err);
-  }
+  const client = await checkout(pool);
   // a COPY the database failed ends cleanly (the connection goes on to the next query); one stopped
   // because `write` failed (the client went away) is still sending: that connection is dropped
   let stopped = false;
@@ -70,12 +80,26 @@ async function copyOut(pool: Pool, select: string, write: (chunk: Uint8Array) =>
   }
 }
 
+/** One statement on whichever pooled connection is free (what `pool.query` does, with the failure's phase kept). */
+async function pooled(pool: Pool, config: QueryConfig): Promise<PgResult> {
+  const client = await checkout(pool);
+  let failed: unknown = null;
+  try {
+    return await send(client, config);
+  } catch (err) {
+    failed = err;
+    throw err;
+  } finally {
+    client.release(failed !== null && unusable(failed));
+  }
+}
+
 /** Statements on the pool (each on whichever connection is free) or on one checked-out connection. */
 function wrap(on: { pool: Pool } | { client: PoolClient }): Queryable {
   const q: Queryable = {
     async query<R>(sql: string, params?: unknown[]): Promise<QueryResult<R>> {
       try {
-        const res = 'pool' in on ? await on.pool.query(sql, params) : await send(on.client, { text: sql, values: params });
+        const res = await ('pool' in on ? pooled(on.pool, { text: sql, values: params }) : send(on.client, { text: sql, values: params }));
         return { rows: res.rows as R[], rowCount: res.rowCount ?? res.rows.length };
       } catch (err) {
         throw toStoreError(err);
@@ -131,12 +155,7 @@ export class PostgresStore implements Store {
   }
 
   private async once<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-    let client: PoolClient;
-    try {
-      client = await this.pool.connect();
-    } catch (err) {
-      throw toStoreError(err);
-    }
+    const client = await checkout(this.pool);
     let broken = false;
     try {
       await send(client, { text: 'begin' });
@@ -168,6 +187,8 @@ export interface OpenPostgresOptions {
   /** Statement timeout in milliseconds (0 = none). */
   statementTimeoutMs?: number;
   migrate?: boolean;
+  /** Told when a connection is lost (terminated, the server restarted): the pool then makes a new one. */
+  log?: (line: string) => void;
 }
 
 /** Connects to PostgreSQL, creates the schema if needed, and migrates it. */
@@ -181,11 +202,18 @@ export async function openPostgres(opts: OpenPostgresOptions): Promise<PostgresS
   if (opts.statementTimeoutMs) settings.push(`-c statement_timeout=${opts.statementTimeoutMs}`);
   const pool = new pg.Pool({
     connectionString: opts.url,
+    // who the sessions are in pg_stat_activity (PostgREST names itself too), unless the URL says
+    ...(/[?&]application_name=/.test(opts.url) ? {} : { application_name: 'catalog' }),
     max: opts.max ?? 10,
     options: settings.join(' '),
     connectionTimeoutMillis: 10_000,
   });
-  // An idle client losing its connection must not crash the process; the next query reconnects.
+  // A connection that ends (pg_terminate_backend, a restart) must not end the process. pg's pool
+  // listens for an idle client's 'error' but not while one is checked out, and an 'error' event
+  // nobody listens to is thrown: every client gets a listener of its own for its whole life. The
+  // statement running on it fails (503 PGRST001) and the client is dropped; the pool connects anew.
+  const lost = (err: Error) => opts.log?.(`database connection lost: ${err.message}`);
+  pool.on('connect', (client) => client.on('error', lost));
   pool.on('error', () => {});
   const store = new PostgresStore(pool, schema);
   try {

@@ -36,6 +36,14 @@ export interface Store extends Queryable {
   close(): Promise<void>;
 }
 
+/**
+ * What went wrong with the connection itself, when it did (PostgREST's three answers, reference
+ * §9.2): `unreachable` — no connection could be made (PGRST000); `lost` — the connection a
+ * statement was running on went away (terminated, the server restarted: PGRST001); `pool-timeout`
+ * — every pooled connection stayed busy (PGRST003).
+ */
+export type ConnectionFault = 'unreachable' | 'lost' | 'pool-timeout';
+
 /** A database error, normalised across pg and PGlite: SQLSTATE plus PostgreSQL's texts. */
 export class StoreError extends Error {
   constructor(
@@ -43,6 +51,7 @@ export class StoreError extends Error {
     message: string,
     readonly detail: string | null = null,
     readonly hint: string | null = null,
+    readonly connection: ConnectionFault | null = null,
   ) {
     super(message);
     this.name = 'StoreError';
@@ -57,6 +66,13 @@ interface DbErrorLike {
 }
 
 const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH']);
+/** The connection ended under a statement: pg's own texts for a socket that closed. */
+const LOST_TEXT = /Connection terminated|connection.*(closed|ended)|Client has encountered a connection error/i;
+/**
+ * SQLSTATEs PostgreSQL ends a session with (FATAL): `pg_terminate_backend` (57P01), a crash or
+ * immediate shutdown (57P02), a server not accepting connections yet (57P03).
+ */
+const SESSION_ENDED = /^57P0[123]$/;
 
 /** True for errors a driver raised (SQLSTATE or connection failures), as opposed to errors of our own code. */
 export function isDatabaseError(err: unknown): boolean {
@@ -65,24 +81,28 @@ export function isDatabaseError(err: unknown): boolean {
   const code = typeof e.code === 'string' ? e.code : '';
   if (/^[0-9A-Z]{5}$/.test(code) || CONNECTION_CODES.has(code)) return true;
   const name = (err as { name?: unknown })?.name;
-  return name === 'DatabaseError' || /Connection terminated|connection.*(closed|ended)|Client has encountered a connection error/i.test(String(e.message ?? ''));
+  return name === 'DatabaseError' || LOST_TEXT.test(String(e.message ?? ''));
 }
 
-/** Turns whatever a driver threw into a StoreError (connection failures become SQLSTATE 08006). */
-export function toStoreError(err: unknown): StoreError {
+/**
+ * Turns whatever a driver threw into a StoreError. `phase` says where it happened: while getting a
+ * connection (every failure is then `unreachable`, or `pool-timeout`), or while using one (a socket
+ * that closed, or a session PostgreSQL ended, is `lost`). Connection failures carry SQLSTATE 08006.
+ */
+export function toStoreError(err: unknown, phase: 'connect' | 'use' = 'use'): StoreError {
   if (err instanceof StoreError) return err;
   const e = (err ?? {}) as DbErrorLike;
   const code = typeof e.code === 'string' ? e.code : '';
   const message = typeof e.message === 'string' ? e.message : String(err);
-  if (/^[0-9A-Z]{5}$/.test(code)) {
-    return new StoreError(code, message, typeof e.detail === 'string' ? e.detail : null, typeof e.hint === 'string' ? e.hint : null);
-  }
   // pg's pool gave up waiting for a free connection: the database is there but every connection is busy.
   if (/timeout exceeded when trying to connect/i.test(message)) {
-    return new StoreError('53300', 'Timed out acquiring a connection from the pool: every connection is busy.', null, 'Retry the request; a server under this load may need a larger pool.');
+    return new StoreError('53300', 'Timed out acquiring a connection from the pool: every connection is busy.', null, 'Retry the request; a server under this load may need a larger pool.', 'pool-timeout');
   }
-  if (CONNECTION_CODES.has(code) || /Connection terminated|connection.*(closed|ended)|Client has encountered a connection error/i.test(message)) {
-    return new StoreError('08006', message);
-  }
+  const sqlState = /^[0-9A-Z]{5}$/.test(code);
+  const detail = typeof e.detail === 'string' ? e.detail : null;
+  const hint = typeof e.hint === 'string' ? e.hint : null;
+  if (phase === 'connect') return new StoreError(sqlState ? code : '08006', message, detail, hint, 'unreachable');
+  if (sqlState) return new StoreError(code, message, detail, hint, SESSION_ENDED.test(code) ? 'lost' : null);
+  if (CONNECTION_CODES.has(code) || LOST_TEXT.test(message)) return new StoreError('08006', message, null, null, 'lost');
   return new StoreError('XX000', message);
 }

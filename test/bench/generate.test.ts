@@ -30,7 +30,9 @@ describe('bench data generator', () => {
     expect(Object.keys(records[0])).toEqual(gen.TRACK_COLUMNS.map(([c]: [string]) => c));
     expect(new Set(records.map((r) => r.id)).size).toBe(2000);
     expect(new Set(records.map((r) => r.isrc_code)).size).toBe(2000);
+    expect(records.length).toBeGreaterThan(0);
     expect(records.every((r) => /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(r.id))).toBe(true);
+    expect(records.length).toBeGreaterThan(0);
     expect(records.every((r) => /^[A-Z]{2}[0-9A-Z]{3}\d{7}$/.test(r.isrc_code))).toBe(true);
     expect(records[5].isrc_code).toBe(gen.isrcFor(5));
     expect(records.some((r) => /^[A-Z]{2}0/.test(r.isrc_code))).toBe(true);

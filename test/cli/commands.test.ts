@@ -113,7 +113,10 @@ describe('list', () => {
     expect(r.code).toBe(0);
     const rows = JSON.parse(r.out) as Array<{ catalog_number: string }>;
     expect(rows.map((x) => x.catalog_number).sort()).toEqual(['CAT-000', 'CAT-001', 'CAT-002', 'CAT-003', 'CAT-004', 'CAT-005', 'CAT-006']);
-    expect(r.err.match(/^GET .*\/releases\?.* → 20[06]/gm)).toHaveLength(4);
+    // the one pager (issue 25/27) asks up to two pages ahead: 4 pages of 2 rows, at most 2 asked past the end
+    const gets = r.err.match(/^GET .*\/releases\?.* → 20[06]/gm) ?? [];
+    expect(gets.length).toBeGreaterThanOrEqual(4);
+    expect(gets.length).toBeLessThanOrEqual(6);
   });
 
   it('counts with --count, filters, orders and limits', async () => {
@@ -143,7 +146,12 @@ describe('list', () => {
     const before = await json(['genres', 'list']);
     const r = await cli(['--dry-run', '--token', 'sekrit', 'genres', 'add', 'name=Never']);
     expect(r.code).toBe(0);
-    expect(r.out).toBe(`curl -X POST ${service.url}/genres -H 'accept: application/json' -H 'authorization: Bearer <redacted>' -H 'content-type: application/json' -H 'prefer: return=representation' --data-binary '{"name":"Never"}'\n`);
+    // since issue 24, `add` sends an id of its own (time-ordered) with duplicates ignored, so a resend cannot store it twice
+    expect(r.out).toMatch(
+      new RegExp(
+        `^curl -X POST '${service.url}/genres\\?on_conflict=id' -H 'accept: application/json' -H 'authorization: Bearer <redacted>' -H 'content-type: application/json' -H 'prefer: resolution=ignore-duplicates, return=representation' --data-binary '\\{"id":"[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}","name":"Never"\\}'\n$`,
+      ),
+    );
     expect((await json(['genres', 'list'])).length).toBe(before.length);
   });
 });

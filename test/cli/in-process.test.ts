@@ -30,6 +30,7 @@ describe('commands over an in-process Transport', () => {
     expect(listed.code).toBe(0);
     expect((JSON.parse(listed.out) as Array<{ name: string }>).map((r) => r.name)).toEqual(['Ninja Tune', 'Warp']);
     expect(transport.requests.filter((r) => r.method === 'POST').length).toBeGreaterThan(0);
+    expect(transport.requests.length).toBeGreaterThan(0);
     expect(transport.requests.every((r) => r.path === '/labels')).toBe(true);
   });
 

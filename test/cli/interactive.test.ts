@@ -286,6 +286,47 @@ describe('interactive entry: interrupts, Esc, and references that fill their tex
     expect(t.screen()).toContain('Nothing added');
   });
 
+  it("a release's tracks are picked by ISRC or title, in order; a track's credits by artist name (issue 29)", async () => {
+    const [one, two] = await api('/tracks', { method: 'POST', body: JSON.stringify([{ track_title: 'Opening Picked', isrc_code: 'QZPK12600001' }, { track_title: 'Closing Picked', isrc_code: 'QZPK12600002' }]) });
+    const [rel] = await api('/releases', { method: 'POST', body: JSON.stringify({ release_title: 'Picked Tracks' }) });
+    const t = terminal();
+    const done = t.run(['releases', 'update', rel.id, '--interactive', '-o', 'json']);
+    await t.expect('Which fields do you want to change?');
+    const order = askableFields(builtinSchema().tables.get('releases')!).map((f) => f.name);
+    t.type(KEY.down.repeat(order.indexOf('tracks')), KEY.space, KEY.enter);
+    await t.expect('? tracks');
+    t.type('qz-pk1-26-00001');
+    await t.expect('QZPK12600001 · Opening Picked');
+    t.type(KEY.enter);
+    await t.expect('(done: 1. Opening Picked)');
+    t.type('closing pick');
+    await t.expect(two.id);
+    t.type(KEY.enter);
+    await t.expect('(done: 1. Opening Picked · 2. Closing Picked)');
+    t.type(KEY.enter);
+    await t.expect('Save these changes?');
+    t.type(KEY.enter);
+    expect(await done).toBe(0);
+    expect(JSON.parse(t.stdout.text()).tracks).toEqual([{ id: one.id, position: 1 }, { id: two.id, position: 2 }]);
+
+    const [artist] = await api('/artists', { method: 'POST', body: JSON.stringify({ stage_name: 'Zoë Picked' }) });
+    const c = terminal();
+    const credited = c.run(['tracks', 'update', one.id, '--interactive', '-o', 'json']);
+    await c.expect('Which fields do you want to change?');
+    const trackFields = askableFields(builtinSchema().tables.get('tracks')!).map((f) => f.name);
+    c.type(KEY.down.repeat(trackFields.indexOf('writer_artists')), KEY.space, KEY.enter);
+    await c.expect('? writer_artists');
+    c.type('zoe pick');
+    await c.expect(artist.id);
+    c.type(KEY.enter);
+    await c.expect('(done: Zoë Picked)');
+    c.type(KEY.enter);
+    await c.expect('Save these changes?');
+    c.type(KEY.enter);
+    expect(await credited).toBe(0);
+    expect(JSON.parse(c.stdout.text()).writer_artists).toEqual([{ id: artist.id, name: 'Zoë Picked' }]);
+  });
+
   it('picking a label, genre and subgenre fills label, genre and subgenre; the subgenre list holds only the genre\'s; a name with a line break stays one line', async () => {
     const label = (await api('/labels', { method: 'POST', body: JSON.stringify({ name: 'Two\nLines Records' }) }))[0];
     const genre = (await api('/genres', { method: 'POST', body: JSON.stringify({ name: 'Picked Genre' }) }))[0];

@@ -46,6 +46,7 @@ describe('building only the collection a command line uses', () => {
     expect(verbs('releases')).toEqual(VERBS.map((v) => [v.name, v.name === 'list']));
     expect(verbs('labels')).toEqual([]);
     const whole = await buildProgram(ctx, ['releases', '--help']);
+    expect(whole.commands.find((c) => c.name() === 'releases')!.commands.length).toBeGreaterThan(0);
     expect(whole.commands.find((c) => c.name() === 'releases')!.commands.every((c) => c.options.length > 0 || c.name() === 'describe')).toBe(true);
   });
 

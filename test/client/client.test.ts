@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CatalogClient } from '../../src/client/client.js';
 import { shellQuote, toCurl } from '../../src/client/curl.js';
 import { ConnectionError, ServiceError } from '../../src/client/errors.js';
-import { pages } from '../../src/client/paging.js';
+import { jsonPages, pagesOf } from '../../src/client/pages.js';
 import { backoffMs, retryAfterMs } from '../../src/client/retry.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
@@ -115,6 +115,36 @@ describe('CatalogClient', () => {
     await client.close();
   });
 
+  it('follows a moved embedded holder after a refused connection for any request, after a reset one only for a request that may be sent again', async () => {
+    // the holder's fault (the request ran, then the connection dropped before the answer), made by
+    // a loopback server that reads the request and resets the connection instead of answering
+    let received = 0;
+    const dying = await serve((req) => {
+      received++;
+      req.socket.resetAndDestroy();
+    });
+    const good = await serve((_req, res) => res.writeHead(201, { 'Content-Type': 'application/json' }).end('[]'));
+    const closed = await serve(() => {});
+    await new Promise((r) => servers.pop()!.close(r));
+    let relocated = 0;
+    const make = (baseUrl: string) => new CatalogClient({ baseUrl, ...noSleep, retries: 0, relocate: async () => (relocated++, { url: good, headers: {} }) });
+    // a plain insert the dying holder received: not sent again, the caller hears of the failure
+    const plain = make(dying);
+    await expect(plain.request({ method: 'POST', path: '/labels', body: '{"name":"x"}' })).rejects.toBeInstanceOf(ConnectionError);
+    expect([received, relocated]).toEqual([1, 0]);
+    await plain.close();
+    // one that may be sent again follows the catalog to its next holder
+    const safe = make(dying);
+    expect((await safe.request({ method: 'POST', path: '/labels', body: '[]', idempotent: true })).status).toBe(201);
+    expect([received, relocated]).toEqual([2, 1]);
+    await safe.close();
+    // a refused connection carried nothing: even a plain insert follows
+    const refused = make(closed);
+    expect((await refused.request({ method: 'POST', path: '/labels', body: '{"name":"x"}' })).status).toBe(201);
+    expect(relocated).toBe(2);
+    await refused.close();
+  });
+
   it('throws ServiceError with PostgREST fields for a 4xx', async () => {
     const url = await serve((_req, res) => {
       res.writeHead(400, { 'Content-Type': 'application/json' }).end('{"code":"42703","details":null,"hint":null,"message":"column labels.nope does not exist"}');
@@ -178,24 +208,33 @@ describe('CatalogClient', () => {
 });
 
 describe('paging', () => {
-  it('reads every page with Range until the Content-Range total', async () => {
-    const all = Array.from({ length: 7 }, (_, i) => ({ i }));
-    const seen: Array<{ range?: string; prefer?: string }> = [];
+  // The one pager of the read side (list --all, export, check): keyset pages on the key, the first
+  // one counted when asked, until a short page.
+  it('reads every page by keyset until a short page, counting on the first request only', async () => {
+    const all = Array.from({ length: 7 }, (_, i) => ({ id: `k${i}` }));
+    const seen: Array<{ query: string; prefer?: string }> = [];
     const url = await serve((req, res) => {
-      seen.push({ range: req.headers.range, prefer: req.headers.prefer });
-      const [from, to] = (req.headers.range as string).split('-').map(Number);
-      const rows = all.slice(from, to + 1);
-      res.writeHead(206, { 'Content-Range': `${from}-${from + rows.length - 1}/${req.headers.prefer ? all.length : '*'}` }).end(JSON.stringify(rows));
+      const q = new URL(req.url!, 'http://x').searchParams;
+      seen.push({ query: decodeURIComponent(new URL(req.url!, 'http://x').search), prefer: req.headers.prefer as string | undefined });
+      const after = q.get('id')?.replace(/^gt\./, '');
+      const limit = Number(q.get('limit'));
+      const offset = Number(q.get('offset') ?? 0);
+      const rows = all.filter((r) => after === undefined || r.id > after).slice(offset, offset + limit);
+      const headers: Record<string, string> = { 'Content-Range': `0-${rows.length - 1}/${req.headers.prefer ? all.length : '*'}` };
+      res.writeHead(200, headers).end(JSON.stringify(rows));
     });
     const client = new CatalogClient({ baseUrl: url });
     const got: unknown[] = [];
-    for await (const p of pages(client, { method: 'GET', path: '/labels', query: 'order=id' }, 3)) got.push(...p.rows);
+    let total: number | null = null;
+    const opts = { transport: client, table: { name: 'labels', primaryKey: ['id'] }, query: { where: [], order: [], page: [] }, pageSize: 3, count: 'exact' as const, onTotal: (t: number | null) => (total = t) };
+    for await (const p of pagesOf(opts, jsonPages)) got.push(...p);
     expect(got).toEqual(all);
-    expect(seen).toEqual([
-      { range: '0-2', prefer: 'count=exact' },
-      { range: '3-5', prefer: undefined },
-      { range: '6-8', prefer: undefined },
-    ]);
+    expect(total).toBe(7);
+    expect(seen[0]).toEqual({ query: '?order=id&limit=3', prefer: 'count=exact' });
+    expect(seen.filter((s) => s.prefer !== undefined)).toHaveLength(1);
+    // pages asked ahead start one row early (its key must repeat the last one read), later ones after the last key
+    expect(seen.map((s) => s.query)).toContain('?order=id&limit=4&offset=2');
+    expect(seen.some((s) => s.query.startsWith('?id=gt.k'))).toBe(true);
     await client.close();
   });
 });

@@ -30,6 +30,8 @@ const PLANTED = {
     { id: id('d0000002', 3), stage_name: 'Wrong Link', spotify: 'https://www.youtube.com/watch?v=1' },
     { id: id('d0000002', 4), stage_name: 'Ctrl\u0007 Char' },
     { id: id('d0000002', 5), stage_name: 'Double  Space' },
+    // credited below, then removed: a credit can only name an artist that exists when it is written (issue 29)
+    { id: id('d00000ff', 1), stage_name: 'Nobody' },
   ],
   releases: [
     { id: id('d0000003', 1), release_title: 'Sci', upc_code: '1.23457E+11' },
@@ -95,6 +97,7 @@ describe('catalog check (issue 18): planted defects are found, and only they', (
     expect(spaced).toMatchObject({ rule: 'whitespace', field: 'name', fixable: true, fix: 'Spaced Out Records', severity: 'warning' });
     // what the sample holds on purpose (tricky names, handles instead of links) and one chance ISRC collision: nothing else
     expect(new Set(sample.map((f) => f.rule))).toEqual(new Set(['whitespace', 'profile-url', 'duplicate-name', 'isrc-duplicate']));
+    expect(sample.filter((f) => f.rule === 'profile-url').length).toBeGreaterThan(0);
     expect(sample.filter((f) => f.rule === 'profile-url').every((f) => typeof f.value === 'string' && f.value.startsWith('@'))).toBe(true);
   });
 
@@ -105,6 +108,8 @@ describe('catalog check (issue 18): planted defects are found, and only they', (
       const r = await catalog([collection, 'import', file], { env });
       expect(r.code, r.stderr).toBe(0);
     }
+    const removed = await catalog(['artists', 'remove', id('d00000ff', 1), '--yes'], { env });
+    expect(removed.code, removed.stderr).toBe(0);
     const before = new Set(sample.map(keyOf));
     const after = (await findings(env)).list;
     const added = after.filter((f) => !before.has(keyOf(f))).map(keyOf).sort();
@@ -129,6 +134,7 @@ describe('catalog check (issue 18): planted defects are found, and only they', (
     expect(strict.code).toBe(5);
     const errorsOnly = await catalog(['check', 'tracks', '--severity', 'error', '--fail-on', 'none', '-o', 'json'], { env });
     expect(errorsOnly.code).toBe(0);
+    expect((JSON.parse(errorsOnly.stdout) as Finding[]).length).toBeGreaterThan(0);
     expect((JSON.parse(errorsOnly.stdout) as Finding[]).every((f) => f.severity === 'error')).toBe(true);
   });
 
@@ -154,6 +160,7 @@ describe('catalog check (issue 18): planted defects are found, and only they', (
     const rules = JSON.parse(r.stdout) as Array<{ name: string; rationale: string }>;
     expect(rules.map((x) => x.name)).toContain('isrc-format');
     expect(rules.length).toBeGreaterThanOrEqual(13);
+    expect(rules.length).toBeGreaterThan(0);
     expect(rules.every((x) => x.rationale.length > 20)).toBe(true);
     // on a terminal: each rule with its reason in full, not cut to a table cell
     const shown = await catalogInTerminal(['check', '--list-rules'], { env, cols: 80 });

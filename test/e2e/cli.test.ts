@@ -65,7 +65,10 @@ describe('catalog against a real `catalog serve`', () => {
     expect((await at(['genres', 'add', '--json', JSON.stringify(rows)])).code).toBe(0);
     const all = await at(['genres', 'list', '--all', '--page-size', '10', '--where', 'name~page-*', '-v']);
     expect(JSON.parse(all.stdout).map((r: { name: string }) => r.name).sort()).toEqual(rows.map((r) => r.name));
-    expect(all.stderr.match(/GET .*\/genres/g)).toHaveLength(3);
+    // 3 pages of 10; the one pager (issue 25/27) asks up to two ahead, so at most 2 more
+    const gets = all.stderr.match(/GET .*\/genres/g) ?? [];
+    expect(gets.length).toBeGreaterThanOrEqual(3);
+    expect(gets.length).toBeLessThanOrEqual(5);
     const nd = await at(['genres', 'list', '--all', '--page-size', '7', '--where', 'name~page-*', '-o', 'ndjson']);
     expect(nd.stdout.trimEnd().split('\n')).toHaveLength(25);
     const csv = await at(['genres', 'list', '--where', 'name~page-*', '--order', 'name', '--limit', '3', '--select', 'name', '-o', 'csv']);

@@ -54,11 +54,25 @@ export function catalog(args: string[], opts: { env?: Record<string, string | un
 const sh = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /**
- * Runs the command in a pseudo-terminal (util-linux `script`), `cols` wide. stdout and stderr
- * arrive mixed, as a person sees them; `input` is typed into the terminal.
+ * What a terminal shows of `raw`: a spinner (src/io/spinner.ts) draws each frame as
+ * `\r\x1b[2K<frame> <text>` and erases itself with `\r\x1b[2K` before any output, so on the
+ * screen it leaves nothing. A command slower than the spinner's one-second delay (a loaded machine)
+ * then gives the same text as a quick one.
  */
-export function catalogInTerminal(args: string[], opts: { env?: Record<string, string | undefined>; cols?: number; input?: string } = {}): Promise<Result> {
-  const command = `stty cols ${opts.cols ?? 100} rows 50 2>/dev/null; exec ${sh(process.execPath)} ${sh(BIN)} ${args.map(sh).join(' ')}`;
+export function asOnScreen(raw: string): string {
+  return raw.replace(/\r\x1b\[2K(?:[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] [^\r\n]*)?/g, '');
+}
+
+/**
+ * Runs the command in a pseudo-terminal (util-linux `script`), `cols` wide and `rows` high. stdout
+ * and stderr arrive mixed, as a person sees them (see asOnScreen); `input` is typed into the
+ * terminal once `inputAfter` (default: any output) has appeared.
+ */
+export function catalogInTerminal(
+  args: string[],
+  opts: { env?: Record<string, string | undefined>; cols?: number; rows?: number; input?: string; inputAfter?: RegExp } = {},
+): Promise<Result> {
+  const command = `stty cols ${opts.cols ?? 100} rows ${opts.rows ?? 50} 2>/dev/null; exec ${sh(process.execPath)} ${sh(BIN)} ${args.map(sh).join(' ')}`;
   return new Promise((resolvePromise, reject) => {
     const child = spawn('script', ['-qec', command, '/dev/null'], {
       cwd: ROOT,
@@ -66,15 +80,21 @@ export function catalogInTerminal(args: string[], opts: { env?: Record<string, s
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let out = '';
-    child.stdout.on('data', (c) => (out += c));
-    child.stderr.on('data', (c) => (out += c));
+    let typed = !opts.input;
+    const onOutput = (c: Buffer) => {
+      out += c;
+      // Typed when the prompt is there, however long the command took to show it.
+      if (!typed && (opts.inputAfter ?? /\S/).test(asOnScreen(out))) {
+        typed = true;
+        // Left open: an end of input would reach the command as a key press (^D) of its own.
+        child.stdin.write(opts.input ?? '');
+      }
+    };
+    child.stdout.on('data', onOutput);
+    child.stderr.on('data', onOutput);
     child.on('error', reject);
-    child.on('close', (code) => resolvePromise({ code: code ?? -1, stdout: out.replace(/\r\n/g, '\n'), stderr: '' }));
-    if (opts.input) {
-      // Type after the prompt has had time to appear.
-      setTimeout(() => child.stdin.write(opts.input), 1500);
-      setTimeout(() => child.stdin.end(), 4000);
-    } else child.stdin.end();
+    child.on('close', (code) => resolvePromise({ code: code ?? -1, stdout: asOnScreen(out).replace(/\r\n/g, '\n'), stderr: '' }));
+    if (typed) child.stdin.end();
   });
 }
 

@@ -1,4 +1,6 @@
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/stores.js';
 import { catalog, catalogInTerminal, ensureBuilt, type Serve, startServe } from './support.js';
@@ -50,10 +52,33 @@ describe.skipIf(!hasScript)('on a terminal (script)', () => {
     expect(JSON.parse(r.stdout)).toHaveLength(2);
   });
 
+  it('without --limit shows a first page at once, with a planned count and how to see more (issue 27)', async () => {
+    const labels = Array.from({ length: 45 }, (_, i) => ({ name: `Page label ${String(i).padStart(2, '0')}` }));
+    expect((await catalog(['--url', serve.url, 'labels', 'add', '--json', JSON.stringify(labels)])).code).toBe(0);
+    const r = await catalogInTerminal(['--url', serve.url, 'labels', 'list', '--select', 'name', '--order', 'name'], { env: { NO_COLOR: '1' } });
+    expect(r.code).toBe(0);
+    const rows = r.stdout.split('\n').filter((l) => l.startsWith('Page label'));
+    expect(rows).toHaveLength(30);
+    expect(r.stdout).toMatch(/30 of about [\d,]+ labels — more with --limit N, or --all/);
+    // a short terminal gets what fits
+    const short = await catalogInTerminal(['--url', serve.url, 'labels', 'list', '--select', 'name'], { env: { NO_COLOR: '1', LINES: '12' }, rows: 12 });
+    expect(short.stdout.split('\n').filter((l) => l.startsWith('Page label'))).toHaveLength(8);
+  });
+
+  it('list --all on a terminal goes through $PAGER, drawn for the terminal (issue 27)', async () => {
+    const file = join(tempDir('pager-'), 'paged.txt');
+    const r = await catalogInTerminal(['--url', serve.url, 'labels', 'list', '--all', '--select', 'name', '--order', 'name'], { env: { PAGER: `cat > '${file}'`, NO_COLOR: '1' } });
+    expect(r.code).toBe(0);
+    const paged = readFileSync(file, 'utf8').split('\n');
+    expect(paged[0]).toBe('name');
+    expect(paged.filter((l) => l.startsWith('Page label'))).toHaveLength(45);
+    expect(r.stdout).not.toContain('Page label');
+  });
+
   it('asks before removing and removes on yes', async () => {
     const added = await catalog(['--url', serve.url, 'labels', 'add', 'name=Doomed']);
     const id = JSON.parse(added.stdout).id as string;
-    const r = await catalogInTerminal(['--url', serve.url, 'labels', 'remove', id], { input: 'y\r' });
+    const r = await catalogInTerminal(['--url', serve.url, 'labels', 'remove', id], { input: 'y\r', inputAfter: /Remove 1 label/ });
     expect(r.stdout).toMatch(/Remove 1 label/);
     expect(r.stdout).toMatch(/Removed 1 label/);
     expect(r.code).toBe(0);

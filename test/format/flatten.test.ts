@@ -17,12 +17,12 @@ const resolver: SelectResolver = {
       tracks: [{ name: 'id', type: 'uuid' }, { name: 'track_title', type: 'text' }],
     })[table] ?? [],
   embed: (table, relation) =>
-    ({
+    (({
       'releases/labels': { table: 'labels', one: true },
       'releases/label_id': { table: 'labels', one: true },
       'labels/countries': { table: 'countries', one: true },
       'releases/tracks': { table: 'tracks', one: false },
-    })[`${table}/${relation}`],
+    }) as Record<string, { table: string; one: boolean }>)[`${table}/${relation}`],
 };
 
 const flat = (select: string, row: Row) => flattenRow(row, embedsOf(parseSelect(select), 'releases', resolver));

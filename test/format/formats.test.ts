@@ -159,3 +159,37 @@ describe('tables on a terminal tell null from empty text (issue 17)', () => {
     expect(row).toMatch(/^A\s+∅\s*$/);
   });
 });
+
+describe('tables stream (issue 27)', () => {
+  it('print the header and the first rows before the input ends, sized by those rows', async () => {
+    const out = bufferOutput();
+    const w = await createWriter('table', { out, firstRows: 2 });
+    await w.write({ id: 1, name: 'Aa' });
+    expect(out.text()).toBe('');
+    await w.write({ id: 2, name: 'Bbbb' });
+    // sized by the first two rows, written at once
+    expect(out.text()).toBe('id  name\n1   Aa\n2   Bbbb\n');
+    await w.write({ id: 3, name: 'Cc' });
+    expect(out.text().split('\n')[3]).toBe('3   Cc');
+    await w.end();
+  });
+
+  it('lay out 300,000 rows without a stack overflow, every row on its line', async () => {
+    const out = bufferOutput();
+    const w = await createWriter('table', { out, columns: ['id', 'track_title'] });
+    for (let i = 0; i < 300_000; i++) await w.write({ id: i, track_title: `T${i}` });
+    await w.end();
+    const lines = out.text().trimEnd().split('\n');
+    expect(lines).toHaveLength(300_001);
+    expect(lines[300_000]).toBe('299999  T299999');
+  });
+
+  it('off a terminal, a value wider than the first rows pushes its line right but is printed whole', async () => {
+    const out = bufferOutput();
+    const w = await createWriter('table', { out, firstRows: 1 });
+    await w.write({ a: 'x', b: 'y' });
+    await w.write({ a: 'a much longer value', b: 'z' });
+    await w.end();
+    expect(out.text()).toBe('a  b\nx  y\na much longer value  z\n');
+  });
+});

@@ -84,3 +84,48 @@ export async function eventually(check: () => Promise<boolean>, tries = 100, eve
   }
   return false;
 }
+
+/**
+ * A TCP proxy in front of a service that loses the answers to the first `lose` POSTs: the request
+ * reaches the service (which runs it), and when its answer starts to come back the client's
+ * connection is reset instead — what a client sees when the holder dies right after its commit.
+ * Other requests (the CLI's schema read) pass both ways.
+ */
+export async function startAnswerLosingProxy(targetPort: number, lose: number): Promise<{ url: string; lost: () => number; close(): Promise<void> }> {
+  let lost = 0;
+  let losing = 0;
+  const open = new Set<Socket>();
+  const server: Server = createNetServer((client) => {
+    const upstream = connect(targetPort, '127.0.0.1');
+    open.add(client).add(upstream);
+    let loseNext = false;
+    const drop = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('error', drop).on('close', drop);
+    upstream.on('error', drop).on('close', drop);
+    client.on('data', (chunk: Buffer) => {
+      if (losing < lose && chunk.subarray(0, 5).toString() === 'POST ') {
+        losing++;
+        loseNext = true;
+      }
+      upstream.write(chunk);
+    });
+    upstream.on('data', (chunk: Buffer) => {
+      if (!loseNext) return void client.write(chunk);
+      lost++;
+      client.resetAndDestroy();
+      upstream.destroy();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    lost: () => lost,
+    close() {
+      for (const s of open) s.destroy();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}

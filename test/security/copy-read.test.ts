@@ -3,6 +3,7 @@ import { createApp, type App } from '../../src/server/app.js';
 import { COPY_CSV } from '../../src/grammar/media.js';
 import type { Store } from '../../src/store/store.js';
 import { disposeStore, STORE_KINDS } from '../support/stores.js';
+// @ts-expect-error plain JavaScript module shared with scripts/fuzz.mjs
 import { hostileCorpus, injectionPlaces, invariants, seedSmall } from './cases.mjs';
 
 /**
@@ -27,7 +28,7 @@ for (const kind of STORE_KINDS) {
     it('answers as the JSON read does, and leaves the catalog as it was', async () => {
       const before = await invariants(store);
       // a third of the corpus, every kind of string in it (the long run is scripts/fuzz.mjs's business)
-      const corpus = hostileCorpus().filter((_, i) => i % 3 === 0);
+      const corpus = hostileCorpus().filter((_: unknown, i: number) => i % 3 === 0);
       const mismatches: string[] = [];
       for (const h of corpus) {
         for (const spec of injectionPlaces(h)) {

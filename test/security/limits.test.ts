@@ -83,6 +83,25 @@ describe('request size limits (socket adapter over PGlite)', () => {
     const fine = await httpExchange(server.url, { path: `/labels?select=name&name=in.(${'a,'.repeat(1000)}b)` });
     expect(fine).toMatchObject({ status: 200, body: '[]' });
   });
+
+  it('answers a HEAD with a URL or headers too long without a body, so the client reads the status (issue 26)', async () => {
+    const raw = await rawExchange(server.url, `HEAD /labels?name=in.(${'a,'.repeat(10_000)}b) HTTP/1.1\r\nHost: x\r\n\r\n`);
+    expect(raw.status).toBe(431);
+    expect(raw.body).toBe('');
+    // node's own client used to fail with "Parse Error: Data after Connection: close" here
+    for (const n of [5_000, 10_000]) {
+      const status = await new Promise<number>((resolve, reject) => {
+        const base = new URL(server.url);
+        const req = httpRequest({ host: base.hostname, port: base.port, method: 'HEAD', path: `/labels?name=in.(${'a,'.repeat(n)}b)` }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      expect(status).toBe(n === 5_000 ? 414 : 431);
+    }
+  });
 });
 
 describe('catalog serve --max-rows', () => {

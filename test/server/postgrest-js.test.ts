@@ -13,7 +13,7 @@ for (const { kind, make, skip } of STORE_KINDS) {
   describe.skipIf(skip)(`@supabase/postgrest-js over ${kind}${skip ? ' (SKIPPED: set CATALOG_TEST_DATABASE_URL)' : ''}`, () => {
     let store: Store & { drop?(): Promise<void> };
     let app: App & { logged: string[] };
-    let db: PostgrestClient;
+    let db: PostgrestClient<any, any, string>;
 
     beforeAll(async () => {
       store = await make();

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { openPGlite, templatePack, useSmallBufferPool } from '../../src/store/pglite.js';
 import { packToTar, unpackPack, writePack } from '../../src/store/pglite-template.js';
 import { tempDir } from '../support/stores.js';
+import { MIGRATIONS } from '../../src/schema/migrations.js';
 
 /** The regular files under `root`, relative, sorted. */
 const files = (root: string): string[] =>
@@ -25,7 +26,7 @@ describe('PGlite store over a data directory', () => {
     const { rows } = await second.query<{ n: number }>('select count(*)::int as n from labels');
     expect(rows[0].n).toBe(250);
     const versions = await second.query<{ version: number }>('select version from catalog_migrations order by version');
-    expect(versions.rows.map((r) => r.version)).toEqual([1, 2, 3]);
+    expect(versions.rows.map((r) => r.version)).toEqual(MIGRATIONS.map((m) => m.version));
     await second.close();
   });
 

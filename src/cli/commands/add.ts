@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { compileQuery } from '../../grammar/compile.js';
@@ -6,6 +7,7 @@ import type { TableDef } from '../../schema/catalog.js';
 import type { Row } from '../../format/types.js';
 import { readAll } from '../../io/streams.js';
 import type { Context } from '../context.js';
+import type { TableInfo } from '../schema/model.js';
 import { UsageError } from '../errors.js';
 import { checkRecords, parseAssignments, type WriteRecord } from '../flags/body.js';
 import { plural, success, writeRows } from '../output.js';
@@ -77,20 +79,77 @@ export async function runAdd(opts: AddOptions, ctx: Context): Promise<void> {
   if (opts.pairs.length > 0 && opts.json === undefined && opts.file === undefined) records = [parseAssignments(opts.pairs, table, removed)];
   else ({ records, single } = checkRecords(await readDocument(opts, ctx), table, removed));
 
+  const keyed = withClientIds(table, records);
   // PostgREST wants every object of a bulk insert to carry the same keys; when they differ,
   // name the union in ?columns= and let missing keys take their defaults (Prefer: missing=default).
   const keys = [...new Set(records.flatMap((r) => Object.keys(r)))];
   const ragged = records.some((r) => Object.keys(r).length !== keys.length);
-  const prefer = renderPrefer(ragged ? { return: 'representation', missing: 'default' } : { return: 'representation' });
+  const prefer = renderPrefer({ return: 'representation', ...(ragged ? { missing: 'default' as const } : {}), ...(keyed ? { resolution: 'ignore-duplicates' as const } : {}) });
+  const query = ragged || keyed ? compileQuery({ ...(ragged ? { columns: keys } : {}), ...(keyed ? { onConflict: [keyed] } : {}), where: [], order: [], page: [] }) : undefined;
   const res = await ctx.send({
     method: 'POST',
     path: pathOf(table),
-    query: ragged ? compileQuery({ columns: keys, where: [], order: [], page: [] }) : undefined,
+    query,
     headers: { Prefer: prefer },
     body: JSON.stringify(single ? records[0] : records),
+    // with ids of our own and duplicates ignored, sending it again cannot add a row twice
+    idempotent: keyed !== null,
   });
   if (!res) return;
-  const rows = JSON.parse(res.body || '[]') as Row[];
+  let rows = JSON.parse(res.body || '[]') as Row[];
+  if (keyed) rows = await storedRows(ctx, table, keyed, records, rows);
   await writeRows(ctx, single ? rows.slice(0, 1) : rows, { table, single });
   await success(ctx, `Added ${plural(rows.length, singularOf(table.name), table.name)}`);
+}
+
+/**
+ * `n` UUIDv7s (RFC 9562) that sort in the order made: 48 bits of Unix milliseconds, then a 12-bit
+ * sequence number, then 62 random bits. The service inserts an upsert's rows in key order, so ids
+ * in body order keep the rows in the order given, as a plain insert stores them.
+ * @example timeOrderedIds(2) // ['0193…-7000-…', '0193…-7001-…']
+ */
+export function timeOrderedIds(n: number, now = Date.now()): string[] {
+  return Array.from({ length: n }, (_, i) => {
+    const b = randomBytes(16);
+    const ms = now + Math.floor(i / 4096); // past 4,096 ids the clock part moves on a millisecond
+    b.writeUIntBE(ms, 0, 6);
+    b.writeUInt16BE(0x7000 | (i % 4096), 6);
+    b[8] = 0x80 | (b[8] & 0x3f);
+    const h = b.toString('hex');
+    return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+  });
+}
+
+/**
+ * Gives every record an id made here (time-ordered: `timeOrderedIds`) when the collection's key is one uuid
+ * column with a default and no record names it: the insert then goes with `on_conflict=<key>` and
+ * `resolution=ignore-duplicates`, so a resend after a connection lost before the answer (the
+ * holder killed at the wrong millisecond) cannot store a row twice. Returns the key, or null when
+ * the records go as a plain insert (a record brings its own id: a duplicate must stay a 409).
+ */
+function withClientIds(table: TableInfo, records: WriteRecord[]): string | null {
+  if (table.primaryKey.length !== 1) return null;
+  const key = table.fields.find((f) => f.name === table.primaryKey[0]);
+  if (!key || key.type !== 'uuid' || key.default === undefined || records.some((r) => key.name in r)) return null;
+  const ids = timeOrderedIds(records.length);
+  records.forEach((r, i) => {
+    // the id first, as a person reading the request (--dry-run) expects it
+    const rest = { ...r };
+    for (const k of Object.keys(r)) delete r[k];
+    Object.assign(r, { [key.name]: ids[i] }, rest);
+  });
+  return key.name;
+}
+
+/**
+ * The records as stored, in the order sent. Rows the answer does not list were stored by an earlier
+ * attempt (this one was a resend, its duplicates ignored): they are read back.
+ */
+async function storedRows(ctx: Context, table: TableInfo, key: string, records: WriteRecord[], answered: Row[]): Promise<Row[]> {
+  const have = new Map(answered.map((r) => [String(r[key]), r]));
+  const missing = records.map((r) => String(r[key])).filter((id) => !have.has(id));
+  if (missing.length === 0) return records.map((r) => have.get(String(r[key]))!);
+  const res = await ctx.send({ method: 'GET', path: pathOf(table), query: compileQuery({ where: [{ path: [], condition: { kind: 'filter', field: { name: key, jsonPath: [] }, negated: false, op: 'in', value: missing } }], order: [], page: [] }) });
+  for (const r of JSON.parse(res?.body || '[]') as Row[]) have.set(String(r[key]), r);
+  return records.map((r) => have.get(String(r[key]))).filter((r): r is Row => r !== undefined);
 }

@@ -29,7 +29,7 @@ export async function runConfig(ctx: Context): Promise<void> {
     { setting: 'profile', value: c.profile?.value ?? '(none)', source: c.profile?.source ?? 'default' },
     {
       setting: 'url',
-      value: c.url?.value ?? (lock ? `${lock.url} (catalog serve, pid ${lock.pid})` : 'embedded catalog, started per command'),
+      value: c.url?.value ?? (lock ? `${lock.url} (${lock.key ? 'private holder, only your commands' : 'catalog serve'}, pid ${lock.pid})` : 'embedded catalog, started per command'),
       source: c.url?.source ?? 'default',
     },
     { setting: 'token', value: c.token ? redact(c.token.value) : '(none)', source: c.token?.source ?? 'default' },

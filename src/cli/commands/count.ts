@@ -50,7 +50,7 @@ export async function runCount(opts: CountOptions, ctx: Context): Promise<void> 
   const query = buildReadQuery({ where: opts.where, or: opts.or, select: `${opts.by},count()` }, table, schema, ctx.removedFields(table.name), ctx.clock.now());
   const res = await ctx.send({ method: 'GET', path: pathOf(table), query: compileQuery(query) }).catch((err: unknown) => {
     if (err instanceof ServiceError && err.code === 'PGRST123') {
-      throw new UsageError(`this service does not count per value: ${err.message}`, 'it needs PostgREST 12 with db-aggregates-enabled (catalog serve has them on)');
+      throw new UsageError(`this service does not count per value: ${err.message}`, 'it needs PostgREST 12 with db-aggregates-enabled (catalog serve has them on unless started with --aggregates off)');
     }
     throw err;
   });

@@ -39,7 +39,7 @@ export async function runDescribe(opts: DescribeOptions, ctx: Context): Promise<
   await writeRows(ctx, fields, { format });
   if (format === 'table') {
     const s = ctx.style('stdout');
-    const lines = relations.map((r) => `  ${r.table} (${r.cardinality} via ${r.cardinality === 'many-to-one' ? r.via : `${r.table}.${r.via}`})`);
+    const lines = relations.map((r) => `  ${r.table} (${r.computed ? `computed, through ${r.via}` : `${r.cardinality} via ${r.cardinality === 'many-to-one' ? r.via : `${r.table}.${r.via}`}`})`);
     await ctx.io.stdout.write(`\n${s.bold('Embeds:')}${lines.length ? `\n${lines.join('\n')}` : ' none'}\n`);
     await ctx.note(ctx.style().dim(`Source: ${schema.source === 'builtin' ? 'built-in schema' : 'the service\'s root description'} (interface ${schema.version ?? 'unknown'})`));
   }

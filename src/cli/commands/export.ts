@@ -9,6 +9,7 @@ import { addReadFlags, examples } from './shared.js';
 
 export interface ExportFlags extends ReadFlags {
   format?: string;
+  delimiter?: string;
   null?: string;
   pageSize?: string;
   bom?: boolean;
@@ -23,7 +24,7 @@ export interface RunExportOptions extends ExportFlags {
 }
 
 const EXPORT_FORMATS: readonly InputFormat[] = ['csv', 'json', 'ndjson', 'yaml', 'xlsx'];
-const BY_EXTENSION: Record<string, InputFormat> = { '.csv': 'csv', '.json': 'json', '.ndjson': 'ndjson', '.jsonl': 'ndjson', '.yaml': 'yaml', '.yml': 'yaml', '.xlsx': 'xlsx' };
+const BY_EXTENSION: Record<string, InputFormat> = { '.csv': 'csv', '.tsv': 'csv', '.tab': 'csv', '.json': 'json', '.ndjson': 'ndjson', '.jsonl': 'ndjson', '.yaml': 'yaml', '.yml': 'yaml', '.xlsx': 'xlsx' };
 
 /** `catalog <collection> export [file]`. */
 export function defineExport(ctx: Context, table: TableDef): Command {
@@ -33,6 +34,7 @@ export function defineExport(ctx: Context, table: TableDef): Command {
       .argument('[file]', 'output file (default: stdout); the format follows its extension'),
   )
     .addOption(new Option('--format <format>', 'csv, json, ndjson, yaml or xlsx (default: from the file name, else csv)').choices([...EXPORT_FORMATS]))
+    .option('--delimiter <c>', 'CSV field separator, one character (default: a tab for .tsv and .tab files, else a comma)')
     .option('--null <token>', 'CSV text for null (default: empty where that reads back as null, else \\N)')
     .option('--page-size <n>', 'rows per request (default 2000)')
     .option('--bom', 'CSV for Excel: start with a UTF-8 byte order mark (so Excel reads UTF-8); implies --safe-formulas')
@@ -76,6 +78,17 @@ function spreadsheetOptions(opts: RunExportOptions, format: InputFormat): { bom:
   return { bom, safeFormulas };
 }
 
+/** CSV's separator: --delimiter (one character), a tab for a .tsv or .tab file, else a comma. */
+function exportDelimiter(opts: RunExportOptions, format: InputFormat): string {
+  if (opts.delimiter !== undefined) {
+    const d = opts.delimiter === '\\t' ? '\t' : opts.delimiter;
+    if (format !== 'csv') throw new UsageError(`--delimiter applies to CSV exports, not ${format}`);
+    if ([...d].length !== 1 || /["\r\n]/.test(d)) throw new UsageError(`--delimiter takes one character other than a quote or a line end, not ${JSON.stringify(opts.delimiter)}`, "e.g. --delimiter ';' or --delimiter '\\t'");
+    return d;
+  }
+  return opts.file && /\.(tsv|tab)$/i.test(opts.file) ? '\t' : ',';
+}
+
 /** Streams the rows of a collection into a file or stdout; returns the number written. */
 export async function runExport(opts: RunExportOptions, ctx: Context): Promise<number> {
   const [{ exportTable }, { fileSink, textSink }, { createProgress }, { tableByName }, { contextTransport }, { boundHeapGrowth }] = await Promise.all([
@@ -102,6 +115,10 @@ export async function runExport(opts: RunExportOptions, ctx: Context): Promise<n
     await ctx.send({ method: 'GET', path: `/${table.name}`, query: (await import('../../grammar/compile.js')).compileQuery(query) });
     return 0;
   }
+  const delimiter = exportDelimiter(opts, format);
+  const { embedsOf } = await import('../../format/flatten.js');
+  const { schemaResolver } = await import('../output.js');
+  const embeds = embedsOf(query.select, table.name, schemaResolver(await ctx.schema()));
   const transport = await contextTransport(ctx);
   const abort = new AbortController();
   void ctx.waitForSignal().then(() => abort.abort());
@@ -120,6 +137,8 @@ export async function runExport(opts: RunExportOptions, ctx: Context): Promise<n
       pageSize,
       nullToken: opts.null,
       spreadsheet,
+      delimiter,
+      embeds,
       signal: abort.signal,
       onPage: (rows) => progress.update({ phase: 'exporting', rows }),
     });

@@ -7,9 +7,14 @@ import type { Transport } from '../../client/transport.js';
 import type { Context } from '../context.js';
 import { Interrupted, PartialFailure, UsageError } from '../errors.js';
 import { parseMaps } from '../../import/mapping.js';
-import { collect, examples, titleField } from './shared.js';
+import { collect, examples, singularOf, titleField } from './shared.js';
 import { type QualityCheck, qualityCheck } from '../../check/import-check.js';
 import { todayOf } from '../../check/rules.js';
+import { parseRef } from '../../import/names.js';
+import type { SyncOptions } from '../../import/sync.js';
+import { TABLES } from '../../schema/catalog.js';
+import { parseFilters } from '../flags/query.js';
+import { confirmWrite } from './confirm.js';
 
 /** The flags of `catalog <collection> import`, as commander parses them. */
 export interface ImportFlags {
@@ -33,6 +38,13 @@ export interface ImportFlags {
   dateFormat?: string;
   sheet?: string;
   check?: boolean | string;
+  key?: string;
+  ref?: string[];
+  createMissing?: boolean;
+  sync?: boolean;
+  scope?: string;
+  cascade?: boolean;
+  yes?: boolean;
 }
 
 export interface RunImportOptions extends ImportFlags {
@@ -42,9 +54,24 @@ export interface RunImportOptions extends ImportFlags {
 
 /** `catalog <collection> import <file|->`. */
 export function defineImport(ctx: Context, table: TableDef): Command {
-  const cmd = new Command('import')
-    .description(`Bulk-load ${table.name} from CSV, JSON, NDJSON, YAML or Excel (.xlsx): batched upserts, bad rows set aside, resumable`)
-    .argument('<file>', 'input file, or - for stdin (then --format is needed)')
+  const cmd = importFlags(
+    new Command('import')
+      .description(`Bulk-load ${table.name} from CSV, JSON, NDJSON, YAML or Excel (.xlsx): batched upserts matched by id or natural key, bad rows set aside, resumable`)
+      .argument('<file>', 'input file, or - for stdin (then --format is needed)'),
+  )
+    .action(async (file: string, opts: ImportFlags) => {
+      await runImport({ ...opts, file, collection: table.name }, ctx);
+    });
+  return examples(cmd, [
+    `catalog ${table.name} import ${table.name}.csv`,
+    `catalog ${table.name} import vendor.csv --map "Title=${titleField(table)}" --ignore-unknown --dry-run`,
+    `catalog ${table.name} import ${table.name}.csv --resume     # continue after Ctrl-C or a crash`,
+  ]);
+}
+
+/** Import's flags, shared by `<collection> import FILE` and `import DIR`. */
+export function importFlags(cmd: Command): Command {
+  return cmd
     .addOption(new Option('--format <format>', 'input format (default: from the extension)').choices(['csv', 'json', 'ndjson', 'yaml', 'xlsx']))
     .option('--encoding <name>', 'input encoding: utf-8 (default), windows-1252, latin1, utf-16le, utf-16be (a byte-order mark decides on its own)')
     .option('--delimiter <char>', 'CSV field delimiter: , ; tab | (default: detected from the header line; tab for .tsv)')
@@ -65,14 +92,13 @@ export function defineImport(ctx: Context, table: TableDef): Command {
     .option('--dry-run', 'validate everything and ask the service which rows exist; write nothing')
     .option('--summary <file>', 'also write the summary as JSON (for CI)')
     .option('--check [level]', 'also reject rows `catalog check` rules flag at or above LEVEL (error: malformed ISRC, bad UPC check digit, an ISRC/UPC repeated in the file; warning: spaces, implausible dates too); the rest are counted in the summary')
-    .action(async (file: string, opts: ImportFlags) => {
-      await runImport({ ...opts, file, collection: table.name }, ctx);
-    });
-  return examples(cmd, [
-    `catalog ${table.name} import ${table.name}.csv`,
-    `catalog ${table.name} import vendor.csv --map "Title=${titleField(table)}" --ignore-unknown --dry-run`,
-    `catalog ${table.name} import ${table.name}.csv --resume     # continue after Ctrl-C or a crash`,
-  ]);
+    .option('--key <cols>', 'natural key rows without an id are matched by (default: tracks isrc_code; releases upc_code, else catalog_number; labels, genres, countries, languages name; subgenres genre+name; artists none)')
+    .option('--ref <field=collection.column>', 'resolve a text field to its id by name, repeatable (releases do label, genre, subgenre unasked)', collect)
+    .option('--create-missing', 'a reference to a name no record has creates that record (default: the row is rejected)')
+    .option('--sync', 'also remove records in --scope that the input does not have (asks first; see --yes, --dry-run)')
+    .option('--scope <expr>', "with --sync: the records the input stands for ('label=Chinook Records'), or all")
+    .option('--cascade', 'with --sync: remove rows that refer to removed records first (else they block the sync)')
+    .option('-y, --yes', 'with --sync: do not ask before removing');
 }
 
 /**
@@ -111,11 +137,28 @@ export function summaryText(s: ImportSummary): string[] {
       : `${source} → ${s.table}: ${counts} (${speed})`,
   ];
   if (s.resumedFrom > 0) lines.push(`  resumed at record ${fmt(s.resumedFrom + 1)}; counts include the earlier run`);
+  if (s.naturalKey) lines.push(`  rows matched by ${s.naturalKey.map((a) => a.join('+')).join(', else ')} (no id in the input)`);
+  for (const [collection, n] of Object.entries(s.created ?? {})) lines.push(`  ${s.dryRun ? 'would create' : 'created'} ${fmt(n)} ${collection} for names that had none (--create-missing)`);
+  if (s.sync) lines.push(...syncLines(s));
+  const removed = s.sync && !s.sync.held ? s.sync.deletes : 0;
+  if (!s.dryRun && s.inserted + s.updated + removed === 0 && s.rejected === 0 && s.records > 0 && !s.interrupted) lines.push('  nothing changed: the catalog already matches the input');
   if (s.rejected > 0) {
     lines.push(`  rejected rows${s.rejectsFile ? ` (all in ${s.rejectsFile})` : ''}:`);
     for (const r of s.rejectedRows.slice(0, 10)) lines.push(`    line ${r.line}: ${r.code} ${r.message}`);
     if (s.rejected > 10) lines.push(`    … and ${fmt(s.rejected - 10)} more`);
   }
+  return lines;
+}
+
+/** The sync's part of the summary: what was (or would be) removed, with examples. */
+function syncLines(s: ImportSummary): string[] {
+  const y = s.sync!;
+  if (y.held) return [`  sync (${y.scope}): ${fmt(y.deletes)} to remove, none removed: ${y.held}`];
+  const verb = s.dryRun ? 'would remove' : 'removed';
+  const lines = [`  sync (${y.scope}): ${verb} ${fmt(y.deletes)} ${y.deletes === 1 ? singularOf(s.table) : s.table} the input does not have`];
+  for (const e of y.examples) lines.push(`    ${e.id}${e.name ? ` “${e.name}”` : ''}`);
+  if (y.deletes > y.examples.length) lines.push(`    … and ${fmt(y.deletes - y.examples.length)} more`);
+  for (const [collection, n] of Object.entries(y.cascaded)) lines.push(`    ${verb} first (--cascade): ${fmt(n)} ${collection} that refer to them`);
   return lines;
 }
 
@@ -151,7 +194,26 @@ export function importOptions(opts: RunImportOptions, table: TableDef, ctx: Cont
     dateFormat: opts.dateFormat,
     sheet: opts.sheet,
     checks: opts.check ? [qualityCheck(table.name, todayOf(ctx.clock.now()), checkLevel(opts.check))] : undefined,
+    key: opts.key ? opts.key.split(',').map((s) => s.trim()).filter(Boolean) : undefined,
+    refs: (opts.ref ?? []).map((r) => parseRef(table, r, TABLES)),
+    createMissing: opts.createMissing,
+    sync: syncOptions(opts),
   };
+}
+
+/** `--sync --scope EXPR|all [--cascade]`, checked. */
+export function syncOptions(opts: ImportFlags): SyncOptions | undefined {
+  if (!opts.sync) {
+    const stray = opts.scope !== undefined ? '--scope' : opts.cascade ? '--cascade' : null;
+    if (stray) throw new UsageError(`${stray} goes with --sync`);
+    return undefined;
+  }
+  if (opts.scope === undefined || opts.scope.trim() === '') {
+    throw new UsageError('--sync needs --scope: the records the input stands for', "e.g. --scope 'label=Chinook Records', or --scope all for the whole collection");
+  }
+  if (opts.resume) throw new UsageError('--sync cannot --resume: run the sync again from the start (rows already sent are left alone)');
+  const all = opts.scope.trim() === 'all';
+  return { scope: all ? 'all' : parseFilters([opts.scope]), scopeText: opts.scope.trim(), cascade: Boolean(opts.cascade) };
 }
 
 /**
@@ -162,6 +224,13 @@ export function importOptions(opts: RunImportOptions, table: TableDef, ctx: Cont
  */
 export async function contextTransport(ctx: Context): Promise<Transport> {
   return (await ctx.endpoint()).client;
+}
+
+/** Asks before a sync writes (a terminal), or insists on --yes. */
+export async function confirmSync(ctx: Context, plan: ImportSummary): Promise<boolean> {
+  const n = plan.sync && !plan.sync.held ? plan.sync.deletes : 0;
+  const what = `insert ${fmt(plan.inserted)}, update ${fmt(plan.updated)} and remove ${fmt(n)} ${plan.table}`;
+  return confirmWrite(ctx, `Go ahead: ${what}?`, `this sync would ${what}`, false);
 }
 
 /** Runs an import: the engine with progress on stderr, the summary, the exit status. */
@@ -200,7 +269,18 @@ export async function runImport(opts: RunImportOptions, ctx: Context): Promise<I
       },
       onProgress: (p) => progress.update({ phase: p.phase === 'scan' ? 'checking' : dryRun ? 'comparing' : 'importing', rows: p.records, bytes: p.bytes, totalBytes: p.totalBytes }),
     };
-    summary = await importFile(engineOpts, await contextTransport(ctx));
+    const transport = await contextTransport(ctx);
+    if (base.sync && !dryRun && !opts.yes) {
+      // the plan first: the same import as a dry run (reads only), then the question
+      const plan = await importFile({ ...engineOpts, dryRun: true, checkpointPath: null, onProgress: undefined }, transport);
+      progress.done();
+      for (const line of summaryText(plan)) await ctx.note(line);
+      if (!(await confirmSync(ctx, plan))) {
+        await ctx.note('Nothing written');
+        return plan;
+      }
+    }
+    summary = await importFile(engineOpts, transport);
   } catch (err) {
     progress.done();
     throw err;

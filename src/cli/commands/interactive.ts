@@ -22,6 +22,7 @@ import {
   validateUuid,
   valueText,
 } from '../prompts/fields.js';
+import { askLinks, linkFieldKind } from '../prompts/links.js';
 import { type Reference, referenceFinder } from '../prompts/lookup.js';
 import { renderSummary, type SummaryRow } from '../prompts/summary.js';
 import { type FieldInfo, type TableInfo, typeKind } from '../schema/model.js';
@@ -83,7 +84,7 @@ export async function runInteractiveAdd(opts: InteractiveAddOptions, ctx: Contex
     const fields = await chooseFields(ask, ctx, askable, 'add', (f) => isKeyField(f) || f.name in presets);
     for (const field of fields) {
       const initial = field.name in presets ? { value: presets[field.name], given: true } : field.name in record ? { value: record[field.name], given: false } : undefined;
-      const answer = await askField(ask, ctx, field, 'add', initial, undefined, record);
+      const answer = await askField(ask, ctx, field, 'add', initial, undefined, record, name);
       if (answer === undefined) continue;
       record[field.name] = answer.value;
       setRow(rows, { field: field.name, after: answer.value, shown: answer.shown });
@@ -147,7 +148,7 @@ export async function runInteractiveUpdate(opts: InteractiveUpdateOptions, ctx: 
     const fields = await chooseFields(ask, ctx, askable, 'update', (f) => f.name in presets);
     for (const field of fields) {
       const initial = field.name in presets ? { value: presets[field.name], given: true } : { value: current[field.name], given: false };
-      const answer = await askField(ask, ctx, field, 'update', initial, current[field.name], { ...current, ...changes });
+      const answer = await askField(ask, ctx, field, 'update', initial, current[field.name], { ...current, ...changes }, name);
       if (answer === undefined || sameValue(answer.value, current[field.name])) continue;
       changes[field.name] = answer.value;
       setRow(rows, { field: field.name, before: current[field.name], after: answer.value, shown: answer.shown, shownBefore: answer.shownBefore });
@@ -246,8 +247,11 @@ async function askField(
   initial?: { value: unknown; given: boolean },
   current?: unknown,
   answers: Record<string, unknown> = {},
+  collection = '',
 ): Promise<Answer | undefined> {
   try {
+    const link = linkFieldKind(collection, field.name);
+    if (link) return await askLinkField(ask, ctx, field, link, mode, initial?.value, current);
     return await askFieldOnce(ask, ctx, field, mode, initial, current, answers);
   } catch (err) {
     // Esc cancels this question only: the field keeps its default (add) or its value (update).
@@ -397,6 +401,14 @@ function nameCopyOf(table: TableInfo, field: FieldInfo): string | undefined {
   if (!target) return undefined;
   const copy = singularOf(target);
   return table.fields.some((f) => f.name === copy && typeKind(f.type) === 'text') ? copy : undefined;
+}
+
+/** A link field (a release's tracks, a track's credits): picked one by one by title, ISRC or name. */
+async function askLinkField(ask: Asker, ctx: Context, field: FieldInfo, kind: 'tracks' | 'artists', mode: 'add' | 'update', start: unknown, current: unknown): Promise<Answer | undefined> {
+  const s = ctx.style();
+  const answer = await askLinks(ask, ctx, kind, `${field.name} ${s.dim(kind === 'tracks' ? '→ tracks' : '→ artists')}`, start);
+  if (answer === undefined || (mode === 'update' && sameValue(answer.value, current))) return undefined;
+  return { value: answer.value, shown: answer.shown };
 }
 
 /** A JSON document: confirmed first (so the editor opens only when wanted), then edited and checked. */

@@ -4,6 +4,7 @@ import { renderPrefer } from '../../grammar/prefer.js';
 import { parseContentRange, renderRange } from '../../grammar/range.js';
 import type { Query } from '../../grammar/types.js';
 import type { TableDef } from '../../schema/catalog.js';
+import type { TableInfo } from '../schema/model.js';
 import type { Row } from '../../format/types.js';
 import { startSpinner } from '../../io/spinner.js';
 import type { Context } from '../context.js';
@@ -26,7 +27,7 @@ export function defineList(ctx: Context, table: TableDef): Command {
   const title = titleField(table);
   const cmd = addReadFlags(new Command('list').description(`List ${table.name}, filtered, sorted and paged`))
     .alias('ls')
-    .option('-a, --all', 'every matching row, read page by page (one JSON array across pages)')
+    .option('-a, --all', 'every matching row, read page by page (one JSON array across pages; on a terminal through $PAGER, less -SR by default)')
     .option('--page-size <n>', `rows per request with --all (default ${DEFAULT_PAGE})`)
     .option('-c, --count', 'also count every matching row ("N of M" on stderr)')
     .action(async (opts: Omit<ListOptions, 'collection'>) => runList({ ...opts, collection: table.name }, ctx));
@@ -40,66 +41,89 @@ export function defineList(ctx: Context, table: TableDef): Command {
   ]);
 }
 
-/** Adds `order=<primary key>` when paging without an order, so pages neither skip nor repeat rows. */
-function stableOrder(q: Query, pk: string[]): Query {
-  if (q.order.some((o) => o.path.length === 0) || pk.length === 0) return q;
-  return { ...q, order: [...q.order, { path: [], terms: pk.map((name) => ({ field: { name, jsonPath: [] } })) }] };
+/** Rows of a terminal's first page: 30 (gh's habit), fewer when the terminal is shorter. */
+export const FIRST_PAGE = 30;
+
+/** The first page's size on a terminal: what fits below the header, above the count line and the prompt. */
+export function firstPageSize(rows: number | undefined): number {
+  return rows === undefined || rows <= 0 ? FIRST_PAGE : Math.max(5, Math.min(FIRST_PAGE, rows - 4));
 }
 
-/** Reads rows: one request, or every page with --all; prints them and the count. */
+/** Reads rows: a terminal's first page, one request, or every page with --all; prints them and the count. */
 export async function runList(opts: ListOptions, ctx: Context): Promise<void> {
   const table = await ctx.table(opts.collection);
   const schema = await ctx.schema();
   if (opts.all && opts.limit !== undefined) {
     throw new UsageError('--all reads every row; it does not combine with --limit', 'use --page-size to change how many rows each request reads');
   }
-  let query = buildReadQuery(opts, table, schema, ctx.removedFields(table.name), ctx.clock.now());
+  const query = buildReadQuery(opts, table, schema, ctx.removedFields(table.name), ctx.clock.now());
   const pageSize = count('--page-size', opts.pageSize) ?? DEFAULT_PAGE;
   if (pageSize === 0) throw new UsageError('--page-size must be at least 1');
-  const path = pathOf(table);
-  const selected = query.select !== undefined;
-
-  if (opts.all) {
-    query = stableOrder(query, table.primaryKey);
-    const offset = query.page[0]?.offset ?? 0;
-    const base = { method: 'GET', path, query: compileQuery({ ...query, page: [] }) };
-    if (ctx.dryRun) {
-      await ctx.send({ ...base, headers: { Prefer: renderPrefer({ count: 'exact' }), Range: renderRange({ from: offset, to: offset + pageSize - 1 }) } });
-      return;
-    }
-    const { client } = await ctx.endpoint();
-    const { pages } = await import('../../client/paging.js');
-    let total: number | null = null;
-    // A spinner only when it cannot tangle with rows streaming to the same terminal.
-    const quietTerminal = !ctx.io.stdout.isTTY || (await outputFormat(ctx)) === 'table';
-    const spinner = quietTerminal && !ctx.globals.quiet ? startSpinner(ctx.io.stderr, `Reading ${table.name}…`) : { update() {}, stop() {} };
-    async function* rows(): AsyncGenerator<Row> {
-      let read = 0;
-      for await (const page of pages(client, base, pageSize, offset)) {
-        total = page.total;
-        read += page.rows.length;
-        spinner.update(`Reading ${table.name}: ${read}${total === null ? '' : ` of ${total}`}`);
-        yield* page.rows;
-      }
-    }
-    let n: number;
-    try {
-      n = await writeRows(ctx, rows(), { table, selected, select: query.select });
-    } finally {
-      spinner.stop();
-    }
-    await reportCount(ctx, opts, n, total, table.name);
+  if (opts.all) return listAll(opts, ctx, table, query, pageSize);
+  // On a terminal, no --limit: the first page at once, counted by the planner (free on any size).
+  const firstPage = ctx.io.stdout.isTTY && opts.limit === undefined && (await outputFormat(ctx)) === 'table' ? firstPageSize(ctx.io.stdout.rows) : null;
+  const asked = firstPage === null ? query : withRootLimit(query, firstPage + 1);
+  const headers: Record<string, string> = {};
+  if (opts.count || firstPage !== null) headers.Prefer = renderPrefer({ count: opts.count ? 'exact' : 'planned' });
+  const res = await ctx.send({ method: 'GET', path: pathOf(table), query: compileQuery(asked), headers });
+  if (!res) return;
+  let rows = JSON.parse(res.body || '[]') as Row[];
+  const total = parseContentRange(res.headers['content-range'] ?? null)?.total ?? null;
+  const more = firstPage !== null && rows.length > firstPage;
+  if (more) rows = rows.slice(0, firstPage);
+  const n = await writeRows(ctx, rows, { table, selected: query.select !== undefined, select: query.select, firstRows: rows.length });
+  if (more && !opts.count) {
+    // a planner estimate: never below what is known to exist
+    const about = total === null ? 'more' : `about ${Math.max(total, n + 1).toLocaleString('en-US')}`;
+    await ctx.note(ctx.style().dim(`${n} of ${about} ${table.name} — more with --limit N, or --all`));
     return;
   }
-
-  const headers: Record<string, string> = {};
-  if (opts.count) headers.Prefer = renderPrefer({ count: 'exact' });
-  const res = await ctx.send({ method: 'GET', path, query: compileQuery(query), headers });
-  if (!res) return;
-  const rows = JSON.parse(res.body || '[]') as Row[];
-  const total = parseContentRange(res.headers['content-range'] ?? null)?.total ?? null;
-  const n = await writeRows(ctx, rows, { table, selected, select: query.select });
   await reportCount(ctx, opts, n, total, table.name);
+}
+
+/** The query with its root limit set (its offset kept). */
+function withRootLimit(q: Query, limit: number): Query {
+  const root = q.page.find((p) => p.path.length === 0);
+  return { ...q, page: [...q.page.filter((p) => p.path.length > 0), { path: [], ...(root?.offset ? { offset: root.offset } : {}), limit }] };
+}
+
+/**
+ * `list --all`: the one pager (keyset or offset, pages ahead; src/client/pages.ts) into the
+ * format's streaming writer; on a terminal through $PAGER. Memory stays flat at any row count.
+ */
+async function listAll(opts: ListOptions, ctx: Context, table: TableInfo, query: Query, pageSize: number): Promise<void> {
+  const { pagesOf, jsonPages, exportOrder } = await import('../../client/pages.js');
+  if (ctx.dryRun) {
+    const root = query.page.find((p) => p.path.length === 0);
+    const first = { ...query, order: exportOrder(table, query), page: [{ path: [], limit: pageSize, ...(root?.offset ? { offset: root.offset } : {}) }] };
+    await ctx.send({ method: 'GET', path: pathOf(table), query: compileQuery(first), headers: opts.count ? { Prefer: renderPrefer({ count: 'exact' }) } : {} });
+    return;
+  }
+  const transport = (await ctx.endpoint()).client;
+  const format = await outputFormat(ctx);
+  const pager = await ctx.pager();
+  // Ctrl-C while reading in the pager stops the reading, not the pager (as git does)
+  const abort = new AbortController();
+  if (pager) void ctx.waitForSignal().then(() => abort.abort());
+  const quietTerminal = !ctx.io.stdout.isTTY || (format === 'table' && !pager);
+  const spinner = quietTerminal && !ctx.globals.quiet ? startSpinner(ctx.io.stderr, `Reading ${table.name}…`) : { update() {}, stop() {} };
+  let total: number | null = null;
+  let n = 0;
+  async function* rows(): AsyncGenerator<Row> {
+    const paging = { transport, table, query, pageSize, signal: abort.signal, count: opts.count ? ('exact' as const) : undefined, onTotal: (t: number | null) => (total = t) };
+    for await (const page of pagesOf(paging, jsonPages)) {
+      spinner.update(`Reading ${table.name}: ${(n += page.length).toLocaleString('en-US')}${total === null ? '' : ` of ${total}`}`);
+      yield* page;
+    }
+  }
+  let shown: number;
+  try {
+    shown = await writeRows(ctx, rows(), { table, selected: query.select !== undefined, select: query.select, out: pager?.out });
+  } finally {
+    spinner.stop();
+    await pager?.done();
+  }
+  await reportCount(ctx, { ...opts, all: !pager }, shown, total, table.name);
 }
 
 async function reportCount(ctx: Context, opts: ListOptions, shown: number, total: number | null, name: string): Promise<void> {

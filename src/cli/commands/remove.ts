@@ -9,10 +9,16 @@ import { plural } from '../output.js';
 import { confirmWrite, namedRows, previewRows, stillReferenced } from './confirm.js';
 import { collect, examples, pathOf, singularOf, titleField } from './shared.js';
 import { targetQuery, type TargetFlags } from './target.js';
+import { idQueries, idsFromFile } from './remove-file.js';
+import { splitLongQuery } from '../../client/in-list.js';
+import type { Query } from '../../grammar/types.js';
+import type { TableInfo } from '../schema/model.js';
 
 export interface RemoveOptions extends TargetFlags {
   collection: string;
   yes?: boolean;
+  /** `--file ids.csv`: a column of ids, or of keys under a header naming the field. */
+  file?: string;
 }
 
 /** `catalog <collection> remove`. */
@@ -24,12 +30,13 @@ export function defineRemove(ctx: Context, table: TableDef): Command {
     .option('-w, --where <expr>', 'choose the rows by filter instead of an id (repeat to AND)', collect)
     .option('--or <expr>', 'alternative filter (one or=() group)', collect)
     .option('--all-rows', 'remove every row (only with no id and no --where)')
+    .option('--file <ids.csv>', 'remove the rows a file names: a column of ids, or of keys under a header naming the field (isrc_code, name)')
     .option('-y, --yes', 'do not ask for confirmation (required when stdin is not a terminal)')
     .action(async (id: string | undefined, opts: Omit<RemoveOptions, 'collection' | 'id'>) => runRemove({ ...opts, id, collection: table.name }, ctx));
   return examples(cmd, [
     `catalog ${table.name} remove 3f2a9c1e-8b1d-4e7a-9c55-0d6f1b2a4e10`,
     `catalog ${table.name} remove --where '${titleField(table)}~*test*' --yes`,
-    `catalog ${table.name} remove --where 'created<2020-01-01' --dry-run`,
+    `catalog ${table.name} remove --file gone.csv --yes     # one id (or key) a line`,
   ]);
 }
 
@@ -40,17 +47,20 @@ export function defineRemove(ctx: Context, table: TableDef): Command {
  */
 export async function runRemove(opts: RemoveOptions, ctx: Context): Promise<void> {
   const table = await ctx.table(opts.collection);
-  const target = await targetQuery(opts, table, ctx, 'remove');
-  const query = compileQuery(target);
+  const targets = await targetsOf(opts, table, ctx);
   const path = pathOf(table);
   const what = (n: number) => plural(n, singularOf(table.name), table.name);
   // The count comes first (HEAD): with --dry-run both requests are shown, neither is sent.
-  const head = await ctx.send({ method: 'HEAD', path, query, headers: { Prefer: renderPrefer({ count: 'exact' }) } });
+  const counts: Array<number | null> = [];
+  for (const target of targets) {
+    const head = await ctx.send({ method: 'HEAD', path, query: compileQuery(target), headers: { Prefer: renderPrefer({ count: 'exact' }) } });
+    counts.push(parseContentRange(head?.headers['content-range'] ?? null)?.total ?? null);
+  }
   if (ctx.dryRun) {
-    await ctx.send({ method: 'DELETE', path, query, headers: { Prefer: renderPrefer({ count: 'exact' }) } });
+    for (const target of targets) await ctx.send({ method: 'DELETE', path, query: compileQuery(target), headers: { Prefer: renderPrefer({ count: 'exact' }) } });
     return;
   }
-  const matching = parseContentRange(head?.headers['content-range'] ?? null)?.total ?? null;
+  const matching = counts.some((n) => n === null) ? null : counts.reduce<number>((a, n) => a + (n ?? 0), 0);
   if (matching === 0) {
     if (opts.id !== undefined) throw new NotFoundError(`${singularOf(table.name)} ${opts.id} not found in ${table.name}`);
     await ctx.note(`No ${table.name} match; nothing removed`);
@@ -58,16 +68,30 @@ export async function runRemove(opts: RemoveOptions, ctx: Context): Promise<void
   }
   const shown = matching === null ? `the matching ${table.name}` : what(matching);
   if (!opts.yes) {
-    const named = ctx.io.stdin.isTTY ? namedRows(await previewRows(ctx, table, target)) : '';
+    const named = ctx.io.stdin.isTTY ? namedRows({ ...(await previewRows(ctx, table, targets[0])), count: matching }) : '';
     if (!(await confirmWrite(ctx, `Remove ${shown}${named ? `: ${named}` : ''}?`, `this would remove ${shown}`, opts.yes))) {
       await ctx.note('Nothing removed');
       return;
     }
   }
-  const prefer = renderPrefer(matching === null ? { count: 'exact' } : { count: 'exact', handling: 'strict', maxAffected: matching });
-  const res = await ctx.send({ method: 'DELETE', path, query, headers: { Prefer: prefer } }).catch((err: unknown) => {
-    throw stillReferenced(err, table, opts.id ?? null);
-  });
-  const removed = parseContentRange(res?.headers['content-range'] ?? null)?.total ?? matching ?? 0;
-  await ctx.note(`Removed ${what(removed)}`);
+  let removed = 0;
+  for (let i = 0; i < targets.length; i++) {
+    if (counts[i] === 0) continue;
+    const n = counts[i];
+    const prefer = renderPrefer(n === null ? { count: 'exact' } : { count: 'exact', handling: 'strict', maxAffected: n });
+    const res = await ctx.send({ method: 'DELETE', path, query: compileQuery(targets[i]), headers: { Prefer: prefer } }).catch((err: unknown) => {
+      throw stillReferenced(err, table, opts.id ?? null);
+    });
+    removed += parseContentRange(res?.headers['content-range'] ?? null)?.total ?? n ?? 0;
+  }
+  await ctx.note(`Removed ${what(removed)}${targets.length > 1 ? ` (in ${targets.length} requests, each under the URL limit)` : ''}`);
+}
+
+/** The filters of the removal: from --file, or the id / --where (a long in.() list cut to fit URLs). */
+async function targetsOf(opts: RemoveOptions, table: TableInfo, ctx: Context): Promise<Query[]> {
+  if (opts.file === undefined) return splitLongQuery(await targetQuery(opts, table, ctx, 'remove'), compileQuery);
+  if (opts.id !== undefined || opts.where?.length || opts.or?.length || opts.allRows) throw new UsageError('--file does not combine with an id, --where or --all-rows');
+  const ids = await idsFromFile(opts.file, table, ctx);
+  if (ids.length === 0) throw new UsageError(`${opts.file} names no row`);
+  return idQueries(ids);
 }

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { loadCluster, loadServer } from '../embedded.js';
+import { loadCluster, loadHolder, loadServer } from '../embedded.js';
 import { examples } from './shared.js';
 
 export interface ServeOptions {
@@ -16,6 +16,7 @@ export interface ServeOptions {
   maxRows?: string;
   statementTimeout?: string;
   idleExit?: string;
+  aggregates?: string;
 }
 
 /**
@@ -43,6 +44,7 @@ export function defineServe(ctx: Context): Command {
     .option('--statement-timeout <ms>', 'cancel a statement running longer than this (PostgreSQL only; answers 500 57014)')
     .option('--db-schema <name>', 'PostgreSQL schema holding the catalog tables (env CATALOG_DB_SCHEMA; default public)')
     .option('--workers <n>', 'processes serving one PostgreSQL together (needs --database-url)', '1')
+    .option('--aggregates <on|off>', 'count(), sum() … in select (PostgREST db-aggregates-enabled, which defaults to off; catalog count uses them)', 'on')
     .option('--idle-exit <seconds>', 'stop after this many seconds without a request (the background holder commands start uses it)')
     .action(async (opts: ServeOptions) => runServe(opts, ctx))
     .addHelpText('after', EMBEDDED_NOTE);
@@ -51,6 +53,14 @@ export function defineServe(ctx: Context): Command {
     'catalog serve --port 8080 --data ./catalog-data',
     'catalog serve --host 0.0.0.0 --workers 2 --database-url postgres://catalog@db/catalog --jwt-secret "$SECRET"',
   ]);
+}
+
+/** An on|off flag's value (also true/false, yes/no, 1/0); anything else is exit 2 naming the flag. */
+function onOff(flag: string, value: string): boolean {
+  const v = value.trim().toLowerCase();
+  if (['on', 'true', 'yes', '1'].includes(v)) return true;
+  if (['off', 'false', 'no', '0'].includes(v)) return false;
+  throw new UsageError(`${flag} must be on or off, not ${JSON.stringify(value)}`);
 }
 
 /** Starts the service, prints its URL on stderr, and closes it cleanly on SIGINT/SIGTERM. */
@@ -67,6 +77,7 @@ export async function runServe(opts: ServeOptions, ctx: Context): Promise<void> 
   const statementTimeoutMs = count('--statement-timeout', opts.statementTimeout);
   if (statementTimeoutMs && !databaseUrl) throw new UsageError('--statement-timeout needs --database-url: the embedded catalog cannot cancel a running statement');
   const dataDir = databaseUrl ? undefined : opts.data ?? ctx.paths.dataDir;
+  const aggregates = onOff('--aggregates', opts.aggregates ?? 'on');
   const workers = count('--workers', opts.workers ?? '1') as number;
   if (workers < 1) throw new UsageError('--workers must be at least 1');
   if (workers > 1 && !databaseUrl) throw new UsageError('--workers needs --database-url: the embedded catalog is held by one process');
@@ -80,6 +91,7 @@ export async function runServe(opts: ServeOptions, ctx: Context): Promise<void> 
     maxBodyBytes,
     maxRows,
     statementTimeoutMs,
+    aggregates,
     log: ctx.globals.verbose ? (line: string) => void ctx.io.stderr.write(`${line}\n`) : undefined,
   };
   const { jwtSecretProblem } = await loadServer();
@@ -92,7 +104,7 @@ export async function runServe(opts: ServeOptions, ctx: Context): Promise<void> 
       await cluster.runClusterWorker(startOptions);
       return;
     }
-    const handle = await cluster.startCluster(startOptions, workers);
+    const handle = await cluster.startCluster(startOptions, workers, (line) => void ctx.note(line));
     // Listening for the signal before saying where it serves: a SIGTERM right after must stop it cleanly.
     const stopping = ctx.waitForSignal();
     await ctx.io.stderr.write(`Serving the catalog at ${handle.url} with ${workers} workers (PostgreSQL). Press Ctrl-C to stop.\n`);
@@ -111,7 +123,9 @@ export async function runServe(opts: ServeOptions, ctx: Context): Promise<void> 
     const holder = control.readServeLock(dataDir);
     if (holder && (await control.stopBackgroundHolder(dataDir))) await ctx.note(`stopped the background holder (process ${holder.pid}) to serve ${dataDir} here`);
   }
-  const server = await control.startServer({ ...startOptions, ...(idleSeconds ? { onIdle: { idleMs: idleSeconds * 1000, run: () => idleNow('idle'), version: ctx.version } } : {}) }).catch((err: NodeJS.ErrnoException) => {
+  // The background holder (--idle-exit, what commands start) serves only its owner's commands (src/holder/).
+  const background = idleSeconds ? (await loadHolder()).backgroundServeOptions(idleSeconds, ctx.version, () => idleNow('idle')) : {};
+  const server = await control.startServer({ ...startOptions, ...background }).catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'EADDRINUSE') throw new Error(`port ${port} on ${opts.host ?? '127.0.0.1'} is already in use: choose another with --port`);
     if (/^refusing|already served|is held by/.test(err.message)) throw new UsageError(err.message, 'one process holds an embedded catalog: stop that one, or give this one another --data');
     throw err;

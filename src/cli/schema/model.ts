@@ -1,3 +1,4 @@
+import { COMPUTED_RELATIONSHIPS } from '../../schema/links.js';
 import { INTERFACE_VERSION, TABLES, type TableDef } from '../../schema/catalog.js';
 
 /** One field of a collection, as the root description tells it. */
@@ -107,8 +108,10 @@ export interface Relation {
   /** The collection embedded. */
   table: string;
   cardinality: 'many-to-one' | 'one-to-many';
-  /** The foreign-key column (on this table for many-to-one, on the other for one-to-many). */
+  /** The foreign-key column (on this table for many-to-one, on the other for one-to-many); for a computed relationship, what it follows. */
   via: string;
+  /** A PostgREST computed relationship (the SQL function `table(collection)`), not a foreign key. */
+  computed?: boolean;
 }
 
 /** The relationships of a collection, both directions, from the foreign keys in the schema. */
@@ -119,6 +122,11 @@ export function relationsOf(schema: SchemaModel, table: string): Relation[] {
   }
   for (const t of schema.tables.values()) {
     for (const f of t.fields) if (f.foreignKey?.table === table) out.push({ table: t.name, cardinality: 'one-to-many', via: f.name });
+  }
+  // The root description shows foreign keys only; the catalog's computed relationships are known
+  // here, offered wherever both collections exist (a service without them answers PGRST200).
+  for (const r of COMPUTED_RELATIONSHIPS) {
+    if (r.from === table && schema.tables.has(r.to)) out.push({ table: r.to, cardinality: 'one-to-many', via: r.via, computed: true });
   }
   return out;
 }

@@ -8,6 +8,7 @@ import type { Batcher, BatchLimits } from './batch.js';
 import type { Deduper } from './dedupe.js';
 import { CopyRow, type PendingRow, type Shape } from './shape.js';
 import { type Source, sourceRecords } from './source.js';
+import { type Matcher, REPEAT, repeatFault } from './match.js';
 
 /**
  * The load pass: reads the source again and moves every record through the stages in order,
@@ -31,6 +32,8 @@ export interface LoadContext {
   headers: string[] | null;
   /** The COPY header line when the service takes COPY bodies (the byte path), else null. */
   copyHead: Buffer | null;
+  /** The match stage (natural keys, references by name, a sync's marks), when the import has one. */
+  matcher: Matcher | null;
 }
 
 /** How the load pass ended. */
@@ -59,8 +62,17 @@ async function addRecord(c: LoadContext, pass: Pass, rec: SourceRecord): Promise
   const built = c.shape.shaper.shape(rec);
   if (!built.ok) return c.batcher.reject(rec, built);
   const conflictKey = c.shape.plan.conflictKey;
+  if (c.matcher) {
+    const m = c.matcher;
+    const text = (v: unknown): string | null => (v === undefined || v === null ? null : typeof v === 'string' ? v : JSON.stringify(v));
+    const own = m.natural ? null : text(built.row.id);
+    const values = m.assign((i) => text(built.row[m.needs[i]]), own);
+    if (values === REPEAT) return c.settings.dedupe === 'error' ? c.batcher.reject(rec, repeatFault()) : c.batcher.skip();
+    if (!Array.isArray(values)) return c.batcher.reject(rec, values);
+    m.injected.forEach((col, i) => (built.row[col] = values[i]));
+  }
   const key = conflictKey ? keyOf(built.row, conflictKey) : null;
-  const verdict = c.deduper.admit(key, rec.index);
+  const verdict = c.matcher?.natural ? null : c.deduper.admit(key, rec.index);
   if (verdict === 'skip') return c.batcher.skip();
   if (verdict) return c.batcher.reject(rec, verdict);
   await addRow(c, pass, c.shape.jsonRow(rec, built.row, key));
@@ -140,7 +152,7 @@ class LineBuffers {
 }
 
 /** A record the transcoder wrote as a COPY line: checked, judged, and added with its line. True when its batch went out. */
-async function addLine(c: LoadContext, pass: Pass, row: CopyRow, lines: LineBuffers, end: number): Promise<boolean> {
+async function addLine(c: LoadContext, pass: Pass, row: CopyRow, lines: LineBuffers, end: number, matched = false): Promise<boolean> {
   if (c.settings.checks.length > 0) {
     // checks see shaped rows: only then is a COPY line's record decoded and shaped again
     const shaped = c.shape.shaper.shape(row.record);
@@ -149,7 +161,8 @@ async function addLine(c: LoadContext, pass: Pass, row: CopyRow, lines: LineBuff
       return false;
     }
   }
-  const verdict = c.deduper.admit(row.key, row.index);
+  // a row matched by natural key was judged by the match stage (a repeated key is its fault)
+  const verdict = matched ? null : c.deduper.admit(row.key, row.index);
   if (verdict === 'skip') {
     c.batcher.skip();
     return false;
@@ -162,6 +175,29 @@ async function addLine(c: LoadContext, pass: Pass, row: CopyRow, lines: LineBuff
   return addRow(c, pass, row);
 }
 
+/** The row's own key from the transcoder's first `n` key parts (parts joined by NUL), or null. */
+function leadKey(tc: CopyTranscoder, n: number): string | null {
+  let key = '';
+  for (let k = 0; k < n; k++) {
+    const part = tc.part(k);
+    if (part === null) return null;
+    key = k === 0 ? part : `${key}\u0000${part}`;
+  }
+  return key;
+}
+
+/**
+ * Writes the match stage's cells (`id,label_id,`) before a COPY line the transcoder wrote
+ * `reserve` bytes after the line's start, and closes the gap: the line stays one contiguous
+ * range after the one before it. Returns the line's new end.
+ */
+function injectCells(lines: LineBuffers, prefix: string, reserve: number, end: number): number {
+  const at = lines.pos;
+  const n = lines.out.write(prefix, at, 'latin1');
+  if (n < reserve) lines.out.copyWithin(at + n, at + reserve, end);
+  return end - (reserve - n);
+}
+
 /**
  * The byte path: CSV bytes → COPY lines (no strings or objects per cell); a record the
  * transcoder cannot write as a line (a value to check, a default to fill) takes the record way.
@@ -169,16 +205,20 @@ async function addLine(c: LoadContext, pass: Pass, row: CopyRow, lines: LineBuff
 export async function loadCopyLines(c: LoadContext): Promise<LoadResult> {
   const headers = c.headers ?? [];
   const { resolver, nullToken } = c.shape.shaper;
-  const conflictKey = c.shape.plan.conflictKey;
+  const m = c.matcher;
+  // the key parts the transcoder notes: the row's own key (not with a natural key: it has none), then what the match stage reads
+  const lead = m?.natural ? [] : (c.shape.plan.conflictKey ?? []);
+  const keyCols = m ? [...lead, ...m.needs] : c.shape.plan.conflictKey;
   const delimiter = c.source.delimiter;
-  const tc = new CopyTranscoder(fieldPlans(headers.map((h) => resolver.resolve(h)), conflictKey), nullToken, conflictKey?.length ?? 0, false, delimiter);
+  const tc = new CopyTranscoder(fieldPlans(headers.map((h) => resolver.resolve(h)), keyCols), nullToken, keyCols?.length ?? 0, false, delimiter);
+  const reserve = m?.reserve ?? 0;
   const file = await ByteCsvFile.open(c.source.path);
   const lines = new LineBuffers(c.copyHead!, c.batcher.limits);
   const pass: Pass = { read: 0, bytes: () => file.bytesRead() };
   let interrupted = false;
   try {
     for (let index = 0; ; ) {
-      const status = file.read(tc, lines.out, lines.pos);
+      const status = file.read(tc, lines.out, lines.pos + reserve);
       if (status === MORE) {
         await file.fill();
         continue;
@@ -205,8 +245,24 @@ export async function loadCopyLines(c: LoadContext): Promise<LoadResult> {
         await addRecord(c, pass, csvRecordAt(file.buf.toString('utf8', file.recStart, file.p), headers, recIndex, file.recLine, delimiter));
         continue;
       }
-      const row = new CopyRow(tc.key, file.buf, file.recStart, file.p, recIndex, file.recLine, headers, delimiter);
-      if (await addLine(c, pass, row, lines, tc.outEnd)) lines.renew();
+      let end = tc.outEnd;
+      let key = tc.key;
+      if (m) {
+        const own = lead.length === 0 ? null : leadKey(tc, lead.length);
+        const values = m.assign((i) => tc.part(lead.length + i), own);
+        if (values === REPEAT && c.settings.dedupe !== 'error') {
+          c.batcher.skip();
+          continue;
+        }
+        if (!Array.isArray(values)) {
+          c.batcher.reject(csvRecordAt(file.buf.toString('utf8', file.recStart, file.p), headers, recIndex, file.recLine, delimiter), values === REPEAT ? repeatFault() : values);
+          continue;
+        }
+        end = injectCells(lines, m.prefix(values), reserve, end);
+        key = m.natural ? values[0] : own;
+      }
+      const row = new CopyRow(key, file.buf, file.recStart, file.p, recIndex, file.recLine, headers, delimiter);
+      if (await addLine(c, pass, row, lines, end, m?.natural === true)) lines.renew();
     }
   } finally {
     await file.close();

@@ -25,6 +25,15 @@ const isRowFault = (f: ServiceError): boolean => /^(22|23|P0001|21000)/.test(fau
 const isShrinkFault = (res: HttpResponse, f: ServiceError): boolean => res.status === 413 || f.code === '57014' || f.code === '54000';
 const isTransient = (res: HttpResponse): boolean => res.status === 502 || res.status === 503 || res.status === 504;
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+/**
+ * A request that cannot write anything twice (an upsert, an empty body), sent again after a
+ * connection error or 502/503/504: twice more, pausing `retryDelayMs`, then twice that.
+ */
+function retried(settings: Settings, send: () => Promise<HttpResponse>): Promise<HttpResponse> {
+  const delay = settings.retryDelayMs;
+  return retrying(send, { retries: 2, sleep, again: (o, attempt) => ('error' in o || isTransient(o.value) ? delay * 2 ** attempt : null) });
+}
+
 /** `Key (id)=(…)`-style details make the reject message self-contained. */
 const faultMessage = (f: ServiceError): string => (f.details ? `${f.message} (${f.details})` : f.message);
 
@@ -65,6 +74,8 @@ export interface SendContext {
   headers: string[] | null;
   /** The send stage asks the batch stage for smaller batches (413, statement timeout). */
   shrink: (rows: number, bytes: number) => void;
+  /** Runs before each batch is sent (the match stage's new parent records go first). */
+  before?: () => Promise<void>;
 }
 
 /**
@@ -75,8 +86,9 @@ export interface SendContext {
 async function negotiateCopy(c: SendContext, copyQuery: string, copyPrefer: string): Promise<Buffer | null> {
   const { shape, settings, headers } = c;
   if (!shape.shaper.fromText || settings.dryRun || shape.plan.columns.length === 0 || !headers) return null;
-  const head = `${headers.map((h) => shape.shaper.resolver.resolve(h)?.name).filter((n) => n !== undefined).join(',')}\n`;
-  const res = await c.transport.send({ method: 'POST', path: `/${settings.table.name}`, query: copyQuery, headers: { 'Content-Type': COPY_CSV, Prefer: copyPrefer }, body: head });
+  const head = `${[...(shape.plan.injected ?? []), ...headers.map((h) => shape.shaper.resolver.resolve(h)?.name).filter((n) => n !== undefined)].join(',')}\n`;
+  // an empty body writes nothing, so it may be sent again after an unclear failure
+  const res = await retried(c.settings, () => c.transport.send({ method: 'POST', path: `/${settings.table.name}`, query: copyQuery, headers: { 'Content-Type': COPY_CSV, Prefer: copyPrefer }, body: head }));
   if (res.status >= 200 && res.status < 300) return Buffer.from(head);
   const f = faultOf(res);
   if ((res.status === 400 || res.status === 415) && (f.code === 'PGRST102' || f.code === 'PGRST107' || f.code === null)) return null;
@@ -168,6 +180,7 @@ export class Sender {
       for (const r of kept) out[r.kind === 'insert' ? 'inserted' : 'updated']++;
       return out;
     }
+    await this.c.before?.();
     await this.sendRows(rows, out);
     return out;
   }
@@ -237,7 +250,6 @@ export class Sender {
           };
     const send = () => this.c.transport.send({ method: 'POST', path: `/${this.c.settings.table.name}`, ...req });
     if (!this.c.shape.plan.conflictKey) return send(); // a plain insert is never sent again blindly
-    const delay = this.c.settings.retryDelayMs;
-    return retrying(send, { retries: 2, sleep, again: (o, attempt) => ('error' in o || isTransient(o.value) ? delay * 2 ** attempt : null) });
+    return retried(this.c.settings, send);
   }
 }

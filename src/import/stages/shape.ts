@@ -26,7 +26,7 @@ export class RowShaper {
   /** The record mapped, coerced and checked, or why it is rejected. */
   shape(rec: SourceRecord): RowResult {
     let source = rec;
-    if (this.dates?.format) {
+    if (this.dates && (this.dates.format || rec.serialDate)) {
       const converted = this.dates.convert(rec);
       if ('code' in converted) return { ok: false, code: converted.code, message: converted.message };
       source = converted;
@@ -55,6 +55,8 @@ export interface ShapePlan {
   /** Columns compared with stored rows (the input's). */
   compareColumns: ColumnDef[];
   ignoredFields: string[];
+  /** Columns the match stage writes before the input's own (src/import/stages/match.ts). */
+  injected?: string[];
 }
 
 /** The plan after the scan, with the checks that need the whole input's fields. */

@@ -27,7 +27,7 @@ async function pipeline(opts: { stopAfter?: number; start?: number } = {}) {
   const sent: Batch[] = [];
   const batcher = new Batcher({ rows: 2, bytes: 1 << 20 }, 2, resume, async (b) => (sent.push(b), { inserted: b.rows.length, updated: 0, unchanged: 0, rejects: b.rejects }), (b, o, at) => account.batchDone(b, o, at));
   const copyHead = Buffer.from('id,stage_name,is_signed\n');
-  const ctx = { source, shape, deduper, batcher, account, settings, start: resume.index, records: scan.records, headers: scan.headers };
+  const ctx = { source, shape, deduper, batcher, account, settings, matcher: null, start: resume.index, records: scan.records, headers: scan.headers };
   return { sent, batcher, account, records: () => loadRecords({ ...ctx, copyHead: null }), lines: () => loadCopyLines({ ...ctx, copyHead }) };
 }
 

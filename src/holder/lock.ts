@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, constants, fstatSync, lstatSync, mkdirSync, readdirSync, openSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import type { Stats } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -13,8 +14,98 @@ import { join } from 'node:path';
  * holder's event loop can sit inside one statement for many seconds (a 60 MB write: 24 s), long
  * enough to be declared dead while it still has the files open. A pid and its start time are not
  * fooled by a busy holder.
+ *
+ * Everything here is private to the directory's owner: the directory is 0700 (one owned by another
+ * user, or writable by group or others, is refused, as ssh refuses such a ~/.ssh), files are made
+ * 0600 and opened with O_NOFOLLOW, and a lock owned by another user is not trusted.
  */
 export const LOCK_FILE = 'catalog-serve.json';
+
+/** The data directory, or a file in it, is not safely this user's (exit 2: fix the permissions). */
+export class UnsafeDirError extends Error {
+  override readonly name = 'UnsafeDirError';
+}
+
+/** O_NOFOLLOW where the platform has it (a symlink planted in the directory is never followed). */
+const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+
+/** This process's user id, or null where there is none (Windows: no POSIX permissions to check). */
+const myUid = (): number | null => (typeof process.getuid === 'function' ? process.getuid() : null);
+
+/**
+ * Makes the data directory (0700, whatever the umask) or checks the one there: it must be this
+ * user's and not writable by group or others; a looser mode of the user's own directory is
+ * tightened to 0700. Throws UnsafeDirError naming the problem.
+ */
+export function preparePrivateDir(dataDir: string): void {
+  let st: Stats;
+  try {
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    st = statSync(dataDir);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EACCES' || code === 'EPERM') throw new UnsafeDirError(`cannot use the catalog directory ${dataDir}: permission denied (is it another user's?); give another --data / CATALOG_DATA`);
+    throw err;
+  }
+  const uid = myUid();
+  if (uid === null) return;
+  if (!st.isDirectory()) throw new UnsafeDirError(`${dataDir} is not a directory`);
+  if (st.uid !== uid) {
+    throw new UnsafeDirError(`the catalog directory ${dataDir} belongs to user ${st.uid}, not to you (user ${uid}): refusing to use it (another user could read or change the catalog); give another --data / CATALOG_DATA`);
+  }
+  if (st.mode & 0o022) {
+    throw new UnsafeDirError(
+      `the catalog directory ${dataDir} is writable by ${st.mode & 0o020 ? 'its group' : 'others'} (mode ${(st.mode & 0o777).toString(8)}): refusing to use it, as ssh refuses such a ~/.ssh; make it private with \`chmod 700 ${dataDir}\``,
+    );
+  }
+  if (st.mode & 0o077) chmodSync(dataDir, 0o700);
+}
+
+/**
+ * Takes group and other permissions off the files PGlite's file system gives a mode of its own,
+ * whatever the umask: the relation cache files (`global/pg_internal.init`, `base/<db>/pg_internal.init`,
+ * 0644). The holder runs this after opening the catalog and after closing it; everything else is
+ * made under the holder's 0077 umask. A few stat calls, not a walk of the catalog's ~450 files.
+ */
+export function tightenModes(dataDir: string): void {
+  const base = join(dataDir, 'base');
+  let dbs: string[] = [];
+  try {
+    dbs = readdirSync(base).map((db) => join(base, db));
+  } catch {
+    // no catalog here (yet)
+  }
+  for (const dir of [join(dataDir, 'global'), ...dbs]) {
+    const path = join(dir, 'pg_internal.init');
+    try {
+      const mode = lstatSync(path).mode;
+      if (mode & 0o077 && (mode & constants.S_IFMT) === constants.S_IFREG) chmodSync(path, mode & 0o700);
+    } catch {
+      // not made yet
+    }
+  }
+}
+
+/**
+ * Opens a file of the data directory for writing without following a symlink, 0600 when it is
+ * made, and refuses one owned by another user. `flags` adds O_CREAT, O_EXCL, O_APPEND…
+ */
+export function openPrivateFile(path: string, flags: number): number {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_WRONLY | NOFOLLOW | flags, 0o600);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ELOOP') throw new UnsafeDirError(`${path} is a symbolic link: refusing to follow it (remove it)`);
+    throw err;
+  }
+  const uid = myUid();
+  const st = fstatSync(fd);
+  if (uid !== null && st.uid !== uid) {
+    closeSync(fd);
+    throw new UnsafeDirError(`${path} belongs to user ${st.uid}, not to you (user ${uid}): refusing to use it (remove it)`);
+  }
+  return fd;
+}
 
 export interface Holder {
   pid: number;
@@ -24,6 +115,8 @@ export interface Holder {
   background?: boolean;
   /** The tool's version a background holder runs (a command of another version replaces it). */
   version?: string;
+  /** The credential a private holder asks of every request (see src/holder/guard.ts); none for a public `catalog serve`. */
+  key?: string;
 }
 
 interface LockInfo {
@@ -33,6 +126,7 @@ interface LockInfo {
   url: string | null;
   background?: boolean;
   version?: string;
+  key?: string;
 }
 
 /** A directory is held by another process (which the message names). */
@@ -65,24 +159,48 @@ function pidAlive(pid: number): boolean {
   }
 }
 
+/**
+ * The lock's content. A lock that is a symlink or belongs to another user is not trusted: it
+ * could send this user's commands, and their rows, to someone else's server (UnsafeDirError).
+ */
 function readInfo(path: string): LockInfo | null | 'unreadable' {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    const fd = openSync(path, constants.O_RDONLY | NOFOLLOW);
+    try {
+      const owner = fstatSync(fd).uid;
+      const uid = myUid();
+      if (uid !== null && owner !== uid) {
+        throw new UnsafeDirError(`the lock ${path} belongs to user ${owner}, not to you (user ${uid}): it is not trusted; remove it once no process of that user holds the catalog`);
+      }
+      text = readFileSync(fd, 'utf8');
+    } finally {
+      closeSync(fd);
+    }
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'ENOENT' ? null : 'unreadable';
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP') throw new UnsafeDirError(`the lock ${path} is a symbolic link: it is not trusted (remove it)`);
+    if (err instanceof UnsafeDirError) throw err;
+    return code === 'ENOENT' ? null : 'unreadable';
   }
   try {
     const v = JSON.parse(text) as Partial<LockInfo>;
     if (typeof v.pid !== 'number') return 'unreadable';
-    return { pid: v.pid, start: typeof v.start === 'string' ? v.start : null, url: typeof v.url === 'string' ? v.url : null, background: v.background === true, ...(typeof v.version === 'string' ? { version: v.version } : {}) };
+    return {
+      pid: v.pid,
+      start: typeof v.start === 'string' ? v.start : null,
+      url: typeof v.url === 'string' ? v.url : null,
+      background: v.background === true,
+      ...(typeof v.version === 'string' ? { version: v.version } : {}),
+      ...(typeof v.key === 'string' ? { key: v.key } : {}),
+    };
   } catch {
     return 'unreadable';
   }
 }
 
 /** What a lock says of its holder. */
-const holderOf = (info: LockInfo): Holder => ({ pid: info.pid, url: info.url, background: info.background, version: info.version });
+const holderOf = (info: LockInfo): Holder => ({ pid: info.pid, url: info.url, background: info.background, version: info.version, ...(info.key ? { key: info.key } : {}) });
 
 /** A hash naming a data directory (what a holder answers with), so its path is never sent over the wire. */
 export function directoryTag(dataDir: string): string {
@@ -98,6 +216,9 @@ export function directoryTag(dataDir: string): string {
 /** The header a holder answers every request with: the tag of the directory it holds. */
 export const HOLDER_HEADER = 'catalog-holder';
 
+/** The header carrying a private holder's credential (the `key` of its lock). */
+export const KEY_HEADER = 'catalog-holder-key';
+
 /**
  * Whether a recorded holder is alive: its pid runs and is the same process (same start time).
  * An old lock without a start time counts as alive only while its URL answers as the holder of
@@ -109,7 +230,7 @@ async function holderAlive(info: LockInfo, dataDir: string): Promise<boolean> {
   if (info.start !== null && start !== null) return start === info.start;
   if (!info.url) return info.pid === process.pid;
   try {
-    const res = await fetch(`${info.url}/`, { method: 'HEAD', signal: AbortSignal.timeout(2000) });
+    const res = await fetch(`${info.url}/`, { method: 'HEAD', headers: info.key ? { [KEY_HEADER]: info.key } : {}, signal: AbortSignal.timeout(2000) });
     return res.headers.get(HOLDER_HEADER) === directoryTag(dataDir);
   } catch {
     return false;
@@ -127,10 +248,14 @@ export async function currentHolder(dataDir: string): Promise<Holder | null> {
   return (await holderAlive(info, dataDir)) ? holderOf(info) : null;
 }
 
-/** A lock file made in the last few seconds whose creator may still be writing it. */
-function recentlyMade(path: string): boolean {
+/**
+ * A lock file made in the last few seconds whose creator may still be writing it. An mtime in the
+ * future is not trusted as "just made": after the clock steps back it would stay "recent" for as
+ * long as the step, and wedge every takeover; only a small skew either way counts as recent.
+ */
+export function recentlyMade(path: string, now = Date.now()): boolean {
   try {
-    return Date.now() - statSync(path).mtimeMs < 5000;
+    return Math.abs(now - statSync(path).mtimeMs) < 5000;
   } catch {
     return false;
   }
@@ -168,8 +293,8 @@ export async function stopBackgroundHolder(dataDir: string, waitMs = 10_000): Pr
 }
 
 export interface DirLock {
-  /** Records the URL the holder listens on (readers then talk to it). */
-  setUrl(url: string): void;
+  /** Records the URL the holder listens on, and a private holder's credential, in one step (readers then talk to it). */
+  setUrl(url: string, key?: string): void;
   /** Gives the directory up (removes the lock if it is still this process's). */
   release(): void;
 }
@@ -179,12 +304,12 @@ export interface DirLock {
  * holder's lock (its pid gone, or reused by another process) is removed and taken over.
  */
 export async function acquireDirLock(dataDir: string, background?: { version?: string }): Promise<DirLock> {
-  mkdirSync(dataDir, { recursive: true });
+  preparePrivateDir(dataDir);
   const path = join(dataDir, LOCK_FILE);
   const mine: LockInfo = { pid: process.pid, start: processStart(process.pid), url: null, ...(background ? { background: true, version: background.version } : {}) };
   for (let attempt = 0; ; attempt++) {
     try {
-      const fd = openSync(path, 'wx');
+      const fd = openPrivateFile(path, constants.O_CREAT | constants.O_EXCL);
       try {
         writeSync(fd, JSON.stringify(mine));
       } finally {
@@ -210,7 +335,7 @@ async function removeStale(dataDir: string, path: string): Promise<void> {
   const guard = `${path}.takeover`;
   let fd: number;
   try {
-    fd = openSync(guard, 'wx');
+    fd = openPrivateFile(guard, constants.O_CREAT | constants.O_EXCL);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     // Another process is taking over; a guard left by a killed one goes after a few seconds.
@@ -237,11 +362,14 @@ function unlinkQuietly(path: string): void {
 function lockHandle(path: string, mine: LockInfo): DirLock {
   let held = true;
   return {
-    setUrl(url) {
+    setUrl(url, key) {
       mine.url = url;
-      // A rename replaces the file in one step: a reader sees the old content or the new, never half.
+      if (key) mine.key = key;
+      // A rename replaces the file in one step: a reader sees the old content or the new, never half
+      // (and never a URL with another holder's key).
       const tmp = `${path}.${process.pid}.tmp`;
-      const fd = openSync(tmp, 'w');
+      unlinkQuietly(tmp);
+      const fd = openPrivateFile(tmp, constants.O_CREAT | constants.O_EXCL);
       try {
         writeSync(fd, JSON.stringify(mine));
       } finally {
@@ -252,7 +380,12 @@ function lockHandle(path: string, mine: LockInfo): DirLock {
     release() {
       if (!held) return;
       held = false;
-      const info = readInfo(path);
+      let info: ReturnType<typeof readInfo>;
+      try {
+        info = readInfo(path);
+      } catch {
+        return; // someone else's file took its place: not ours to remove
+      }
       if (info && info !== 'unreadable' && info.pid === process.pid) unlinkQuietly(path);
     },
   };

@@ -1,9 +1,21 @@
 import { compileQuery } from '../grammar/compile.js';
 import type { Query, SelectItem, WhereClause } from '../grammar/types.js';
-import type { TableDef } from '../schema/catalog.js';
-import { faultCode, faultOf, type HttpResponse, type Transport } from '../client/transport.js';
+import { renderPrefer } from '../grammar/prefer.js';
+import { parseContentRange } from '../grammar/range.js';
+import { faultCode, faultOf, type HttpResponse, type Transport } from './transport.js';
 
-/** An export read that failed (the service answered an error). */
+/**
+ * The one pager of the read side (`list --all`, `export`, `check`): pages of a read, by keyset or
+ * offset, two ahead of the one being handled, in constant memory.
+ */
+
+/** What paging needs to know of a collection (the compiled TableDef or the service's TableInfo). */
+export interface PagedTable {
+  name: string;
+  primaryKey: string[];
+}
+
+/** A paged read that failed (the service answered an error). */
 export class ExportError extends Error {
   constructor(
     message: string,
@@ -17,13 +29,16 @@ export class ExportError extends Error {
 
 export interface PageOptions {
   transport: Transport;
-  table: TableDef;
+  table: PagedTable;
   /** Filters, select and order as `list` builds them; its page clause is the overall limit/offset. */
   query: Query;
   pageSize?: number;
   signal?: AbortSignal;
   /** Called after each page with the rows read so far. */
   onPage?: (rowsSoFar: number) => void;
+  /** Asks the first page for a count of every matching row, handed to `onTotal` (null when the service gave none). */
+  count?: 'exact' | 'planned' | 'estimated';
+  onTotal?: (total: number | null) => void;
 }
 
 /** Rows per page unless told (`--page-size`). */
@@ -79,7 +94,7 @@ export function exportPages(opts: PageOptions): AsyncGenerator<Record<string, un
 }
 
 /** Whether paging this query needs the key added to its select (and so to every row). */
-export function pagingAddsKey(table: TableDef, query: Query): boolean {
+export function pagingAddsKey(table: PagedTable, query: Query): boolean {
   const root = query.page.find((p) => p.path.length === 0);
   const userOrder = query.order.some((o) => o.path.length === 0);
   const pk = table.primaryKey.length === 1 ? table.primaryKey[0] : null;
@@ -91,7 +106,7 @@ export function pagingAddsKey(table: TableDef, query: Query): boolean {
  * The order an export reads rows in: the user's order with the key appended as a tie-breaker, or
  * the key alone (so pages neither skip nor repeat rows, and every way of reading gives one order).
  */
-export function exportOrder(table: TableDef, query: Query): Query['order'] {
+export function exportOrder(table: PagedTable, query: Query): Query['order'] {
   const userOrder = query.order.some((o) => o.path.length === 0);
   const tiebreak = table.primaryKey.map((name) => ({ field: { name, jsonPath: [] } }));
   return userOrder
@@ -143,11 +158,14 @@ function pageRequester<T>(opts: PageOptions, format: PageFormat<T>, state: PageS
         : query.where;
     const range = keyset ? (overlap ? { limit: want + 1, offset: skip - 1 } : { limit: want }) : { limit: want, offset: offset0 + start };
     const q: Query = { ...query, select, where, order, page: [...page, { path: [], ...range }] };
-    const result = opts.transport.send({ method: 'GET', path: `/${table.name}`, query: compileQuery(q), headers: { Accept: format.accept } }).then((res) => {
+    const counted = start === 0 && opts.count !== undefined;
+    const headers: Record<string, string> = { Accept: format.accept, ...(counted ? { Prefer: renderPrefer({ count: opts.count }) } : {}) };
+    const result = opts.transport.send({ method: 'GET', path: `/${table.name}`, query: compileQuery(q), headers }).then((res) => {
       if (res.status !== 200 && res.status !== 206) {
         const f = faultOf(res);
         throw new ExportError(`reading ${table.name} failed: ${f.message}${f.details ? ` (${f.details})` : ''}`, res.status, faultCode(f));
       }
+      if (counted) opts.onTotal?.(parseContentRange(res.headers['content-range'] ?? null)?.total ?? null);
       return format.parse((format.bytes && bytesOf(res)) || res.body, keyset ? pk : null, addKey ? pk : null, overlap);
     });
     return { want, overlap, result };

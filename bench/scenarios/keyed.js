@@ -1,0 +1,112 @@
+/**
+ * Issue 26: a tracks file from another system (no ids: rows keyed by ISRC) on the PostgreSQL
+ * store, side by side in one run:
+ * - first import into an empty table: `catalog tracks import` vs `psql \copy` of the same file;
+ * - a re-run with nothing changed: `catalog tracks import` again (every row matched by its ISRC,
+ *   nothing written) vs `peers/staging-upsert.js` (COPY into a staging table, one INSERT … ON
+ *   CONFLICT (isrc_code) … WHERE … IS DISTINCT FROM; it needs a unique index on isrc_code, made
+ *   for it and dropped after);
+ * - the peak RSS of both catalog runs (target ≤ 200 MB at 1M rows).
+ * The keyed file is the bench's tracks file without id, created and updated. Run alone:
+ *
+ *   node bench/scenarios/keyed.js --rows 100000 [--pg postgres://postgres@127.0.0.1:5432/postgres]
+ */
+import { createReadStream, createWriteStream, existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { parse } from 'csv-parse';
+import { stringify } from 'csv-stringify';
+import { ensureTracksFile, GENERATOR_VERSION } from '../lib/generate.js';
+import { analyzeTracks, countTracks, createScratchDatabase, dropScratchDatabase, truncateTracks, withClient } from '../lib/postgres.js';
+import { assertOk, runTimed } from '../lib/proc.js';
+import { CATALOG_BIN, ROOT, startCatalog } from '../lib/service.js';
+
+const DROPPED = new Set(['id', 'created', 'updated']);
+
+/** The tracks file without our ids and timestamps (cached beside it). */
+export async function keyedFile(tracksFile) {
+  const out = tracksFile.replace(/\.csv$/, '-keyed.csv');
+  if (existsSync(out)) return out;
+  const tmp = `${out}.${process.pid}.tmp`;
+  let keep = null;
+  await pipeline(
+    createReadStream(tracksFile),
+    parse({ relax_column_count: false }),
+    async function* (rows) {
+      for await (const row of rows) {
+        keep ??= row.map((c, i) => (DROPPED.has(c) ? -1 : i)).filter((i) => i >= 0);
+        yield keep.map((i) => row[i]);
+      }
+    },
+    stringify(),
+    createWriteStream(tmp),
+  );
+  renameSync(tmp, out);
+  return out;
+}
+
+const psql = (url, command) => runTimed('psql', ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', url, '-c', command]);
+
+/** One run of the three comparisons on the scratch database at `pgUrl`. */
+export async function keyedRun(pgUrl, n, tracksFile) {
+  const file = await keyedFile(tracksFile);
+  const header = (await new Promise((resolve) => createReadStream(file, { encoding: 'utf8', end: 4096 }).on('data', resolve))).split('\n')[0].trim();
+  const service = await startCatalog({ databaseUrl: pgUrl });
+  const cli = (args) => runTimed(process.execPath, [CATALOG_BIN, '--url', service.url, ...args], { cwd: ROOT });
+  try {
+    await truncateTracks(pgUrl);
+    await analyzeTracks(pgUrl);
+    const copy = assertOk(await psql(pgUrl, `\\copy tracks(${header}) from '${file}' csv header`), 'psql \\copy');
+    // the DBA's re-run on the table COPY loaded (as COPY stores empty cells: nulls), nothing changed
+    await withClient(pgUrl, (c) => c.query('create unique index if not exists tracks_isrc_bench on tracks (isrc_code)'));
+    let peer;
+    try {
+      peer = assertOk(await runTimed(process.execPath, [join(ROOT, 'bench/peers/staging-upsert.js'), '--url', pgUrl, '--file', file]), 'staging-table upsert');
+      if (JSON.parse(peer.stdout).inserted_or_updated !== 0) throw new Error(`the staging upsert wrote rows of an unchanged file: ${peer.stdout.trim()}`);
+    } finally {
+      await withClient(pgUrl, (c) => c.query('drop index if exists tracks_isrc_bench'));
+    }
+    await truncateTracks(pgUrl);
+    await analyzeTracks(pgUrl);
+    const first = assertOk(await cli(['tracks', 'import', file, '--quiet']), 'catalog tracks import (keyed, first)');
+    if ((await countTracks(pgUrl)) !== n) throw new Error(`first keyed import did not leave ${n} rows`);
+    const again = assertOk(await cli(['tracks', 'import', file]), 'catalog tracks import (keyed, re-run)');
+    if (!/0 inserted, 0 updated, [\d,]+ unchanged/.test(again.stderr)) throw new Error(`the re-run changed something: ${again.stderr.trim().split('\n')[0]}`);
+    const mb = (r) => (r.peakKb ? Math.round(r.peakKb / 1024) : null);
+    return { rows: n, copyMs: Math.round(copy.ms), firstMs: Math.round(first.ms), firstRssMb: mb(first), rerunMs: Math.round(again.ms), rerunRssMb: mb(again), peerMs: Math.round(peer.ms) };
+  } finally {
+    await service.stop();
+    for (const side of ['.rejects.csv', '.checkpoint.json']) rmSync(`${file}${side}`, { force: true });
+  }
+}
+
+/** For bench/run.js: `keyed.{copy,first,rerun,peer}.N` (ms) and `keyed.{first,rerun}.rss.N` (MB). */
+export async function keyedSize(ctx, n) {
+  const keys = ['copy', 'first', 'rerun', 'peer'].map((k) => `keyed.${k}.${n}`);
+  await ctx.R.attempt([...keys, `keyed.first.rss.${n}`, `keyed.rerun.rss.${n}`], async () => {
+    const r = await keyedRun(ctx.pgUrl, n, ctx.tracksFile(n));
+    ctx.R.add(`keyed.copy.${n}`, r.copyMs);
+    ctx.R.add(`keyed.first.${n}`, r.firstMs);
+    ctx.R.add(`keyed.rerun.${n}`, r.rerunMs);
+    ctx.R.add(`keyed.peer.${n}`, r.peerMs);
+    ctx.R.add(`keyed.first.rss.${n}`, r.firstRssMb);
+    ctx.R.add(`keyed.rerun.rss.${n}`, r.rerunRssMb);
+  });
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const arg = (name, dflt) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : dflt);
+  const n = Number(arg('--rows', '100000'));
+  const admin = arg('--pg', 'postgres://postgres@127.0.0.1:5432/postgres');
+  const name = `catalog_keyed_${process.pid}`;
+  const dir = mkdtempSync(join(tmpdir(), 'bench-keyed-'));
+  const tracks = await ensureTracksFile(join(ROOT, '.bench', 'data', `tracks-${n}-v${GENERATOR_VERSION}.csv`), n);
+  const url = await createScratchDatabase(admin, name);
+  try {
+    for (let run = 0; run < Number(arg('--runs', '1')); run++) process.stdout.write(`${JSON.stringify(await keyedRun(url, n, tracks))}\n`);
+  } finally {
+    await dropScratchDatabase(admin, name);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,184 @@
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Command } from 'commander';
+import type { ImportOptions, ImportSummary } from '../../import/engine.js';
+import type { KeyIndex } from '../../import/keys.js';
+import type { SyncOptions } from '../../import/sync.js';
+import { TABLES, type TableDef } from '../../schema/catalog.js';
+import type { Context } from '../context.js';
+import { Interrupted, PartialFailure, UsageError } from '../errors.js';
+import { confirmSync, contextTransport, type ImportFlags, importFlags, importOptions, summaryText } from './import.js';
+import { examples } from './shared.js';
+
+/**
+ * `catalog import DIR`: every file named after a collection (plural or singular, any input
+ * format) in foreign-key order, parents first, with import's flags; one summary at the end. A file
+ * it does not recognise refuses the whole import by name before anything is sent (exit 2) unless
+ * `--skip-unknown`. With `--sync --scope all` the records no file has are removed after every file
+ * has landed, children before parents. `catalog seed` is this with the bundled sample.
+ */
+
+export interface ImportDirOptions extends ImportFlags {
+  dir: string;
+  skipUnknown?: boolean;
+}
+
+/** Input extensions a directory's files may have. */
+const EXTENSIONS = ['csv', 'tsv', 'json', 'ndjson', 'jsonl', 'yaml', 'yml', 'xlsx'];
+/** Files an import itself leaves beside its input (rejects, checkpoints): never inputs. */
+const OWN_FILES = /\.(rejects\.(csv|ndjson)|checkpoint\.json)$/;
+
+/** The tables parents first: a table comes after every table its foreign keys point at. */
+export function foreignKeyOrder(tables: readonly TableDef[] = TABLES): TableDef[] {
+  const out: TableDef[] = [];
+  const visit = (t: TableDef) => {
+    if (out.includes(t)) return;
+    for (const c of t.columns) {
+      const parent = c.foreignKey && tables.find((p) => p.name === c.foreignKey!.table);
+      if (parent && parent !== t) visit(parent);
+    }
+    out.push(t);
+  };
+  for (const t of tables) visit(t);
+  return out;
+}
+
+/** The collection a file name stands for (`labels.csv`, `Label.json`), or null. */
+function collectionOf(name: string): TableDef | null {
+  const m = /^(.+)\.([a-z]+)$/i.exec(name);
+  if (!m || !EXTENSIONS.includes(m[2].toLowerCase())) return null;
+  const base = m[1].toLowerCase();
+  return TABLES.find((t) => t.name === base || t.singular === base) ?? null;
+}
+
+/** The directory's input files in foreign-key order, and the names it does not recognise. */
+export function directoryFiles(dir: string): { files: Array<{ table: TableDef; file: string }>; unknown: string[] } {
+  const found = new Map<TableDef, string[]>();
+  const unknown: string[] = [];
+  for (const name of readdirSync(dir).sort()) {
+    if (name.startsWith('.') || OWN_FILES.test(name) || !statSync(join(dir, name)).isFile()) continue;
+    const table = collectionOf(name);
+    if (table) found.set(table, [...(found.get(table) ?? []), name]);
+    else unknown.push(name);
+  }
+  const files: Array<{ table: TableDef; file: string }> = [];
+  for (const table of foreignKeyOrder()) {
+    const names = found.get(table) ?? [];
+    if (names.length > 1) throw new UsageError(`${dir} has ${names.join(' and ')} for ${table.name}: keep one file per collection`);
+    if (names.length === 1) files.push({ table, file: join(dir, names[0]) });
+  }
+  return { files, unknown };
+}
+
+/** `catalog import DIR`. */
+export function defineImportDir(ctx: Context): Command {
+  const cmd = importFlags(
+    new Command('import')
+      .description('Import a directory: every <collection>.csv|tsv|json|ndjson|yaml|xlsx in it (singular or plural names), parents first, in one run')
+      .argument('<dir>', 'directory of per-collection files'),
+  )
+    .option('--skip-unknown', 'skip files named after no collection (default: refuse them, importing nothing)')
+    .action(async (dir: string, opts: Omit<ImportDirOptions, 'dir'>) => {
+      await runImportDir({ ...opts, dir }, ctx);
+    });
+  return examples(cmd, ['catalog import ./export', 'catalog import ./export --dry-run', 'catalog import ./export --sync --scope all --yes']);
+}
+
+/** In a directory, `--key COLS` is the key of the collections that have every one of COLS (artists: --key stage_name). */
+const keyFits = (table: TableDef, key: string): boolean => key.split(',').every((c) => table.columns.some((col) => col.name === c.trim()));
+
+/** Checks the directory and its files before anything is sent. */
+function filesOf(opts: ImportDirOptions): Array<{ table: TableDef; file: string }> {
+  if (!existsSync(opts.dir) || !statSync(opts.dir).isDirectory()) throw new UsageError(`${opts.dir} is not a directory`);
+  if (opts.sync && opts.scope !== undefined && opts.scope.trim() !== 'all') {
+    throw new UsageError(`--scope ${opts.scope}: a directory syncs every collection it has a file for; give --scope all, or sync one file with catalog <collection> import FILE --sync --scope EXPR`);
+  }
+  const { files, unknown } = directoryFiles(opts.dir);
+  if (unknown.length && !opts.skipUnknown) {
+    throw new UsageError(`${opts.dir}: ${unknown.join(', ')} ${unknown.length > 1 ? 'are' : 'is'} named after no collection; nothing was imported`, `name files after a collection (${TABLES.map((t) => `${t.name}.csv`).join(', ')}, or singular), or pass --skip-unknown`);
+  }
+  if (opts.key && !files.some((f) => keyFits(f.table, opts.key!))) throw new UsageError(`--key ${opts.key}: no collection in ${opts.dir} has ${opts.key.includes(',') ? 'those fields' : 'that field'}`);
+  if (files.length === 0) throw new UsageError(`${opts.dir} has no file named after a collection`, `e.g. ${TABLES.map((t) => `${t.name}.csv`).join(', ')}`);
+  return files;
+}
+
+/** Imports every file, then (a sync) removes what no file has, children first. */
+/** Options a caller sets per file (seed: rejects in the working directory). */
+type PerFile = (collection: string, file: string) => Partial<ImportOptions>;
+
+async function importAll(opts: ImportDirOptions, ctx: Context, dryRun: boolean, extra: Partial<ImportOptions> = {}, perFile: PerFile = () => ({})): Promise<ImportSummary[]> {
+  const [{ importFile }, { planSync, runSync }] = await Promise.all([import('../../import/engine.js'), import('../../import/sync.js')]);
+  const transport = await contextTransport(ctx);
+  const abort = new AbortController();
+  void ctx.waitForSignal().then(() => abort.abort());
+  const summaries: ImportSummary[] = [];
+  const matched: Array<{ table: TableDef; index: KeyIndex; rejected: number; summary: ImportSummary; sync: SyncOptions }> = [];
+  for (const { table, file } of filesOf(opts)) {
+    const key = opts.key && keyFits(table, opts.key) ? opts.key : undefined;
+    const base = importOptions({ ...opts, key, file, collection: table.name, scope: opts.sync ? 'all' : undefined }, table, ctx);
+    let got: { index: KeyIndex; rejected: number } | null = null;
+    const sync = base.sync ? { ...base.sync, deferred: (index: KeyIndex, rejected: number) => void (got = { index, rejected }) } : undefined;
+    const s = await importFile({ ...base, ...extra, ...perFile(table.name, file), dryRun, sync, signal: abort.signal, clock: () => ctx.clock.now(), onNotice: (m) => void ctx.note(ctx.style().dim(`${table.name}: ${m}`)) }, transport).catch((err: unknown) => {
+      if (err instanceof Error && err.name === 'ImportError') err.message = `${file}: ${err.message}`;
+      throw err;
+    });
+    const done = got as { index: KeyIndex; rejected: number } | null;
+    if (done && base.sync) matched.push({ table, ...done, summary: s, sync: base.sync });
+    summaries.push(s);
+    if (s.interrupted) throw new Interrupted(`interrupted in ${file}: the files before it are imported; run the same command again`);
+  }
+  for (const m of matched.reverse()) {
+    const plan = await planSync(transport, m.table, m.index, m.sync, m.rejected, !dryRun);
+    if (!dryRun) await runSync(transport, m.table, plan, m.sync);
+    m.summary.sync = plan.report;
+  }
+  return summaries;
+}
+
+const fmt = (n: number) => n.toLocaleString('en-US');
+
+/** One summary for the directory: a line per file (its details when it has some), then the totals. */
+async function report(ctx: Context, summaries: ImportSummary[]): Promise<void> {
+  for (const s of summaries) {
+    const removed = s.sync ? `, ${fmt(s.sync.held ? 0 : s.sync.deletes)} ${s.dryRun ? 'to remove' : 'removed'}` : '';
+    const rejected = s.rejected ? `, ${fmt(s.rejected)} rejected${s.rejectsFile ? ` (${s.rejectsFile})` : ''}` : '';
+    await ctx.note(`${s.table.padEnd(10)} ${String(s.records).padStart(6)} ${s.records === 1 ? 'row: ' : 'rows:'} ${fmt(s.inserted)} ${s.dryRun ? 'to insert' : 'inserted'}, ${fmt(s.updated)} ${s.dryRun ? 'to update' : 'updated'}, ${fmt(s.unchanged)} unchanged${rejected}${removed}`);
+    // the file's details (rejected lines, created parents, what a sync removes), without its own count line
+    for (const line of summaryText(s).slice(1)) if (!/^ {2}(rows matched by|nothing changed)/.test(line)) await ctx.note(line);
+  }
+  const t = summaries.reduce((a, s) => ({ i: a.i + s.inserted, u: a.u + s.updated, n: a.n + s.unchanged, r: a.r + s.rejected, d: a.d + (s.sync && !s.sync.held ? s.sync.deletes : 0) }), { i: 0, u: 0, n: 0, r: 0, d: 0 });
+  const dry = summaries[0]?.dryRun ? ' (dry run, nothing written)' : '';
+  const total = `${fmt(t.i)} inserted, ${fmt(t.u)} updated, ${fmt(t.n)} unchanged, ${fmt(t.r)} rejected${summaries.some((s) => s.sync) ? `, ${fmt(t.d)} removed` : ''}`;
+  const same = !dry && t.i + t.u + t.d + t.r === 0 ? '; nothing changed: the catalog already matches the files' : '';
+  await ctx.note(`${summaries.length} file${summaries.length === 1 ? '' : 's'}${dry}: ${total}${same}`);
+}
+
+/** Runs `catalog import DIR` (and `seed`): the plan and a question first when it syncs. */
+export async function runImportDir(opts: ImportDirOptions, ctx: Context, extra: Partial<ImportOptions> = {}, perFile?: PerFile): Promise<ImportSummary[]> {
+  const { boundHeapGrowth } = await import('../memory.js');
+  boundHeapGrowth();
+  const dryRun = Boolean(opts.dryRun || ctx.globals.dryRun);
+  if (ctx.globals.dryRun) ctx.globals.dryRun = false;
+  filesOf(opts);
+  if (opts.sync && !dryRun && !opts.yes) {
+    const plan = await importAll(opts, ctx, true, { ...extra, checkpointPath: null }, perFile);
+    await report(ctx, plan);
+    const total = { ...plan[0], table: 'records', inserted: 0, updated: 0, sync: { ...plan[0].sync!, deletes: 0, held: null } } as ImportSummary;
+    for (const s of plan) {
+      total.inserted += s.inserted;
+      total.updated += s.updated;
+      total.sync!.deletes += s.sync && !s.sync.held ? s.sync.deletes : 0;
+    }
+    if (!(await confirmSync(ctx, total))) {
+      await ctx.note('Nothing written');
+      return plan;
+    }
+  }
+  const summaries = await importAll(opts, ctx, dryRun, extra, perFile);
+  await report(ctx, summaries);
+  if (opts.summary) await writeFile(opts.summary, `${JSON.stringify({ files: summaries }, null, 2)}\n`);
+  const rejected = summaries.reduce((n, s) => n + s.rejected, 0);
+  if (rejected > 0) throw new PartialFailure(`${fmt(rejected)} row${rejected === 1 ? ' was' : 's were'} ${dryRun ? 'would be ' : ''}rejected`);
+  return summaries;
+}

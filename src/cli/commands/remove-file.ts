@@ -1,0 +1,67 @@
+import { readFile } from 'node:fs/promises';
+import { parse as parseCsv } from 'csv-parse/sync';
+import type { Query } from '../../grammar/types.js';
+import { inListChunks } from '../../client/in-list.js';
+import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
+import type { TableInfo } from '../schema/model.js';
+
+/**
+ * `remove --file ids.csv`: the rows named by a file's column of ids, or of keys (a header naming
+ * a field: `isrc_code`, `name`), which are matched as an import matches them (src/import/keys.ts).
+ * Returns the removals as `id=in.(…)` queries that each fit a URL.
+ */
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The file's column: its header (null when the first line is already an id) and its values with their lines. */
+function columnOf(text: string, file: string): { header: string | null; values: Array<{ value: string; line: number }> } {
+  const rows = (parseCsv(text, { relax_column_count: true, skip_empty_lines: true, bom: true, info: true }) as unknown as Array<{ record: string[]; info: { lines: number } }>).map((r) => ({ cells: r.record, line: r.info.lines }));
+  if (rows.length === 0) throw new UsageError(`${file} is empty: give one id (or key) a line`);
+  const first = rows[0].cells.map((c) => c.trim());
+  const header = UUID.test(first[0] ?? '') ? null : first;
+  const at = header ? Math.max(0, header.indexOf('id')) : 0;
+  if (header && header.length > 1 && !header.includes('id')) throw new UsageError(`${file} has several columns and none is "id": give one column of ids or keys`);
+  const values = rows.slice(header ? 1 : 0).map((r) => ({ value: (r.cells[at] ?? '').trim(), line: r.line })).filter((v) => v.value !== '');
+  return { header: header ? header[at] : null, values };
+}
+
+/** The ids a file names: its ids as they are, or its keys matched to the stored records. */
+export async function idsFromFile(file: string, table: TableInfo, ctx: Context): Promise<string[]> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
+  }
+  const { header, values } = columnOf(text, file);
+  if (header === null || header === 'id') {
+    const bad = values.find((v) => !UUID.test(v.value));
+    if (bad) throw new UsageError(`${file} line ${bad.line}: ${JSON.stringify(bad.value)} is not an id (a uuid)`, 'a column of keys needs a header naming the field, e.g. isrc_code');
+    return [...new Set(values.map((v) => v.value.toLowerCase()))];
+  }
+  if (!table.fields.some((f) => f.name === header)) throw new UsageError(`${file}: the header "${header}" is no field of ${table.name}`, 'name the column id, or the key field (isrc_code, name, …)');
+  const [{ KeyIndex, keyText }, { contextTransport }] = await Promise.all([import('../../import/keys.js'), import('./import.js')]);
+  const index = await KeyIndex.load(await contextTransport(ctx), table.name, [[header]]);
+  const ids = new Set<string>();
+  const missing: string[] = [];
+  for (const v of values) {
+    const key = keyText([header], [v.value]);
+    const hit = key === null ? null : index.find(0, key);
+    if (hit === null) missing.push(`line ${v.line} “${v.value}”`);
+    else if ('ambiguous' in hit) throw new UsageError(`${file} line ${v.line}: ${header} “${v.value}” names ${hit.ambiguous.length} ${table.name}: ${hit.ambiguous.join(', ')}`, 'name those by id');
+    else ids.add(index.idOf(hit.slot));
+  }
+  if (missing.length) throw new UsageError(`${file}: ${missing.length} ${header} value${missing.length > 1 ? 's match' : ' matches'} no ${table.name}: ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ' …' : ''}; nothing removed`);
+  return [...ids];
+}
+
+/** `id=in.(…)` queries of the ids, each under the URL limit. */
+export function idQueries(ids: string[]): Query[] {
+  const field = { name: 'id', jsonPath: [] };
+  return [...inListChunks(ids, 40, Number.MAX_SAFE_INTEGER)].map((part) => ({
+    where: [{ path: [], condition: { kind: 'filter' as const, field, negated: false, op: 'in' as const, value: part } }],
+    order: [],
+    page: [],
+  }));
+}

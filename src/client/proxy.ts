@@ -1,0 +1,101 @@
+import { BlockList, isIP } from 'node:net';
+import { ProxySettingError } from './errors.js';
+
+/**
+ * The proxy a request to `target` goes through, read from the environment as curl reads it, or
+ * null for a direct connection:
+ * - `http_proxy` for http URLs, `https_proxy` for https ones, then `all_proxy`; each in lowercase
+ *   first, then uppercase (`HTTP_PROXY` only outside a CGI script, where a request's `Proxy:`
+ *   header would become it: "httpoxy"). An empty value is unset.
+ * - A proxy without a scheme is `http://`; without a port, 1080 (curl's default; 443 for https://).
+ * - `no_proxy`/`NO_PROXY`: `*`, or comma-separated host names (matching the host and its
+ *   subdomains; a leading dot is ignored), IP addresses and CIDR ranges; ports are ignored.
+ * Unlike curl, loopback (`localhost`, 127.0.0.0/8, ::1) is always reached directly, as Go's and
+ * npm's clients do: a service on this machine is never behind a remote proxy, and the embedded
+ * catalog's holder listens there.
+ * @example proxyFor(new URL('https://api.example.com'), { HTTPS_PROXY: 'proxy.corp:3128' })?.href // 'http://proxy.corp:3128/'
+ */
+export function proxyFor(target: URL, env: Record<string, string | undefined>): URL | null {
+  const host = bare(target.hostname);
+  if (isLoopback(host)) return null;
+  const scheme = target.protocol === 'https:' ? 'https' : 'http';
+  const read = (name: string) => env[name] || undefined;
+  const upperHttp = scheme === 'http' && env.REQUEST_METHOD ? undefined : read(`${scheme.toUpperCase()}_PROXY`);
+  const raw = read(`${scheme}_proxy`) ?? upperHttp ?? read('all_proxy') ?? read('ALL_PROXY');
+  if (!raw) return null;
+  if (bypassed(host, read('no_proxy') ?? read('NO_PROXY') ?? '')) return null;
+  return parseProxy(raw);
+}
+
+/** A proxy setting as a URL: scheme http:// when none is given, curl's default ports. */
+export function parseProxy(raw: string): URL {
+  const text = /^[a-z][a-z0-9+.-]*:\/\//i.test(raw) ? raw : `http://${raw}`;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new ProxySettingError(`the proxy setting ${JSON.stringify(raw)} is not a URL (expected e.g. http://proxy.example.com:3128)`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ProxySettingError(`the proxy ${redact(url)} uses ${url.protocol.slice(0, -1)}, which catalog does not speak: give an http:// or https:// proxy`);
+  }
+  // URL drops a port that is the scheme's default (http://p:80): look at what was written.
+  const written = /^[a-z][a-z0-9+.-]*:\/\/(?:[^@/]*@)?(?:\[[^\]]*\]|[^:/?#]*):\d/i.test(text);
+  if (!written && url.protocol === 'http:') url.port = '1080';
+  return url;
+}
+
+/** The proxy URL as it may be shown: without its password. */
+export function redact(proxy: URL): string {
+  const u = new URL(proxy.href);
+  if (u.password) u.password = '***';
+  return u.href.replace(/\/$/, '');
+}
+
+/** The `Proxy-Authorization` header for a proxy URL with credentials (percent-decoded, as curl does). */
+export function proxyAuthorization(proxy: URL): Record<string, string> {
+  if (!proxy.username && !proxy.password) return {};
+  const creds = `${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`;
+  return { 'proxy-authorization': `Basic ${Buffer.from(creds).toString('base64')}` };
+}
+
+/** A host name or address without IPv6 brackets or a trailing dot, lowercased. */
+function bare(host: string): string {
+  return host.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+}
+
+function isLoopback(host: string): boolean {
+  if (host === 'localhost' || host.endsWith('.localhost') || host === '::1') return true;
+  return isIP(host) === 4 && host.startsWith('127.');
+}
+
+/** Whether NO_PROXY names the host (see proxyFor). */
+function bypassed(host: string, noProxy: string): boolean {
+  const hostIp = isIP(host);
+  for (const raw of noProxy.split(/[,\s]+/)) {
+    const entry = raw.trim();
+    if (!entry) continue;
+    if (entry === '*') return true;
+    const [addr, bits] = entry.split('/');
+    const name = bare(stripPort(addr ?? ''));
+    const entryIp = isIP(name);
+    if (entryIp) {
+      if (hostIp !== entryIp) continue;
+      const list = new BlockList();
+      const family = entryIp === 4 ? 'ipv4' : 'ipv6';
+      const prefix = bits === undefined ? (entryIp === 4 ? 32 : 128) : Number(bits);
+      if (!Number.isInteger(prefix)) continue;
+      list.addSubnet(name, prefix, family);
+      if (list.check(host, family)) return true;
+    } else if (name && (host === name || host.endsWith(`.${name.replace(/^\.+/, '')}`) || host === name.replace(/^\.+/, ''))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/** `host:port` → host (an IPv6 address keeps its colons; `[::1]:80` loses the port). */
+function stripPort(entry: string): string {
+  if (entry.startsWith('[')) return entry.slice(0, entry.indexOf(']') + 1);
+  return (entry.match(/:/g) ?? []).length === 1 ? entry.slice(0, entry.indexOf(':')) : entry;
+}

@@ -1,0 +1,234 @@
+import { faultOf, type Transport } from '../client/transport.js';
+import { isrcKey, nameKey, upcKey } from '../check/rules.js';
+import type { WhereClause } from '../grammar/types.js';
+import { keysetQuery } from './requests.js';
+
+/**
+ * Natural keys: how a row that carries no `id` is matched to a stored record, and how a name
+ * (a release's `label`) is turned into the id it stands for. Keys compare the way `catalog check`
+ * compares them (src/check/rules.ts): an ISRC without separators and case, a UPC without spaces
+ * and hyphens, any other text trimmed with runs of spaces as one, case and accents folded. An
+ * empty key matches nothing.
+ *
+ * The reusable API (import, `add`/`update --ref`, and anything else that resolves by key):
+ * - `keyOfRow(spec, get)`: the normalised key of a row (which alternative, and its text);
+ * - `KeyIndex.load(transport, table, spec)`: every stored id and key of a collection, read in
+ *   id order with keyset pages (works against any PostgREST), kept compactly (16 bytes an id);
+ * - `index.find(alt, key)`: the one record with that key, both ids when two records share it;
+ * - `NameResolver` (src/import/references.ts): names → ids of a parent collection.
+ */
+
+/** A natural key: alternatives tried in order (releases: UPC, else catalog number), each a list of columns. */
+export type KeySpec = ReadonlyArray<readonly string[]>;
+
+/** Each collection's default natural key (artists have none: names repeat in real life). */
+export const DEFAULT_KEYS: Readonly<Record<string, KeySpec>> = {
+  tracks: [['isrc_code']],
+  releases: [['upc_code'], ['catalog_number']],
+  labels: [['name']],
+  genres: [['name']],
+  countries: [['name']],
+  languages: [['name']],
+  subgenres: [['genre', 'name']],
+};
+
+/**
+ * The comparison form of a value of a key column, as `catalog check` compares that column.
+ * @example normalizeKeyPart('isrc_code', 'us-abc-16-00121') // 'USABC1600121'
+ * @example normalizeKeyPart('name', ' Blue  Note ') // 'blue note'
+ */
+export function normalizeKeyPart(column: string, raw: string): string {
+  if (column === 'isrc_code') return isrcKey(raw.trim());
+  if (column === 'upc_code') return upcKey(raw);
+  return nameKey(raw);
+}
+
+/**
+ * The normalised key of one alternative from its raw values (parts joined by NUL); null when
+ * every part is empty: an empty key never matches.
+ * @example keyText(['genre', 'name'], ['Jazz', 'Bebop ']) // 'jazz\u0000bebop'
+ */
+export function keyText(columns: readonly string[], values: ReadonlyArray<string | null | undefined>): string | null {
+  let empty = true;
+  let out = '';
+  for (let i = 0; i < columns.length; i++) {
+    const v = values[i];
+    const part = v === null || v === undefined ? '' : normalizeKeyPart(columns[i], v);
+    if (part !== '') empty = false;
+    out = i === 0 ? part : `${out}\u0000${part}`;
+  }
+  return empty ? null : out;
+}
+
+/** A row's natural key: the first alternative whose parts are not all empty. */
+export function keyOfRow(spec: KeySpec, get: (column: string) => string | null | undefined): { alt: number; key: string } | null {
+  for (let alt = 0; alt < spec.length; alt++) {
+    const key = keyText(spec[alt], spec[alt].map(get));
+    if (key !== null) return { alt, key };
+  }
+  return null;
+}
+
+/** Columns of a key spec, each once, in order. */
+export const keyColumns = (spec: KeySpec): string[] => [...new Set(spec.flat())];
+
+/** The display form of a key (parts joined by " / "). */
+export const showKey = (key: string): string => key.split('\u0000').join(' / ');
+
+const HEX = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** What `find` answers: the record's slot, every id when two or more records share the key, or null. */
+export type KeyMatch = { slot: number } | { ambiguous: string[] } | null;
+
+/**
+ * Every stored record's id and natural key(s) of one collection. Ids live in one Buffer (16
+ * bytes each, in id order as loaded), keys in a Map per alternative from key text to slot: about
+ * 70 bytes a record for 12-character keys, so a million keyed rows take well under 100 MB. Slots
+ * past the loaded ones are records this run creates (`add`); `mark` notes which slots the input
+ * matched (a sync deletes the unmarked ones in scope).
+ */
+export class KeyIndex {
+  private ids = Buffer.alloc(16 * 1024);
+  private n = 0;
+  /** Slots below this were loaded (sorted by id); later ones were added by this run. */
+  private loaded = 0;
+  private readonly maps: Array<Map<string, number>>;
+  /** Ids of keys that name several records; a map's value -1-i points here. */
+  private readonly dups: string[][] = [];
+  private marks = new Uint8Array(1024);
+  /** Raw names as stored, by key (for did-you-mean), when asked to keep them. */
+  readonly names: Map<string, string> | null;
+
+  constructor(
+    readonly table: string,
+    readonly spec: KeySpec,
+    keepNames = false,
+  ) {
+    this.maps = spec.map(() => new Map());
+    this.names = keepNames ? new Map() : null;
+  }
+
+  /**
+   * Reads a collection's ids and key columns in id order, 10,000 a page (keyset pages: any
+   * PostgREST, and a server's max-rows cap only makes pages shorter).
+   */
+  static async load(transport: Transport, table: string, spec: KeySpec, opts: { keepNames?: boolean; pageSize?: number } = {}): Promise<KeyIndex> {
+    const index = new KeyIndex(table, spec, opts.keepNames);
+    const cols = keyColumns(spec);
+    for await (const page of readPages(transport, table, ['id', ...cols], [], opts.pageSize ?? 10_000)) {
+      for (const row of page) index.addStored(String(row.id), (c) => (row[c] === null || row[c] === undefined ? null : String(row[c])));
+    }
+    index.loaded = index.n;
+    return index;
+  }
+
+  /** Records held (loaded and added). */
+  get size(): number {
+    return this.n;
+  }
+
+  /** Records loaded from the service. */
+  get storedCount(): number {
+    return this.loaded;
+  }
+
+  private addStored(id: string, get: (c: string) => string | null): void {
+    const slot = this.push(id);
+    for (let alt = 0; alt < this.spec.length; alt++) {
+      const key = keyText(this.spec[alt], this.spec[alt].map(get));
+      if (key === null) continue;
+      this.put(alt, key, slot);
+      if (this.names && alt === 0) this.names.set(key, this.spec[0].map(get).filter((v) => v).join(' / '));
+    }
+  }
+
+  private put(alt: number, key: string, slot: number): void {
+    const map = this.maps[alt];
+    const had = map.get(key);
+    if (had === undefined) map.set(key, slot);
+    else if (had >= 0) {
+      this.dups.push([this.idOf(had), this.idOf(slot)]);
+      map.set(key, -this.dups.length);
+    } else this.dups[-had - 1].push(this.idOf(slot));
+  }
+
+  private push(id: string): number {
+    if (!HEX.test(id)) throw new Error(`${this.table}: id ${JSON.stringify(id)} is not a uuid`);
+    if ((this.n + 1) * 16 > this.ids.length) {
+      const grown = Buffer.alloc(this.ids.length * 2);
+      this.ids.copy(grown);
+      this.ids = grown;
+    }
+    this.ids.write(id.replace(/-/g, ''), this.n * 16, 'hex');
+    return this.n++;
+  }
+
+  /** The id of a slot, as text. */
+  idOf(slot: number): string {
+    const h = this.ids.toString('hex', slot * 16, slot * 16 + 16);
+    return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+  }
+
+  /** The slot of a loaded record's id (binary search over the id-ordered slots), or -1. */
+  slotOfId(id: string): number {
+    if (!HEX.test(id)) return -1;
+    const want = Buffer.from(id.replace(/-/g, ''), 'hex');
+    let lo = 0;
+    let hi = this.loaded - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const c = this.ids.compare(want, 0, 16, mid * 16, mid * 16 + 16);
+      if (c === 0) return mid;
+      if (c < 0) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
+  }
+
+  /** The record with this key of alternative `alt` (a normalised key text). */
+  find(alt: number, key: string): KeyMatch {
+    const v = this.maps[alt].get(key);
+    if (v === undefined) return null;
+    return v >= 0 ? { slot: v } : { ambiguous: this.dups[-v - 1] };
+  }
+
+  /** A record this run creates: its id and keys join the index, so a later row with the key finds it. */
+  add(id: string, keys: ReadonlyArray<{ alt: number; key: string }>, name?: string): number {
+    const slot = this.push(id);
+    for (const k of keys) this.put(k.alt, k.key, slot);
+    if (this.names && name !== undefined && keys[0]) this.names.set(keys[0].key, name);
+    return slot;
+  }
+
+  /** Marks a slot as matched by the input; false when it already was (the key repeats in the input). */
+  mark(slot: number): boolean {
+    if (slot >= this.marks.length * 8) {
+      const grown = new Uint8Array(Math.max(this.marks.length * 2, (slot >> 3) + 1));
+      grown.set(this.marks);
+      this.marks = grown;
+    }
+    const bit = 1 << (slot & 7);
+    if (this.marks[slot >> 3] & bit) return false;
+    this.marks[slot >> 3] |= bit;
+    return true;
+  }
+
+  /** Whether the input matched a slot. */
+  marked(slot: number): boolean {
+    return slot < this.marks.length * 8 && (this.marks[slot >> 3] & (1 << (slot & 7))) !== 0;
+  }
+}
+
+/** A table's rows in id order, a page at a time (keyset pages with the caller's filters). */
+export async function* readPages(transport: Transport, table: string, select: string[], filters: WhereClause[], pageSize = 10_000): AsyncGenerator<Record<string, unknown>[]> {
+  let after: string | null = null;
+  for (;;) {
+    const query = keysetQuery(select, after, pageSize, filters);
+    const res = await transport.send({ method: 'GET', path: `/${table}`, query, headers: { Accept: 'application/json' } });
+    if (res.status !== 200 && res.status !== 206) throw faultOf(res, `GET /${table}?${query}`);
+    const page = JSON.parse(res.body) as Record<string, unknown>[];
+    if (page.length === 0) return;
+    yield page;
+    after = String(page[page.length - 1].id);
+  }
+}

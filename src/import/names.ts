@@ -1,0 +1,120 @@
+import { randomUUID } from 'node:crypto';
+import { faultOf, type Transport } from '../client/transport.js';
+import { didYouMean } from '../cli/flags/suggest.js';
+import type { TableDef } from '../schema/catalog.js';
+import { ImportError } from './types.js';
+import { KeyIndex, keyText, showKey } from './keys.js';
+
+/**
+ * References by name: a text field of a row (a release's `label`) that names a record of a parent
+ * collection (`labels.name`) stands for that record's id (`label_id`). Names match the way keys do
+ * (src/import/keys.ts: trimmed, case and accents folded). An unknown name is the row's fault,
+ * with the closest known name as a hint, or, with `createMissing`, a new parent record made with
+ * an id chosen here (sent by `flush` before any row that uses it).
+ */
+
+/** One reference: `field` (text on the row) names `collection.column`; its id goes in `idField`. */
+export interface RefSpec {
+  field: string;
+  idField: string;
+  collection: string;
+  column: string;
+}
+
+/** The references a collection resolves by name without being asked (releases: label, genre, subgenre). */
+export const DEFAULT_REFS: Readonly<Record<string, readonly RefSpec[]>> = {
+  releases: [
+    { field: 'label', idField: 'label_id', collection: 'labels', column: 'name' },
+    { field: 'genre', idField: 'genre_id', collection: 'genres', column: 'name' },
+    { field: 'subgenre', idField: 'subgenre_id', collection: 'subgenres', column: 'name' },
+  ],
+};
+
+/**
+ * A `--ref FIELD=COLLECTION.COLUMN` against the table: the id field is the table's foreign key to
+ * COLLECTION.
+ * @example parseRef(releases, 'label=labels.name') // { field: 'label', idField: 'label_id', collection: 'labels', column: 'name' }
+ */
+export function parseRef(table: TableDef, text: string, tables: readonly TableDef[]): RefSpec {
+  const m = /^([a-z_][a-z0-9_]*)=([a-z_]+)\.([a-z_][a-z0-9_]*)$/.exec(text.trim());
+  if (!m) throw new ImportError(`--ref ${text}: write FIELD=COLLECTION.COLUMN (label=labels.name)`, 'usage');
+  const [, field, collection, column] = m;
+  const parent = tables.find((t) => t.name === collection);
+  if (!parent) throw new ImportError(`--ref ${text}: no collection "${collection}"`, 'usage');
+  if (!parent.columns.some((c) => c.name === column)) throw new ImportError(`--ref ${text}: ${collection} has no field "${column}"`, 'usage');
+  const fk = table.columns.find((c) => c.foreignKey?.table === collection);
+  if (!fk) throw new ImportError(`--ref ${text}: ${table.name} has no reference to ${collection}`, 'usage');
+  if (!table.columns.some((c) => c.name === field)) throw new ImportError(`--ref ${text}: ${table.name} has no field "${field}"`, 'usage');
+  return { field, idField: fk.name, collection, column };
+}
+
+/** What a name resolves to: an id, nothing (an empty name), or why the row is refused. */
+export type Resolution = { id: string } | null | { code: string; message: string };
+
+/** One parent collection's names → ids. */
+export class NameResolver {
+  private pending: Array<Record<string, string>> = [];
+  /** Parent records this run made (or, in a dry run, would make). */
+  created = 0;
+
+  private constructor(
+    readonly ref: RefSpec,
+    private readonly index: KeyIndex,
+    private readonly createMissing: boolean,
+  ) {}
+
+  /** Reads the parent collection's ids and names (subgenres: by name, and by genre and name). */
+  static async open(transport: Transport, ref: RefSpec, createMissing: boolean): Promise<NameResolver> {
+    const spec = ref.collection === 'subgenres' && ref.column === 'name' ? [['name'], ['genre', 'name']] : [[ref.column]];
+    return new NameResolver(ref, await KeyIndex.load(transport, ref.collection, spec, { keepNames: true }), createMissing);
+  }
+
+  /**
+   * The id a name stands for. `genre` narrows a subgenre name that two genres share.
+   * @example resolver.resolve('blue  note') // { id: '…' } when labels has "Blue Note"
+   */
+  resolve(name: string | null | undefined, genre?: string | null): Resolution {
+    const key = keyText([this.ref.column], [name]);
+    if (key === null) return null;
+    let hit = genre && this.index.spec.length > 1 ? this.index.find(1, keyText(['genre', 'name'], [genre, name])!) : null;
+    hit ??= this.index.find(0, key);
+    if (hit && 'slot' in hit) return { id: this.index.idOf(hit.slot) };
+    const what = `${this.ref.field} “${String(name).trim()}”`;
+    if (hit) return { code: 'ambiguous-reference', message: `${what} names ${hit.ambiguous.length} ${this.ref.collection}: ${hit.ambiguous.join(', ')}` };
+    if (this.createMissing) return { id: this.create(String(name).trim(), key, genre) };
+    const known = [...(this.index.names?.values() ?? [])];
+    const guess = didYouMean(String(name).trim(), known);
+    const hint = guess ? `; did you mean “${guess}”?` : known.length ? '' : ` (${this.ref.collection} is empty)`;
+    return { code: 'unknown-reference', message: `${what} is not in ${this.ref.collection}.${this.ref.column}${hint} (--create-missing adds it)` };
+  }
+
+  private create(name: string, key: string, genre?: string | null): string {
+    const id = randomUUID();
+    const row: Record<string, string> = { id, [this.ref.column]: name };
+    const keys = [{ alt: 0, key }];
+    if (this.index.spec.length > 1) {
+      row.genre = genre?.trim() ?? '';
+      const both = keyText(['genre', 'name'], [row.genre, name]);
+      if (both !== null) keys.push({ alt: 1, key: both });
+    }
+    this.index.add(id, keys, name);
+    this.pending.push(row);
+    this.created++;
+    return id;
+  }
+
+  /** Sends the parent records made since the last flush (before any row that names them). */
+  async flush(transport: Transport): Promise<void> {
+    if (this.pending.length === 0) return;
+    const rows = this.pending;
+    this.pending = [];
+    const res = await transport.send({
+      method: 'POST',
+      path: `/${this.ref.collection}`,
+      query: 'on_conflict=id',
+      headers: { 'Content-Type': 'application/json', Prefer: 'resolution=ignore-duplicates, return=minimal' },
+      body: JSON.stringify(rows),
+    });
+    if (res.status >= 300) throw faultOf(res, `POST /${this.ref.collection} (${rows.map((r) => showKey(r[this.ref.column])).join(', ')})`);
+  }
+}

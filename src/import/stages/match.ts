@@ -1,0 +1,186 @@
+import { randomUUID } from 'node:crypto';
+import type { Transport } from '../../client/transport.js';
+import type { TableDef } from '../../schema/catalog.js';
+import { DEFAULT_KEYS, KeyIndex, type KeySpec, keyColumns, keyOfRow, showKey } from '../keys.js';
+import { DEFAULT_REFS, NameResolver, type RefSpec } from '../names.js';
+import { ImportError } from '../types.js';
+import type { RowFault } from './check.js';
+import type { ShapePlan } from './shape.js';
+
+/**
+ * The match stage (between shape and dedupe): a row without an id gets one. With a natural key
+ * (src/import/keys.ts: the collection's default or `--key`) the stored record with the same key
+ * lends its id, so the row becomes an upsert on id like any exported file; a key found nowhere
+ * gets a new id (and joins the index, so a repeat of it in the input is seen). Text references
+ * (a release's `label`) get the id of the parent they name (src/import/names.ts). The ids are
+ * columns written before the file's own: on the COPY byte path they are a prefix of each line,
+ * on the record path fields of the row. Every matched record is marked: a sync deletes the
+ * unmarked ones in its scope (src/import/sync.ts).
+ */
+
+export interface MatchOptions {
+  /** `--key COLS`: the natural key (default: the collection's, DEFAULT_KEYS). */
+  key?: string[];
+  /** `--ref FIELD=COLLECTION.COLUMN`, parsed (besides the collection's DEFAULT_REFS). */
+  refs?: RefSpec[];
+  createMissing?: boolean;
+  /** A sync needs every stored id (a file with ids too), to find what the input no longer has. */
+  sync?: boolean;
+}
+
+/**
+ * A key an earlier row of the input had: the first row is kept and this one dropped as a
+ * duplicate (`--dedupe error` rejects it instead); the scan's dedupe cannot see natural keys,
+ * which are normalised.
+ */
+export const REPEAT = 'repeat' as const;
+
+/** The reject of a repeated natural key under `--dedupe error`. */
+export const repeatFault = (): RowFault => ({ code: '23505', message: 'the natural key appears more than once in the input; --dedupe error rejects every occurrence after the first' });
+
+/** The width of an injected cell: a uuid and its comma. */
+const CELL = 37;
+
+export class Matcher {
+  /** Columns written before the file's own: `id` (natural key), then reference ids. */
+  readonly injected: string[];
+  /** The raw columns `assign` reads, in order (the transcoder's key parts on the byte path). */
+  readonly needs: string[];
+  /** Bytes kept free before each COPY line for the injected cells. */
+  readonly reserve: number;
+  private readonly at: (c: string) => number;
+
+  private constructor(
+    /** The stored records and their keys; null when neither a natural key nor a sync needs them. */
+    readonly index: KeyIndex | null,
+    /** True when rows get their id from the natural key (else the file's ids are only marked). */
+    readonly natural: boolean,
+    readonly resolvers: NameResolver[],
+  ) {
+    this.injected = [...(natural ? ['id'] : []), ...resolvers.map((r) => r.ref.idField)];
+    const needs = new Set<string>(natural && index ? keyColumns(index.spec) : []);
+    for (const r of resolvers) {
+      needs.add(r.ref.field);
+      if (r.ref.collection === 'subgenres') needs.add('genre');
+    }
+    this.needs = [...needs];
+    this.reserve = CELL * this.injected.length;
+    this.at = (c) => this.needs.indexOf(c);
+  }
+
+  /**
+   * The match stage of an import, or null when it has nothing to do: the file has ids and no sync
+   * is asked, and no text reference lacks its id field.
+   */
+  static async open(transport: Transport, table: TableDef, plan: ShapePlan, opts: MatchOptions): Promise<Matcher | null> {
+    const refs = referencesOf(table, plan, opts.refs ?? []);
+    const spec = naturalKey(table, plan, opts.key);
+    const natural = plan.conflictKey === null && spec !== null;
+    const keyed = plan.conflictKey !== null && plan.conflictKey.length === 1 && plan.conflictKey[0] === 'id';
+    if (opts.sync && !natural && !keyed) {
+      throw new ImportError(`--sync needs rows it can match: an id field, or a key (${table.name} has ${DEFAULT_KEYS[table.name] ? `the key ${describeKey(DEFAULT_KEYS[table.name])}` : 'no default key: give --key COLS'})`, 'usage');
+    }
+    if (!natural && !opts.sync && refs.length === 0) return null;
+    const index = natural || opts.sync ? await KeyIndex.load(transport, table.name, natural ? spec! : []) : null;
+    const resolvers: NameResolver[] = [];
+    for (const r of refs) resolvers.push(await NameResolver.open(transport, r, Boolean(opts.createMissing)));
+    return new Matcher(index, natural, resolvers);
+  }
+
+  /** The plan with the injected columns: written first, `id` the conflict key of a natural-key import. */
+  adjust(plan: ShapePlan, table: TableDef): ShapePlan {
+    if (this.injected.length === 0) return plan;
+    const col = (n: string) => table.columns.find((c) => c.name === n)!;
+    const refCols = this.resolvers.map((r) => col(r.ref.idField));
+    return {
+      ...plan,
+      columns: [...this.injected, ...plan.columns],
+      conflictKey: this.natural ? ['id'] : plan.conflictKey,
+      keyColumn: this.natural ? col('id') : plan.keyColumn,
+      compareColumns: [...refCols, ...plan.compareColumns],
+      injected: this.injected,
+    };
+  }
+
+  /**
+   * The injected values of a row (null: an empty cell), or why the row is refused. `get(i)` is
+   * the raw text of `needs[i]`; `id` is the row's own id when the file has them.
+   */
+  assign(get: (i: number) => string | null, id: string | null): Array<string | null> | RowFault | typeof REPEAT {
+    const out: Array<string | null> = [];
+    if (this.natural) {
+      const r = this.matchKey(get);
+      if (typeof r !== 'string' || r === REPEAT) return r;
+      out.push(r);
+    } else if (this.index && id !== null) {
+      const slot = this.index.slotOfId(id);
+      if (slot >= 0) this.index.mark(slot);
+    }
+    for (const res of this.resolvers) {
+      const genre = res.ref.collection === 'subgenres' ? get(this.at('genre')) : null;
+      const r = res.resolve(get(this.at(res.ref.field)), genre);
+      if (r !== null && !('id' in r)) return r;
+      out.push(r === null ? null : r.id);
+    }
+    return out;
+  }
+
+  /** The id of the stored record with the row's key, a new one, or the row's fault. */
+  private matchKey(get: (i: number) => string | null): string | RowFault | typeof REPEAT {
+    const index = this.index!;
+    const k = keyOfRow(index.spec, (c) => get(this.at(c)));
+    if (k === null) return randomUUID(); // an empty key never matches
+    const hit = index.find(k.alt, k.key);
+    if (hit === null) {
+      const id = randomUUID();
+      index.mark(index.add(id, [k]));
+      return id;
+    }
+    const what = `the key ${index.spec[k.alt].join(', ')} “${showKey(k.key)}”`;
+    if ('ambiguous' in hit) return { code: 'ambiguous-key', message: `${what} matches ${hit.ambiguous.length} ${index.table}: ${hit.ambiguous.join(', ')} (give the row an id, or fix the duplicates: catalog check)` };
+    if (!index.mark(hit.slot)) return REPEAT;
+    return index.idOf(hit.slot);
+  }
+
+  /** The injected cells as the start of a COPY line (`id,label_id,` …). */
+  prefix(values: Array<string | null>): string {
+    let s = '';
+    for (const v of values) s += v === null ? ',' : `${v},`;
+    return s;
+  }
+
+  /** Sends parent records made for unknown names (`--create-missing`) before rows that name them. */
+  async flush(transport: Transport): Promise<void> {
+    for (const r of this.resolvers) await r.flush(transport);
+  }
+
+  /** Parent records made (or in a dry run, to be made) per collection. */
+  created(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const r of this.resolvers) if (r.created) out[r.ref.collection] = (out[r.ref.collection] ?? 0) + r.created;
+    return out;
+  }
+}
+
+/** `isrc_code`, `upc_code, else catalog_number`. */
+export const describeKey = (spec: KeySpec): string => spec.map((a) => a.join('+')).join(', else ');
+
+/** The natural key that applies: `--key`, else the collection's default, when the input has its columns. */
+function naturalKey(table: TableDef, plan: ShapePlan, key: string[] | undefined): KeySpec | null {
+  if (key?.length) {
+    for (const c of key) if (!table.columns.some((col) => col.name === c)) throw new ImportError(`--key ${key.join(',')}: ${table.name} has no field "${c}"`, 'usage');
+    const missing = key.filter((c) => !plan.columns.includes(c));
+    if (missing.length) throw new ImportError(`--key ${key.join(',')}: the input has no ${missing.join(', ')} field`, 'usage');
+    return [key];
+  }
+  const spec = DEFAULT_KEYS[table.name];
+  if (!spec) return null;
+  const present = spec.filter((alt) => alt.every((c) => plan.columns.includes(c)));
+  return present.length ? present : null;
+}
+
+/** The references to resolve by name: text given, id field not in the input. */
+function referencesOf(table: TableDef, plan: ShapePlan, extra: RefSpec[]): RefSpec[] {
+  const all = [...extra, ...(DEFAULT_REFS[table.name] ?? []).filter((d) => !extra.some((e) => e.idField === d.idField))];
+  return all.filter((r) => plan.columns.includes(r.field) && !plan.columns.includes(r.idField));
+}

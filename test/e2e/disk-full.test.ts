@@ -1,0 +1,76 @@
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { checkFreeSpace, MIN_FREE_BYTES } from '../../src/store/pglite.js';
+import { tempDir } from '../support/stores.js';
+import { catalog, ensureBuilt } from './support.js';
+
+ensureBuilt();
+
+/** Whether this run can mount a small tmpfs (root, and a kernel and sandbox that allow it). */
+const canMount = (() => {
+  if (process.getuid?.() !== 0) return false;
+  const probe = tempDir('mount-probe-');
+  const ok = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', probe]).status === 0;
+  if (ok) spawnSync('umount', [probe]);
+  return ok;
+})();
+if (!canMount) console.warn('[catalog] cannot mount a tmpfs (not root, or not allowed): the real disk-full import test is SKIPPED (the fault-injected one runs)');
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe('a disk that fills up during an import (issue 24)', () => {
+  it.skipIf(!canMount)('on a real 80 MB filesystem: the import stops with exit 1 and a clear message, the holder keeps answering and stops on SIGTERM, nothing committed is lost', async () => {
+    const mountPoint = tempDir('disk-full-');
+    expect(spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=80m,mode=0700', 'tmpfs', mountPoint]).status).toBe(0);
+    const data = join(mountPoint, 'catalog');
+    const env = { CATALOG_DATA: data, CATALOG_KEEP_WARM: '60' };
+    let holder = 0;
+    try {
+      expect((await catalog(['labels', 'add', 'name=Before'], { env })).code).toBe(0);
+      holder = (JSON.parse(readFileSync(join(data, 'catalog-serve.json'), 'utf8')) as { pid: number }).pid;
+      // ~18 MB of names that do not compress: more than the ~8 MB the 80 MB disk has above the reserve
+      const file = join(tempDir('disk-full-input-'), 'fat.csv');
+      writeFileSync(file, `name\n${Array.from({ length: 6000 }, (_, i) => `Fat ${i} ${randomBytes(1500).toString('hex')}`).join('\n')}\n`);
+      const r = await catalog(['labels', 'import', file], { env });
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr).toMatch(/could not write: the disk holding the catalog has \d+ MB free, less than the 64 MB the embedded catalog keeps free \(53100, HTTP 503\)/);
+      expect(r.stderr).toContain('hint: Free some space on that disk');
+      // the holder was not wedged: it still answers, from the same process and lock
+      const counted = await catalog(['labels', 'count'], { env });
+      expect(counted.code, counted.stderr).toBe(0);
+      const rows = Number(counted.stdout.trim());
+      expect(rows).toBeGreaterThan(1);
+      expect(JSON.parse(readFileSync(join(data, 'catalog-serve.json'), 'utf8')).pid).toBe(holder);
+      // it stops when asked (a wedged one ignored SIGTERM) and gives the lock up
+      process.kill(holder, 'SIGTERM');
+      for (let i = 0; i < 200 && alive(holder); i++) await new Promise((res) => setTimeout(res, 50));
+      expect(alive(holder)).toBe(false);
+      // reopened by another process: every row the holder had committed is there
+      const reopened = await catalog(['labels', 'count'], { env: { ...env, CATALOG_KEEP_WARM: '0' } });
+      expect(reopened.code, reopened.stderr).toBe(0);
+      expect(Number(reopened.stdout.trim())).toBe(rows);
+      const before = await catalog(['labels', 'list', '--where', 'name=Before', '-o', 'json'], { env: { ...env, CATALOG_KEEP_WARM: '0' } });
+      expect((JSON.parse(before.stdout) as Array<{ name: string }>).map((x) => x.name)).toEqual(['Before']);
+    } finally {
+      if (holder && alive(holder)) process.kill(holder, 'SIGKILL');
+      spawnSync('umount', ['-l', mountPoint]);
+    }
+  }, 120_000);
+
+  it('the check itself (fault injected: a reserve larger than any disk) refuses with 53100 before anything is written', () => {
+    const dir = tempDir('reserve-');
+    expect(() => checkFreeSpace(dir, Number.MAX_SAFE_INTEGER)).toThrow(expect.objectContaining({ code: '53100', message: expect.stringMatching(/^could not write: the disk holding the catalog has \d+ MB free/) }));
+    expect(() => checkFreeSpace(dir, 0)).not.toThrow();
+    expect(MIN_FREE_BYTES).toBe(64 * 1024 * 1024);
+  });
+});

@@ -1,0 +1,94 @@
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { parse } from 'csv-parse/sync';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../support/stores.js';
+import { ROOT } from './support.js';
+
+const run = promisify(execFile);
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  name: string;
+  version: string;
+  bin: Record<string, string>;
+  scripts: Record<string, string>;
+  dependencies: Record<string, string>;
+};
+
+/** What the tarball may hold: the bundle, the migrated template, the sample catalog, and npm's own files. */
+const SHIPPED = [/^bin\/catalog\.js$/, /^dist\/bundle\/[\w-]+\.js$/, /^dist\/pglite-template-[\w.-]+\.pack$/, /^fixtures\/seed\/\w+\.csv$/, /^(package\.json|README\.md|LICENSE)$/];
+
+/** npm's codes for "the registry could not be reached and the cache did not have it". */
+const OFFLINE = /ENOTCACHED|ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ETIMEDOUT|ENETUNREACH/;
+
+describe('the npm package', () => {
+  let tarball = '';
+  let files: string[] = [];
+
+  beforeAll(async () => {
+    // `npm test` has built dist/ (npm run build: tsc, bundle, template); pack it without running
+    // prepack's second build. Source maps are left out by `files`, as prepack leaves them unbuilt.
+    await run(process.execPath, [join(ROOT, 'scripts', 'build-template.mjs')], { cwd: ROOT });
+    const dest = tempDir('pack-');
+    const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dest], { cwd: ROOT });
+    const [info] = JSON.parse(stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
+    tarball = join(dest, info.filename);
+    files = info.files.map((f) => f.path);
+  }, 120_000);
+
+  it('is named for us, not the unrelated `catalog` package, and installs the `catalog` command', () => {
+    expect(pkg.name).toBe('music-catalog-cli');
+    expect(Object.keys(pkg.bin)).toEqual(['catalog']);
+  });
+
+  it('runs no script at install time, and has no runtime dependency only tests use', () => {
+    for (const hook of ['preinstall', 'install', 'postinstall', 'prepare']) expect(pkg.scripts[hook], hook).toBeUndefined();
+    expect(pkg.dependencies['csv-stringify']).toBeUndefined();
+  });
+
+  it('carries only what runs: the bundle, the template, the sample catalog; no maps, sources or dev scripts', () => {
+    expect(files).toContain('dist/bundle/catalog.js');
+    expect(files).toContain('LICENSE');
+    expect(files).toContain('fixtures/seed/labels.csv');
+    expect(files.some((f) => /^dist\/pglite-template-.*\.pack$/.test(f))).toBe(true);
+    expect(files.filter((f) => !SHIPPED.some((re) => re.test(f)))).toEqual([]);
+  });
+
+  it('installs from the tarball into a fresh prefix and seeds and lists from another directory', async (ctx) => {
+    const prefix = tempDir('prefix-');
+    let install: { stdout: string; stderr: string };
+    try {
+      // The cache `npm ci` filled holds every runtime dependency; the registry is asked only for what it lacks.
+      install = await run('npm', ['install', '--global', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', tarball], { cwd: prefix });
+    } catch (err) {
+      const text = String((err as { stderr?: string }).stderr ?? err);
+      if (!OFFLINE.test(text)) throw err;
+      console.warn(`\n[catalog] SKIPPED the package install test: the npm registry is unreachable and the cache lacks a dependency (${text.match(OFFLINE)?.[0]}).\n`);
+      ctx.skip();
+      return;
+    }
+    // npm 11 warns about any install script not covered by allow-scripts: there must be none.
+    expect(install.stderr).not.toMatch(/install-scripts|allowScripts/);
+
+    const elsewhere = tempDir('elsewhere-');
+    const env = {
+      ...process.env,
+      PATH: `${join(prefix, 'bin')}:${process.env.PATH}`,
+      CATALOG_DATA: join(elsewhere, 'data'),
+      XDG_CACHE_HOME: join(elsewhere, 'cache'),
+      XDG_CONFIG_HOME: join(elsewhere, 'config'),
+      CATALOG_KEEP_WARM: '0',
+      CATALOG_URL: '',
+    };
+    const version = await run('catalog', ['--version'], { cwd: elsewhere, env });
+    expect(version.stdout.trim()).toBe(pkg.version);
+    await run('catalog', ['seed'], { cwd: elsewhere, env });
+    const { stdout } = await run('catalog', ['labels', 'list', '--all', '-o', 'json'], { cwd: elsewhere, env });
+    const seeded = (parse(readFileSync(join(ROOT, 'fixtures', 'seed', 'labels.csv'), 'utf8'), { columns: true }) as unknown[]).length;
+    expect((JSON.parse(stdout) as unknown[]).length).toBe(seeded);
+    expect(seeded).toBeGreaterThan(0);
+    // The shipped template opened the new catalog: nothing was built into the user's cache.
+    expect(existsSync(join(elsewhere, 'cache', 'catalog')) ? readdirSync(join(elsewhere, 'cache', 'catalog')) : []).toEqual([]);
+  }, 180_000);
+});
