@@ -25,7 +25,8 @@ Each collection has: list, get, add, update, remove, describe, import, export, c
 Exit codes:
   0  success
   1  the service answered with an error, or could not be reached
-  2  usage error (unknown command, field or flag, bad value, missing --yes)
+  2  usage error or bad input (unknown command, field or flag, bad value, missing --yes,
+     a --url that is not http(s), a malformed file or a record over 64 MiB)
   3  partial import: some rows were rejected
   4  authentication or permission refused (HTTP 401/403)
   5  catalog check found problems at or above --fail-on

@@ -19,30 +19,36 @@ const CLOSE_OBJECT = 125;
 
 /**
  * Where JSON text `bytes[from, to)` first nests arrays and objects deeper than `limit`, or -1.
- * One pass, no recursion, no allocation; brackets inside strings do not count. `quote` is 2 for
- * the content of a quoted CSV field, where every `"` of the JSON text is written twice.
+ * One pass, no recursion, no allocation; brackets inside strings do not count, and a string is
+ * skipped with `indexOf` (memchr speed: most of a body's bytes are string content). `quote` is 2
+ * for the content of a quoted CSV field, where every `"` of the JSON text is written twice.
  * It does not check the syntax (the parser that follows does).
  * @example jsonTooDeep(Buffer.from('[[1]]'), 1) // 1
  */
 export function jsonTooDeep(bytes: Uint8Array, limit: number, from = 0, to = bytes.length, quote: 1 | 2 = 1): number {
   let depth = 0;
-  let inString = false;
   for (let i = from; i < to; i++) {
     const c = bytes[i];
-    if (inString) {
-      if (c === BACKSLASH) i += bytes[i + 1] === QUOTE ? quote : 1;
-      else if (c === QUOTE) {
-        inString = false;
-        i += quote - 1;
-      }
-    } else if (c === QUOTE) {
-      inString = true;
-      i += quote - 1;
+    if (c === QUOTE) {
+      const end = stringEnd(bytes, i + quote, to, quote);
+      if (end < 0) return -1; // an unclosed string: no bracket after it counts
+      i = end + quote - 1;
     } else if (c === OPEN_ARRAY || c === OPEN_OBJECT) {
       if (++depth > limit) return i;
     } else if (c === CLOSE_ARRAY || c === CLOSE_OBJECT) depth--;
   }
   return -1;
+}
+
+/** The closing quote of a string whose content starts at `at`: the first `"` not escaped by an odd run of backslashes, or -1. */
+function stringEnd(bytes: Uint8Array, at: number, to: number, quote: 1 | 2): number {
+  for (let j = at; ; j += quote) {
+    j = bytes.indexOf(QUOTE, j);
+    if (j < 0 || j >= to) return -1;
+    let backslashes = 0;
+    while (j - backslashes - 1 >= at && bytes[j - backslashes - 1] === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 0) return j;
+  }
 }
 
 /** `jsonTooDeep` for text (an import cell, an in-process body). */

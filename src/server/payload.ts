@@ -70,7 +70,7 @@ function utf8(body: string | Uint8Array, kind: string): string {
   }
 }
 
-/** Offset of the first byte at which the bytes stop being UTF-8 (a sequence cut short at the end counts as fine here). */
+/** Offset of the first byte at which the bytes stop being UTF-8 (for a sequence cut short by the end: where it starts). */
 function firstInvalidUtf8(bytes: Uint8Array): number {
   let lo = 0;
   let hi = bytes.length;
@@ -84,7 +84,11 @@ function firstInvalidUtf8(bytes: Uint8Array): number {
       hi = mid - 1;
     }
   }
-  return Math.min(lo, bytes.length - 1);
+  if (lo < bytes.length) return lo;
+  // every byte fits, but the last sequence is cut short: name the byte it starts at
+  let at = bytes.length - 1;
+  while (at > 0 && (bytes[at] & 0xc0) === 0x80) at--;
+  return at;
 }
 
 /**
@@ -217,45 +221,54 @@ function fromCopyCsv(bytes: Uint8Array, opts: PayloadOptions): Payload {
 /**
  * The jsonb cells of a COPY body, checked for depth before COPY hands them to the database's
  * recursive jsonb parser (a cell nested 10k deep made PGlite spin, out of reach of SIGTERM). Walks
- * the records once, in place: only quoting is read here; COPY checks the rest.
+ * the records once, in place, finding quotes, commas and line ends with `indexOf`: only quoting is
+ * read here; COPY checks the rest.
  */
 function checkCopyCells(bytes: Uint8Array, start: number, keys: string[], jsonColumns: ReadonlySet<string> | undefined): void {
   const json = keys.map((k) => jsonColumns?.has(k) ?? false);
   if (!json.includes(true)) return;
-  let line = 2;
+  const length = bytes.length;
+  // the next comma and line end at or after a position, each found once (amortised linear)
+  let comma = -1;
+  let newline = -1;
+  const fieldEnd = (from: number): number => {
+    if (comma < from && comma !== length) comma = indexOr(bytes, COMMA, from, length);
+    if (newline < from && newline !== length) newline = indexOr(bytes, NEWLINE, from, length);
+    return Math.min(comma, newline);
+  };
   let field = 0;
-  let i = start;
-  while (i < bytes.length) {
+  for (let i = start; i < length; ) {
     const quoted = bytes[i] === QUOTE;
-    const cellLine = line;
-    let end: number;
-    let next: number;
+    let end = i;
     if (quoted) {
-      let j = i + 1;
-      for (; j < bytes.length; j++) {
-        if (bytes[j] === NEWLINE) line++;
-        else if (bytes[j] === QUOTE) {
-          if (bytes[j + 1] !== QUOTE) break;
-          j++;
-        }
+      // the closing quote: one not followed by another (`""` is a quote inside the field)
+      for (end = i + 1; ; end += 2) {
+        end = indexOr(bytes, QUOTE, end, length);
+        if (end >= length - 1 || bytes[end + 1] !== QUOTE) break;
       }
-      end = j;
-      next = j + 1;
-      while (next < bytes.length && bytes[next] !== COMMA && bytes[next] !== NEWLINE) next++;
-    } else {
-      next = i;
-      while (next < bytes.length && bytes[next] !== COMMA && bytes[next] !== NEWLINE) next++;
-      end = next;
     }
-    if (json[field] && jsonTooDeep(bytes, MAX_JSON_DEPTH, quoted ? i + 1 : i, end, quoted ? 2 : 1) >= 0) {
-      throw tooDeep(`The ${keys[field]} cell on line ${cellLine}`);
+    const next = fieldEnd(quoted ? end + 1 : i);
+    if (!quoted) end = next;
+    // a cell shorter than the limit cannot hold that many brackets: most are skipped unread
+    if (json[field] && end - i > MAX_JSON_DEPTH && jsonTooDeep(bytes, MAX_JSON_DEPTH, quoted ? i + 1 : i, end, quoted ? 2 : 1) >= 0) {
+      throw tooDeep(`The ${keys[field]} cell on line ${lineAt(bytes, i)}`);
     }
-    if (bytes[next] === NEWLINE) {
-      line++;
-      field = 0;
-    } else field++;
+    field = bytes[next] === NEWLINE ? 0 : field + 1;
     i = next + 1;
   }
+}
+
+/** `bytes.indexOf(byte, from)`, or `none` when it is not there. */
+function indexOr(bytes: Uint8Array, byte: number, from: number, none: number): number {
+  const at = bytes.indexOf(byte, from);
+  return at < 0 ? none : at;
+}
+
+/** The 1-based line a byte offset is on (only for an error message: counted when one is made). */
+function lineAt(bytes: Uint8Array, offset: number): number {
+  let line = 1;
+  for (let at = bytes.indexOf(NEWLINE); at >= 0 && at < offset; at = bytes.indexOf(NEWLINE, at + 1)) line++;
+  return line;
 }
 
 const QUOTE = 34;

@@ -86,6 +86,10 @@ describe('export --bom and --safe-formulas (bin/catalog, catalog serve over PGli
     const out = join(dir, 'excel.csv');
     expect((await exp(serve, ['--select', SELECT, '--bom', out])).code).toBe(0);
     expect(readFileSync(out, 'utf8')).toBe(copyRead.stdout);
+    // a .tsv file: the same cells, separated by tabs (a tab-first cell quoted and prefixed too)
+    const tsv = join(dir, 'excel.tsv');
+    expect((await exp(serve, ['--select', SELECT, '--bom', tsv])).code).toBe(0);
+    expect(readFileSync(tsv, 'utf8').split('\n')[2]).toBe(`00000000-0000-4000-8000-000000000002\t"'@SUM(A1:A9)"\t"'\tTabbed"\t"'\rReturn"`);
   }, 60_000);
 
   it('--safe-formulas alone writes no BOM; --bom --no-safe-formulas is the plain bytes after a BOM', async () => {

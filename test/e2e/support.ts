@@ -1,6 +1,7 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { PG_URL, tempDir } from '../support/stores.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const BIN = join(ROOT, 'bin', 'catalog.js');
@@ -118,4 +119,35 @@ export function startServe(args: string[], env: Record<string, string | undefine
     });
     proc.on('exit', (code) => reject(new Error(`catalog serve exited with ${code}: ${err}`)));
   });
+}
+
+/** Where `catalog serve` keeps the catalog in a suite run on each store. */
+export interface ServeBackend {
+  name: string;
+  /** PostgreSQL without CATALOG_TEST_DATABASE_URL: the suite skips, saying so. */
+  skip: boolean;
+  args: string[];
+  /** Drops the PostgreSQL schema (a PGlite directory is left to the temp root). */
+  cleanup(): Promise<void>;
+}
+
+/** `catalog serve` arguments for a PGlite data directory and, when configured, a fresh PostgreSQL schema named after `prefix`. */
+export function serveBackends(prefix: string): ServeBackend[] {
+  const schema = `catalog_${prefix.replace(/\W/g, '_')}_${process.pid}`;
+  return [
+    { name: 'PGlite data directory', skip: false, args: ['--data', join(tempDir(`${prefix}-`), 'data')], cleanup: async () => {} },
+    {
+      name: 'PostgreSQL',
+      skip: !PG_URL,
+      args: ['--database-url', PG_URL ?? '', '--db-schema', schema],
+      async cleanup() {
+        if (!PG_URL) return;
+        const pg = (await import('pg')).default;
+        const c = new pg.Client({ connectionString: PG_URL });
+        await c.connect();
+        await c.query(`drop schema if exists ${schema} cascade`);
+        await c.end();
+      },
+    },
+  ];
 }

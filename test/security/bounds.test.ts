@@ -1,9 +1,7 @@
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COPY_CSV } from '../../src/grammar/media.js';
 import { MAX_JSON_DEPTH } from '../../src/schema/json-depth.js';
-import { ensureBuilt, startServe, type Serve } from '../e2e/support.js';
-import { PG_URL, tempDir } from '../support/stores.js';
+import { ensureBuilt, serveBackends, startServe, type Serve } from '../e2e/support.js';
 import { httpExchange, rawExchange } from './support.js';
 
 /**
@@ -17,14 +15,9 @@ import { httpExchange, rawExchange } from './support.js';
 const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
 const JSON_TYPE = { 'Content-Type': 'application/json', Prefer: 'return=minimal' };
 
-const BACKENDS = [
-  { name: 'PGlite data directory', skip: false, args: () => ['--data', join(tempDir('bounds-'), 'data')] },
-  { name: 'PostgreSQL', skip: !PG_URL, args: () => ['--database-url', PG_URL!, '--db-schema', `catalog_bounds_${process.pid}`] },
-];
-
-for (const backend of BACKENDS) {
+for (const backend of serveBackends('bounds')) {
   describe.skipIf(backend.skip)(`request body bounds (catalog serve over ${backend.name}${backend.skip ? ', SKIPPED: set CATALOG_TEST_DATABASE_URL' : ''})`, () => {
-    const args = backend.args();
+    const args = backend.args;
     let serve: Serve;
     const post = (body: string | Buffer, headers: Record<string, string> = JSON_TYPE) =>
       httpExchange(serve.url, { method: 'POST', path: '/artists', headers, body });
@@ -40,13 +33,7 @@ for (const backend of BACKENDS) {
     }, 60_000);
     afterAll(async () => {
       await serve?.stop('SIGKILL');
-      if (backend.name === 'PostgreSQL') {
-        const pg = (await import('pg')).default;
-        const c = new pg.Client({ connectionString: PG_URL });
-        await c.connect();
-        await c.query(`drop schema if exists ${args[3]} cascade`);
-        await c.end();
-      }
+      await backend.cleanup();
     });
 
     it(`takes a jsonb value nested ${MAX_JSON_DEPTH} deep and answers 400 PGRST102 to one level more, and to 100,000 levels`, async () => {

@@ -1,44 +1,34 @@
-import { createReadStream } from 'node:fs';
-import { open } from 'node:fs/promises';
-import { type Readable } from 'node:stream';
-import { createInflateRaw } from 'node:zlib';
+import type { Readable } from 'node:stream';
 import { ImportError } from '../types.js';
 import { MAX_RECORD_BYTES } from './input.js';
+import { entryStream, type ZipEntry } from './zip-reader.js';
 
 /**
- * The record limit for .xlsx input, checked before exceljs buffers anything. An xlsx is a zip: a
- * 410 KB file can inflate to a single cell of hundreds of megabytes, which exceljs' reader (its XML
- * parser gathers a text node whole, and the shared-string table is kept) would hold in memory,
- * several times over, before any row reached the import (3 GB was seen). So the worksheets and
- * the shared-string table are inflated once here, as a stream, and measured: a row (`<row>` to the
- * next) or a shared string (`<si>` to the next) over MAX_RECORD_BYTES, the limit CSV lines and
- * JSON elements have, refuses the file with what and where. Nothing is kept but a few counters.
+ * The record limit for .xlsx input, checked before the reader buffers anything. An xlsx is a zip:
+ * a 410 KB file can inflate to a single cell of hundreds of megabytes, and a reader holds a row's
+ * XML and the shared-string table (exceljs, before, took the CLI to 3 GB on such a file). So the
+ * worksheets and the shared-string table are inflated once here, as a stream, and measured: a row
+ * (`<row>` to the next) or a shared string (`<si>` to the next) over MAX_RECORD_BYTES, the limit
+ * CSV lines and JSON elements have, refuses the file with what and where. Nothing is kept but a
+ * few counters.
  */
 
-/** A zip entry's name and where its data is. */
-interface Entry {
-  name: string;
-  method: number;
-  compressedSize: number;
-  localOffset: number;
-}
-
 /** The entries whose records are measured: the worksheets and the shared-string table. */
-const MEASURED = /^xl\/(?:worksheets\/sheet\d+\.xml|sharedStrings\.xml)$/;
+const MEASURED = /(?:^|\/)worksheets\/[^/]+\.xml$|(?:^|\/)sharedStrings[^/]*\.xml$/i;
 
-/** Refuses the workbook when a row or a cell's text is longer than MAX_RECORD_BYTES (exit 2); `name` is the input as the user gave it. */
-export async function checkXlsxRecords(file: string, name: string, limit = MAX_RECORD_BYTES): Promise<void> {
-  const entries = await centralDirectory(file);
-  for (const e of entries) {
+/**
+ * Refuses the workbook when a row or a cell's text is longer than MAX_RECORD_BYTES (exit 2);
+ * `entries` are the zip's (zip-reader.ts), `name` the input as the user gave it.
+ */
+export async function checkXlsxRecords(file: string, name: string, entries: Map<string, ZipEntry>, limit = MAX_RECORD_BYTES): Promise<void> {
+  for (const e of entries.values()) {
+    // another compression method: the reader says so when it reads the entry
     if (!MEASURED.test(e.name) || (e.method !== 0 && e.method !== 8)) continue;
-    const start = await dataOffset(file, e.localOffset);
-    const raw = createReadStream(file, { start, end: e.compressedSize === 0xffffffff ? undefined : start + e.compressedSize - 1 });
-    const xml: Readable = e.method === 8 ? raw.pipe(createInflateRaw()) : raw;
-    raw.on('error', (err) => xml.destroy(err));
-    const tag = e.name.endsWith('sharedStrings.xml') ? 'si' : 'row';
-    const over = await longestRecord(xml, tag, limit).finally(() => raw.destroy());
+    const xml = await entryStream(file, e);
+    const tag = /sharedStrings[^/]*\.xml$/i.test(e.name) ? 'si' : 'row';
+    const over = await longestRecord(xml, tag, limit).finally(() => xml.destroy());
     if (over) {
-      const what = tag === 'row' ? `row ${over.label ?? `#${over.index}`} of ${e.name.slice(3)}` : `the text of shared string ${over.index} (a cell's text)`;
+      const what = tag === 'row' ? `row ${over.label ?? `#${over.index}`} of ${e.name.replace(/^xl\//, '')}` : `the text of shared string ${over.index} (a cell's text)`;
       throw new ImportError(
         `${name}: ${what} is longer than ${limit / 1024 / 1024} MiB, the largest record an import takes (the service's body limit); it was refused before being read into memory`,
         'usage',
@@ -77,56 +67,4 @@ async function longestRecord(xml: Readable, tag: string, limit: number): Promise
     carry = text.slice(-256);
   }
   return null;
-}
-
-/** The zip's central directory: every entry's name, method, compressed size and local header offset. */
-async function centralDirectory(file: string): Promise<Entry[]> {
-  const fh = await open(file, 'r');
-  try {
-    const size = (await fh.stat()).size;
-    const tailSize = Math.min(size, 65_557);
-    const tail = Buffer.alloc(tailSize);
-    await fh.read(tail, 0, tailSize, size - tailSize);
-    let eocd = -1;
-    for (let i = tailSize - 22; i >= 0; i--) {
-      if (tail.readUInt32LE(i) === 0x06054b50) {
-        eocd = i;
-        break;
-      }
-    }
-    // not a readable zip: exceljs' own reader reports it (as before this check)
-    if (eocd < 0) return [];
-    const count = tail.readUInt16LE(eocd + 10);
-    const dirSize = tail.readUInt32LE(eocd + 12);
-    const dirOffset = tail.readUInt32LE(eocd + 16);
-    if (dirOffset + dirSize > size) return [];
-    const dir = Buffer.alloc(dirSize);
-    await fh.read(dir, 0, dirSize, dirOffset);
-    const entries: Entry[] = [];
-    for (let p = 0, n = 0; n < count && p + 46 <= dir.length && dir.readUInt32LE(p) === 0x02014b50; n++) {
-      const nameLen = dir.readUInt16LE(p + 28);
-      entries.push({
-        method: dir.readUInt16LE(p + 10),
-        compressedSize: dir.readUInt32LE(p + 20),
-        localOffset: dir.readUInt32LE(p + 42),
-        name: dir.toString('utf8', p + 46, p + 46 + nameLen),
-      });
-      p += 46 + nameLen + dir.readUInt16LE(p + 30) + dir.readUInt16LE(p + 32);
-    }
-    return entries;
-  } finally {
-    await fh.close();
-  }
-}
-
-/** Where an entry's data starts: after its local header, whose name and extra field lengths may differ from the central directory's. */
-async function dataOffset(file: string, localOffset: number): Promise<number> {
-  const fh = await open(file, 'r');
-  try {
-    const head = Buffer.alloc(30);
-    await fh.read(head, 0, 30, localOffset);
-    return localOffset + 30 + head.readUInt16LE(26) + head.readUInt16LE(28);
-  } finally {
-    await fh.close();
-  }
 }

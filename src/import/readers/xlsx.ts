@@ -288,7 +288,7 @@ export function xlsxReader(path: string, sheet?: string, name = path): RecordRea
       try {
         const entries = await zipEntries(file);
         // a row or a cell's text over the record limit is refused before anything is buffered
-        await checkXlsxRecords(file, name);
+        await checkXlsxRecords(file, name, entries);
         book = await readWorkbook(file, entries);
         const wanted = sheet === undefined ? book.sheets[0] : book.sheets.find((s) => s.name === sheet);
         if (!wanted) {
