@@ -194,8 +194,10 @@ const COMPARE_OPS = new Set(operatorsOf('compare'));
 const CONTAIN_OPS = new Set(operatorsOf('contain'));
 
 /** A filter value as sent: a relative date (`today`, `-30d`, `now-6h`) on a date or timestamp field made absolute, then checked by type. */
-function filterValue(field: FieldInfo, value: string, now: number): string {
+function filterValue(field: FieldInfo, raw: string, now: number): string {
   const kind = typeKind(field.type);
+  // the short form keeps a value's trailing spaces (text may hold them); other types have none
+  const value = kind === 'text' ? raw : raw.trimEnd();
   const absolute = kind === 'date' || kind === 'timestamp' ? resolveRelativeDate(value, kind, now) : null;
   return checkText(field, absolute ?? value);
 }
