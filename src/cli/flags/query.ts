@@ -123,11 +123,30 @@ export function parseFilters(where: readonly string[] = [], or: readonly string[
   return clauses;
 }
 
+const ORDER_WORDS = new Set(['asc', 'desc', 'nullsfirst', 'nullslast']);
+
+/**
+ * `--order` written as `--where` writes an embedded field (`labels.name.desc`) in PostgREST's
+ * form for it (`labels(name).desc`); every other term as it is.
+ * @example embedOrder('labels.name.desc,release_title', releases) // 'labels(name).desc,release_title'
+ */
+export function embedOrder(spec: string, table: TableInfo): string {
+  return spec
+    .split(',')
+    .map((term) => {
+      const [first, second, ...rest] = term.trim().split('.');
+      const isField = table.fields.some((f) => f.name === first);
+      if (isField || second === undefined || ORDER_WORDS.has(second) || !/^[A-Za-z_]\w*$/.test(first) || !/^[A-Za-z_]\w*$/.test(second)) return term;
+      return [`${first}(${second})`, ...rest].join('.');
+    })
+    .join(',');
+}
+
 /** The flags of list/export as a checked query model. */
 export function buildReadQuery(flags: ReadFlags, table: TableInfo, schema: SchemaModel, removed: readonly string[] = [], now = Date.now()): Query {
   // aggregates (`genre,count()`) are PostgREST 12's; a service without them answers PGRST123
   const select = flags.select !== undefined && flags.select.trim() !== '' ? parseFlag('--select', flags.select, (s) => parseSelect(s, { aggregates: true })) : undefined;
-  const order: OrderClause[] = flags.order ? [{ path: [], terms: parseFlag('--order', flags.order, parseOrder) }] : [];
+  const order: OrderClause[] = flags.order ? [{ path: [], terms: parseFlag('--order', embedOrder(flags.order, table), parseOrder) }] : [];
   const limit = count('--limit', flags.limit);
   const offset = count('--offset', flags.offset);
   const page: PageClause[] = limit !== undefined || offset !== undefined ? [{ path: [], ...(limit !== undefined ? { limit } : {}), ...(offset !== undefined ? { offset } : {}) }] : [];
