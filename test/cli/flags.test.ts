@@ -24,6 +24,16 @@ function usage(fn: () => unknown): UsageError {
 }
 
 describe('list flags → query model', () => {
+  it('~ on a JSON path read as text (->>) ignores accents as on a text field, issue 27', () => {
+    const q = buildReadQuery({ where: ['streaming->>name~beyonce*'] }, artists, schema);
+    const text = buildReadQuery({ where: ['stage_name~beyonce*'] }, artists, schema);
+    const cond = q.where[0].condition as { op: string; value: string };
+    expect(cond.op).toBe('imatch');
+    expect(cond.value).toBe((text.where[0].condition as { value: string }).value);
+    // -> (JSON, not text) stays as written
+    expect((buildReadQuery({ where: ['streaming->name~x'] }, artists, schema).where[0].condition as { op: string }).op).toBe('ilike');
+  });
+
   it('--order takes an embedded field as --where writes it (labels.name.desc → labels(name).desc), issue 27', () => {
     const q = buildReadQuery({ select: 'release_title,labels(name)', order: 'labels.name.desc.nullslast,release_title' }, releases, schema);
     expect(compileQuery(q)).toBe('select=release_title,labels(name)&order=labels(name).desc.nullslast,release_title');

@@ -228,6 +228,9 @@ function checkFilter(f: Filter, scope: Scope, removed: readonly string[], now: n
   const kind = typeKind(field.type);
   if (f.field.jsonPath.length > 0) {
     if (kind !== 'json') throw new UsageError(`'${field.name}' is ${field.type}, not JSON: a path (->) only works on json/jsonb fields`);
+    // `~` on a path read as text (->>) ignores accents too, as on a text field
+    const asText = f.field.jsonPath[f.field.jsonPath.length - 1].arrow === '->>';
+    if (asText && SHORT_FORM.has(f) && f.op === 'ilike' && typeof f.value === 'string' && !f.modifier) return { ...f, op: 'imatch', value: accentPattern(f.value) };
     return f;
   }
   if (TEXT_OPS.has(f.op) && kind !== 'text' && kind !== 'other') {
