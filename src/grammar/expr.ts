@@ -77,7 +77,9 @@ export function parseWhereExpr(text: string): WhereClause {
   const { token: sym, op, negated } = found;
   const fieldText = text.slice(0, at).trim();
   if (fieldText === '') throw badExpr(text, 'missing field name before the operator');
-  const value = text.slice(at + sym.length).trim();
+  // spaces after the operator are layout (`genre = techno`); trailing ones belong to the value, as
+  // in the raw form (`genre=techno ` finds the values stored with that space)
+  const value = text.slice(at + sym.length).trimStart();
   let target: ReturnType<typeof parseFieldPath>;
   try {
     target = parseFieldPath(fieldText);

@@ -60,6 +60,20 @@ export function parseDateFormat(spec: string): DateFormat {
 const DAY_MONTH = /^(\d{1,2})([/.\-])(\d{1,2})\2(\d{4})$/;
 
 /**
+ * Which order a date written with two small numbers first must be in: `day` when the first is over
+ * 12 (24/12/1975), `month` when the second is, null when either reading works or it is no such date.
+ * @example dateOrder('24/12/1975') // 'day'
+ */
+export function dateOrder(text: string): 'day' | 'month' | null {
+  const m = DAY_MONTH.exec(text.trim());
+  if (!m) return null;
+  const [a, b] = [Number(m[1]), Number(m[3])];
+  if (a > 12 && a <= 31 && b >= 1 && b <= 12) return 'day';
+  if (b > 12 && b <= 31 && a >= 1 && a <= 12) return 'month';
+  return null;
+}
+
+/**
  * Without `--date-format`, a date cell that reads two ways (`03/04/2024`: 3 April or March 4) is
  * never guessed: this returns the message refusing the file, naming both flags. Null for any
  * other cell: ISO dates, and day-month dates that read one way only (`25/12/2024`), which the

@@ -99,6 +99,8 @@ export interface ImportSummary {
   dryRun: boolean;
   /** Records in the input. */
   records: number;
+  /** Records this run got through (fewer than `records` when it was interrupted or stopped). */
+  processed: number;
   inserted: number;
   updated: number;
   /** Rows already stored with the same values (not sent). */

@@ -119,6 +119,16 @@ describe('list', () => {
     expect(gets.length).toBeLessThanOrEqual(6);
   });
 
+  it('hints at * when a ~ filter without one matches nothing (issue 27)', async () => {
+    const r = await cli(['releases', 'list', '--where', 'release_title~paged', '-o', 'json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.out)).toEqual([]);
+    expect(r.err).toContain("~ matches the whole value (ignoring case and accents): to find it inside a value, use --where 'release_title~*paged*'");
+    const found = await cli(['releases', 'list', '--where', 'release_title~*paged*', '-o', 'json']);
+    expect(JSON.parse(found.out).length).toBeGreaterThan(0);
+    expect(found.err).not.toContain('whole value');
+  });
+
   it('counts with --count, filters, orders and limits', async () => {
     const r = await cli(['releases', 'list', '--where', 'release_title~paged*', '--order', 'catalog_number.desc', '--limit', '2', '--count', '-o', 'json']);
     expect(JSON.parse(r.out).map((x: { catalog_number: string }) => x.catalog_number)).toEqual(['CAT-006', 'CAT-005']);

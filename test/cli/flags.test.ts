@@ -24,6 +24,24 @@ function usage(fn: () => unknown): UsageError {
 }
 
 describe('list flags → query model', () => {
+  it('~ on a JSON path read as text (->>) ignores accents as on a text field, issue 27', () => {
+    const q = buildReadQuery({ where: ['streaming->>name~beyonce*'] }, artists, schema);
+    const text = buildReadQuery({ where: ['stage_name~beyonce*'] }, artists, schema);
+    const cond = q.where[0].condition as { op: string; value: string };
+    expect(cond.op).toBe('imatch');
+    expect(cond.value).toBe((text.where[0].condition as { value: string }).value);
+    // -> (JSON, not text) stays as written
+    expect((buildReadQuery({ where: ['streaming->name~x'] }, artists, schema).where[0].condition as { op: string }).op).toBe('ilike');
+  });
+
+  it('--order takes an embedded field as --where writes it (labels.name.desc → labels(name).desc), issue 27', () => {
+    const q = buildReadQuery({ select: 'release_title,labels(name)', order: 'labels.name.desc.nullslast,release_title' }, releases, schema);
+    expect(compileQuery(q)).toBe('select=release_title,labels(name)&order=labels(name).desc.nullslast,release_title');
+    expect(usage(() => buildReadQuery({ select: 'release_title', order: 'labels.name' }, releases, schema)).message).toMatch(/'labels' is not embedded in this request/);
+    // a field's own direction words stay as they are
+    expect(compileQuery(buildReadQuery({ order: 'release_date.desc' }, releases, schema))).toBe('order=release_date.desc');
+  });
+
   it('compiles both --where forms, --order, --limit and --offset', () => {
     const q = buildReadQuery(
       { where: ['release_date>=2024-01-01', 'genre=in.(House,Techno)', 'label_id=is.null'], order: 'release_date.desc', limit: '10', offset: '20' },

@@ -223,6 +223,12 @@ describe('prompt helpers', () => {
     expect(dateFeedback('17/05/2024')).toMatch(/YYYY-MM-DD, such as/);
     expect(validateDate('2024-05')).toMatch(/incomplete/);
     expect(validateDate('')).toBe(true);
+    // relative dates, as filters take them, when the prompt knows the time
+    const now = new Date(2026, 10, 25, 10, 0).getTime();
+    expect(dateFeedback('today', now)).toBeNull();
+    expect(dateFeedback('+7d', now)).toBeNull();
+    expect(validateDate('-1w', now)).toBe(true);
+    expect(validateDate('someday', now)).toMatch(/or today, \+7d/);
   });
 
   it('checks uuids and JSON', () => {

@@ -169,6 +169,28 @@ describe('catalog check (issue 18): planted defects are found, and only they', (
     expect(text.replace(/\s+/g, ' ')).toContain(rules.find((x) => x.name === 'artist-reference')!.rationale);
   });
 
+  it('on an 80-column terminal every example shows its rule, short id and value; --limit-examples and --all-findings show more (issue 27)', async () => {
+    const all = (await findings(env)).list.filter((f) => f.rule === 'whitespace');
+    expect(all.length).toBeGreaterThan(2);
+    const text = (r: { stdout: string }) => r.stdout.replace(/\x1b\[[0-9;?]*[a-zA-Z]/g, '').replace(/\r/g, '\n');
+    const shown = text(await catalogInTerminal(['check', '--rules', 'whitespace', '--fail-on', 'none'], { env, cols: 80 }));
+    const lines = shown.split('\n').filter((l) => /^\s+\w+\.\w+\s/.test(l));
+    expect(lines).toHaveLength(3);
+    for (const l of lines) {
+      expect(l.length).toBeLessThanOrEqual(80);
+      // collection.field, an id prefix, the quoted value
+      expect(l).toMatch(/^\s+\w+\.\w+\s+[0-9a-f]{8}[0-9a-f-]*\s+".*"$/);
+    }
+    expect(shown).toMatch(/warning whitespace\s+\d+ findings/);
+    expect(shown).toContain(`… ${all.length - 3} more (--limit-examples N, --all-findings)`);
+    expect(shown).not.toMatch(/--select|not shown/);
+    const one = text(await catalogInTerminal(['check', '--rules', 'whitespace', '--fail-on', 'none', '--limit-examples', '1'], { env, cols: 80 }));
+    expect(one.split('\n').filter((l) => /^\s+\w+\.\w+\s/.test(l))).toHaveLength(1);
+    const every = text(await catalogInTerminal(['check', '--rules', 'whitespace', '--fail-on', 'none', '--all-findings'], { env, cols: 80 }));
+    expect(every.split('\n').filter((l) => /^\s+\w+\.\w+\s/.test(l))).toHaveLength(all.length);
+    expect(every).not.toContain('more (');
+  });
+
   it('--dry-run --fix prints the guarded PATCH requests and changes nothing; an unreachable service is a clean exit 1', async () => {
     const dry = await catalog(['--dry-run', 'check', 'labels', '--rules', 'whitespace', '--fix', '-o', 'json'], { env });
     expect(dry.code, dry.stderr).toBe(0);

@@ -115,6 +115,8 @@ describe('import of files as people have them (bin/catalog against catalog serve
       const r = await run(['artists', 'import', input, ...dry]);
       expect(r.code).toBe(2);
       expect(r.stderr).toMatch(/line 3: the date "03\/04\/1990" in column "birthdate" could be day 3 of month 4 or month 3, day 4: say how dates are written with --date-format DD\/MM\/YYYY or --date-format MM\/DD\/YYYY\. Nothing was imported\./);
+      // issue 27: the column's own evidence, found anywhere in the file, names the one flag
+      expect(r.stderr).toMatch(/The same column has "25\/12\/1985" \(line 4\), which can only be day first: pass --date-format DD\/MM\/YYYY\./);
     }
     expect(await stored('artists', p, 'id')).toEqual([]); // not even the row before it
     const ok = await run(['artists', 'import', input, '--date-format', 'DD/MM/YYYY']);

@@ -123,6 +123,10 @@ describe('import/export end to end (bin/catalog against catalog serve)', () => {
     const code = await exited;
     expect(code).toBe(130);
     expect(stderr).toMatch(/interrupted: every row before line \d+ is committed; run the same command with --resume/);
+    // issue 27: the summary counts the rows this run got through, not the whole input
+    const done = /([\d,]+) of 20,000 rows in/.exec(stderr);
+    expect(done, stderr).not.toBeNull();
+    expect(Number(done![1].replace(/,/g, ''))).toBeLessThan(20_000);
     expect(existsSync(checkpoint)).toBe(true);
     const resumed = await run(['tracks', 'import', input, '--resume']);
     expect(resumed.code).toBe(0);

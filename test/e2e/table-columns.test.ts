@@ -72,6 +72,20 @@ describe('get takes a unique id prefix', () => {
     expect(JSON.parse(longer.stdout).id).toBe(id);
   });
 
+  it('update and remove take the same prefixes, a trailing … too (issue 27)', async () => {
+    const added = await catalog(['labels', 'add', 'name=Short Id Records', '-o', 'json'], { env });
+    const id = JSON.parse(added.stdout).id as string;
+    const up = await catalog(['labels', 'update', `${id.slice(0, 13)}…`, 'name=Short Id Renamed', '-o', 'json'], { env });
+    expect(up.code, up.stderr).toBe(0);
+    expect(JSON.parse(up.stdout)).toMatchObject({ id, name: 'Short Id Renamed' });
+    const ambiguous = await catalog(['labels', 'remove', '1ab00001', '--yes'], { env });
+    expect(ambiguous.code).toBe(2);
+    expect(ambiguous.stderr).toMatch(/ambiguous id prefix 1ab00001/);
+    const rm = await catalog(['labels', 'remove', id.slice(0, 8), '--yes'], { env });
+    expect([rm.code, rm.stderr.trim()]).toEqual([0, 'Removed 1 label']);
+    expect((await catalog(['labels', 'get', id], { env })).code).toBe(1);
+  });
+
   it('exits 2 naming two matches when the prefix is ambiguous, 1 when nothing matches', async () => {
     const r = await catalog(['labels', 'get', '1ab00001'], { env });
     expect(r.code).toBe(2);

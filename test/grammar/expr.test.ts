@@ -37,6 +37,9 @@ describe('parseWhereExpr: short form', () => {
     ['"a=b"=1', { path: [], condition: F('a=b', 'eq', '1') }],
     ['title=', { path: [], condition: F('title', 'eq', '') }],
     ['title=eq', { path: [], condition: F('title', 'eq', 'eq') }],
+    // issue 27: trailing spaces belong to the value (spaces after the operator are layout)
+    ['genre=techno ', { path: [], condition: F('genre', 'eq', 'techno ') }],
+    ['genre =  techno  ', { path: [], condition: F('genre', 'eq', 'techno  ') }],
   ])('%s', (text, out) => {
     expect(parseWhereExpr(text)).toStrictEqual(out);
   });

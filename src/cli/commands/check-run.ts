@@ -9,6 +9,7 @@ import type { Context } from '../context.js';
 import { FindingsFound, UsageError } from '../errors.js';
 import { count as countFlag } from '../flags/query.js';
 import { didYouMean } from '../flags/suggest.js';
+import { abbreviationLength } from '../../format/table.js';
 import { outputFormat, plural, success, writeRows } from '../output.js';
 import { confirmWrite } from './confirm.js';
 
@@ -22,6 +23,10 @@ export interface CheckFlags {
   fix?: boolean;
   yes?: boolean;
   pageSize?: string;
+  /** Examples a terminal shows per rule (default 3). */
+  limitExamples?: string;
+  /** Every finding in the terminal view. */
+  allFindings?: boolean;
 }
 
 
@@ -85,7 +90,8 @@ export async function runCheck(collectionArgs: string[], opts: CheckFlags, ctx: 
   const abort = new AbortController();
   void ctx.waitForSignal().then(() => abort.abort());
   const progress = await createProgress(ctx.io.stderr, { quiet: ctx.globals.quiet, clock: () => ctx.clock.now(), label: 'check' });
-  const tally = new Tally();
+  const perRule = opts.allFindings ? Infinity : (countFlag('--limit-examples', opts.limitExamples) ?? DEFAULT_EXAMPLES);
+  const tally = new Tally(perRule);
   const fixable: Finding[] = [];
   let fixableCount = 0;
   const rows = new Map<string, number>();
@@ -130,16 +136,21 @@ export async function runCheck(collectionArgs: string[], opts: CheckFlags, ctx: 
   if (failing > 0) throw new FindingsFound(`${plural(failing, 'finding', 'findings')} at or above ${failOn} (--fail-on ${failOn})`);
 }
 
-/** Findings by rule: counts, and the first few of each for the table (nothing more is kept). */
+/** Examples per rule on a terminal unless --limit-examples / --all-findings say otherwise. */
+const DEFAULT_EXAMPLES = 3;
+
+/** Findings by rule: counts, and the first few of each for the terminal view (nothing more is kept). */
 class Tally {
   readonly byRule = new Map<string, { severity: Severity; count: number; fixable: number; examples: Finding[] }>();
+
+  constructor(private readonly perRule = DEFAULT_EXAMPLES) {}
 
   add(f: Finding): void {
     const key = `${f.rule}\u0000${f.severity}`;
     const g = this.byRule.get(key) ?? { severity: f.severity, count: 0, fixable: 0, examples: [] };
     g.count++;
     if (f.fixable) g.fixable++;
-    if (g.examples.length < 3) g.examples.push(f);
+    if (g.examples.length < this.perRule) g.examples.push(f);
     this.byRule.set(key, g);
   }
 
@@ -158,30 +169,42 @@ class Tally {
 /** "1 row", "12,345 rows". */
 const many = (n: number, noun: string) => `${n.toLocaleString('en-US')} ${noun}${n === 1 ? '' : 's'}`;
 
-/** A value as an example shows it: quoted, one line, at most 40 characters. */
-function shown(v: unknown): string {
+/** A value as an example shows it: quoted, one line, at most `max` characters (40 for the fix list). */
+function shown(v: unknown, max = 42): string {
   if (v === null || v === undefined) return '∅';
   const s = JSON.stringify(typeof v === 'string' ? v : JSON.stringify(v));
-  return s.length > 42 ? `${s.slice(0, 40)}…"` : s;
+  return s.length > max ? `${s.slice(0, Math.max(4, max - 2))}…"` : s;
 }
 
-/** The table on a terminal: a line per example, the rule's counts on its first line. */
+
+/**
+ * The terminal view: per rule a line with its severity, name and counts, then one line per
+ * example — collection.field, the short id, the value cut to what is left of the width — and how
+ * to see the rest. Rule, id and value always show, at any width from 60 columns.
+ */
 async function writeGroups(ctx: Context, tally: Tally): Promise<void> {
   if (tally.byRule.size === 0) return;
+  const s = ctx.style();
+  const width = ctx.io.stdout.isTTY && ctx.io.stdout.columns > 0 ? Math.max(ctx.io.stdout.columns, 60) : Infinity;
   const groups = [...tally.byRule.entries()].sort(([, a], [, b]) => RANK[b.severity] - RANK[a.severity] || b.count - a.count);
-  const rows = groups.flatMap(([key, g]) =>
-    g.examples.map((f, i) => ({
-      rule: i === 0 ? key.split('\u0000')[0] : '',
-      severity: i === 0 ? g.severity : '',
-      count: i === 0 ? g.count : '',
-      fixable: i === 0 ? g.fixable : '',
-      collection: f.collection,
-      field: f.field,
-      value: shown(f.value),
-      id: f.id,
-    })),
-  );
-  await writeRows(ctx, rows, { selected: true });
+  // ids cut as a table cuts them: a prefix `get`, `update` and `remove` take, telling the examples apart
+  const idLength = width === Infinity ? 0 : abbreviationLength(groups.flatMap(([, g]) => g.examples.map((f) => String(f.id ?? ''))));
+  const lines: string[] = [];
+  for (const [key, g] of groups) {
+    const rule = key.split('\u0000')[0];
+    const mark = g.severity === 'error' ? s.red('error  ') : s.yellow('warning');
+    lines.push(`${mark} ${s.bold(rule)}  ${many(g.count, 'finding')}${g.fixable ? `, ${g.fixable.toLocaleString('en-US')} fixable` : ''}`);
+    const where = g.examples.map((f) => `${f.collection}.${f.field}`);
+    const whereWidth = Math.max(...where.map((w) => w.length));
+    g.examples.forEach((f, i) => {
+      const id = idLength && typeof f.id === 'string' ? f.id.slice(0, idLength) : String(f.id ?? '');
+      const head = `  ${where[i].padEnd(whereWidth)}  ${id}  `;
+      lines.push(`${s.dim(head)}${shown(f.value, width === Infinity ? Infinity : Math.max(12, width - head.length))}`);
+    });
+    const rest = g.count - g.examples.length;
+    if (rest > 0) lines.push(s.dim(`  … ${rest.toLocaleString('en-US')} more (--limit-examples N, --all-findings)`));
+  }
+  await ctx.io.stdout.write(`${lines.join('\n')}\n`);
 }
 
 /** The guard a fix is sent with: the field still holds the value the check saw. */

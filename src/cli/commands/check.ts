@@ -29,6 +29,8 @@ export function defineCheck(ctx: Context): Command {
     .option('--fix', 'apply the fixable findings (spaces, ISRC separators and case, copied names) after showing them')
     .option('-y, --yes', 'with --fix: do not ask (required when stdin is not a terminal)')
     .option('--page-size <rows>', 'rows per request while reading (default 2000)')
+    .option('--limit-examples <n>', 'examples a terminal shows per rule (default 3)')
+    .option('--all-findings', 'every finding in the terminal view (-o ndjson for a file of them)')
     .addHelpText('after', LONG_HELP)
     // the command's own code loads when it runs: defining it (for `catalog --help`) stays cheap
     .action(async (collections: string[], opts: CheckFlags) => (await import('./check-run.js')).runCheck(collections, opts, ctx));

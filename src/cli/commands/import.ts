@@ -130,7 +130,9 @@ const fmt = (n: number) => n.toLocaleString('en-US');
 export function summaryText(s: ImportSummary): string[] {
   const source = s.input === '-' ? 'stdin' : basename(s.input);
   const counts = `${fmt(s.inserted)} inserted, ${fmt(s.updated)} updated, ${fmt(s.unchanged)} unchanged, ${fmt(s.rejected)} rejected, ${fmt(s.deduped)} deduped`;
-  const speed = `${fmt(s.records)} row${s.records === 1 ? '' : 's'} in ${s.seconds.toFixed(1)} s, ${fmt(s.rowsPerSecond)} rows/s`;
+  // after Ctrl-C: the rows this run got through, of those the input holds
+  const rows = s.processed < s.records - s.resumedFrom ? `${fmt(s.processed)} of ${fmt(s.records)} rows` : `${fmt(s.records)} row${s.records === 1 ? '' : 's'}`;
+  const speed = `${rows} in ${s.seconds.toFixed(1)} s, ${fmt(s.rowsPerSecond)} rows/s`;
   const lines = [
     s.dryRun
       ? `${source} → ${s.table} (dry run, nothing written): would insert ${fmt(s.inserted)}, update ${fmt(s.updated)}; ${fmt(s.unchanged)} unchanged, ${fmt(s.rejected)} rejected, ${fmt(s.deduped)} deduped (${speed})`

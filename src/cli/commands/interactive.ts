@@ -4,6 +4,7 @@ import type { Context } from '../context.js';
 import { Interrupted, NotFoundError, UsageError } from '../errors.js';
 import { parseAssignments } from '../flags/body.js';
 import { byId } from '../flags/query.js';
+import { resolveRelativeDate } from '../flags/relative-date.js';
 import { type Asker, type Choice, inquirerAsker, isPromptAbort, isPromptCancel } from '../prompts/asker.js';
 import {
   answerValue,
@@ -290,15 +291,18 @@ async function askFieldOnce(
     case 'json':
       return askJson(ask, ctx, field, mode, start);
     default: {
+      const now = ctx.clock.now();
       const text = await ask.input({
         message,
         default: valueText(start) || undefined,
-        validate: validatorFor(kind),
-        transformer: kind === 'date' ? (v, final) => (final ? v : dateHint(v, s)) : undefined,
+        validate: kind === 'date' ? (v) => validateDate(v, now) : validatorFor(kind),
+        transformer: kind === 'date' ? (v, final) => (final ? v : dateHint(v, s, now)) : undefined,
       });
       if (mode === 'add' && text === '' && !initial?.given) return undefined;
       if (mode === 'update' && text === valueText(current)) return undefined;
-      return { value: answerValue(kind, text) };
+      // a relative date (today, +7d) is stored as the day it means now
+      const typed = kind === 'date' ? (resolveRelativeDate(text, 'date', now) ?? text) : text;
+      return { value: answerValue(kind, typed) };
     }
   }
 }
@@ -310,10 +314,11 @@ function validatorFor(kind: PromptKind): ((v: string) => true | string) | undefi
   return undefined;
 }
 
-/** The date as typed, followed by what is still missing or wrong (validation while typing). */
-function dateHint(v: string, s: ReturnType<Context['style']>): string {
-  const f = dateFeedback(v);
-  if (f === null) return v === '' ? v : s.green(v);
+/** The date as typed, followed by what is still missing or wrong, or the day a relative date means (validation while typing). */
+function dateHint(v: string, s: ReturnType<Context['style']>, now: number): string {
+  const f = dateFeedback(v, now);
+  const day = resolveRelativeDate(v, 'date', now);
+  if (f === null) return v === '' ? v : day ? `${s.green(v)} ${s.dim(`→ ${day}`)}` : s.green(v);
   return `${v} ${f === 'YYYY-MM-DD' ? s.dim('YYYY-MM-DD') : s.red(f)}`;
 }
 

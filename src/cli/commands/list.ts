@@ -126,8 +126,22 @@ async function listAll(opts: ListOptions, ctx: Context, table: TableInfo, query:
   await reportCount(ctx, { ...opts, all: !pager }, shown, total, table.name);
 }
 
+/**
+ * A `~` filter whose value has no `*` matches the whole value only (`~beyon` finds "Beyoncé" but
+ * not "Beyoncé Knowles"): the first such one, to hint at when nothing matched.
+ */
+function wholeValueMatch(opts: ListOptions): string | null {
+  for (const expr of [...(opts.where ?? []), ...(opts.or ?? [])]) {
+    const m = /^([^~!]+?)\s*~\s*([^*]+)$/.exec(expr);
+    if (m) return `${m[1]}~*${m[2]}*`;
+  }
+  return null;
+}
+
 async function reportCount(ctx: Context, opts: ListOptions, shown: number, total: number | null, name: string): Promise<void> {
-  if (opts.count && total !== null) await ctx.note(`${shown} of ${total} ${name}`);
+  const inside = shown === 0 ? wholeValueMatch(opts) : null;
+  if (inside) await ctx.note(`no ${name} match; ~ matches the whole value (ignoring case and accents): to find it inside a value, use --where '${inside}'`);
+  else if (opts.count && total !== null) await ctx.note(`${shown} of ${total} ${name}`);
   else if (shown === 0 && ctx.io.stderr.isTTY) await ctx.note(ctx.style().dim(`no ${name} match`));
   else if (opts.all && ctx.io.stderr.isTTY) await ctx.note(ctx.style().dim(plural(shown, 'row', 'rows')));
 }

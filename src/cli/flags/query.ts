@@ -123,11 +123,30 @@ export function parseFilters(where: readonly string[] = [], or: readonly string[
   return clauses;
 }
 
+const ORDER_WORDS = new Set(['asc', 'desc', 'nullsfirst', 'nullslast']);
+
+/**
+ * `--order` written as `--where` writes an embedded field (`labels.name.desc`) in PostgREST's
+ * form for it (`labels(name).desc`); every other term as it is.
+ * @example embedOrder('labels.name.desc,release_title', releases) // 'labels(name).desc,release_title'
+ */
+export function embedOrder(spec: string, table: TableInfo): string {
+  return spec
+    .split(',')
+    .map((term) => {
+      const [first, second, ...rest] = term.trim().split('.');
+      const isField = table.fields.some((f) => f.name === first);
+      if (isField || second === undefined || ORDER_WORDS.has(second) || !/^[A-Za-z_]\w*$/.test(first) || !/^[A-Za-z_]\w*$/.test(second)) return term;
+      return [`${first}(${second})`, ...rest].join('.');
+    })
+    .join(',');
+}
+
 /** The flags of list/export as a checked query model. */
 export function buildReadQuery(flags: ReadFlags, table: TableInfo, schema: SchemaModel, removed: readonly string[] = [], now = Date.now()): Query {
   // aggregates (`genre,count()`) are PostgREST 12's; a service without them answers PGRST123
   const select = flags.select !== undefined && flags.select.trim() !== '' ? parseFlag('--select', flags.select, (s) => parseSelect(s, { aggregates: true })) : undefined;
-  const order: OrderClause[] = flags.order ? [{ path: [], terms: parseFlag('--order', flags.order, parseOrder) }] : [];
+  const order: OrderClause[] = flags.order ? [{ path: [], terms: parseFlag('--order', embedOrder(flags.order, table), parseOrder) }] : [];
   const limit = count('--limit', flags.limit);
   const offset = count('--offset', flags.offset);
   const page: PageClause[] = limit !== undefined || offset !== undefined ? [{ path: [], ...(limit !== undefined ? { limit } : {}), ...(offset !== undefined ? { offset } : {}) }] : [];
@@ -194,8 +213,10 @@ const COMPARE_OPS = new Set(operatorsOf('compare'));
 const CONTAIN_OPS = new Set(operatorsOf('contain'));
 
 /** A filter value as sent: a relative date (`today`, `-30d`, `now-6h`) on a date or timestamp field made absolute, then checked by type. */
-function filterValue(field: FieldInfo, value: string, now: number): string {
+function filterValue(field: FieldInfo, raw: string, now: number): string {
   const kind = typeKind(field.type);
+  // the short form keeps a value's trailing spaces (text may hold them); other types have none
+  const value = kind === 'text' ? raw : raw.trimEnd();
   const absolute = kind === 'date' || kind === 'timestamp' ? resolveRelativeDate(value, kind, now) : null;
   return checkText(field, absolute ?? value);
 }
@@ -207,6 +228,9 @@ function checkFilter(f: Filter, scope: Scope, removed: readonly string[], now: n
   const kind = typeKind(field.type);
   if (f.field.jsonPath.length > 0) {
     if (kind !== 'json') throw new UsageError(`'${field.name}' is ${field.type}, not JSON: a path (->) only works on json/jsonb fields`);
+    // `~` on a path read as text (->>) ignores accents too, as on a text field
+    const asText = f.field.jsonPath[f.field.jsonPath.length - 1].arrow === '->>';
+    if (asText && SHORT_FORM.has(f) && f.op === 'ilike' && typeof f.value === 'string' && !f.modifier) return { ...f, op: 'imatch', value: accentPattern(f.value) };
     return f;
   }
   if (TEXT_OPS.has(f.op) && kind !== 'text' && kind !== 'other') {

@@ -1,3 +1,4 @@
+import { resolveRelativeDate } from '../flags/relative-date.js';
 import { isDate, isTimestamp } from '../flags/values.js';
 import { type FieldInfo, type TableInfo, typeKind } from '../schema/model.js';
 
@@ -39,19 +40,21 @@ const PARTIAL_DATE = /^\d{0,4}(-(\d{0,2}(-\d{0,2})?)?)?$/;
  * while it is an incomplete YYYY-MM-DD, and what is wrong otherwise.
  * @example dateFeedback('2024-02-30') // '2024-02-30 is not a real date'
  */
-export function dateFeedback(text: string): string | null {
+export function dateFeedback(text: string, now?: number): string | null {
   const t = text.trim();
   if (t === '' || isDate(t)) return null;
+  // as in filters: today, yesterday, tomorrow, +7d, -2w, today+1mo
+  if (now !== undefined && resolveRelativeDate(t, 'date', now) !== null) return null;
   if (/^\d{4}-\d{2}-\d{2}$/.test(t)) return `${t} is not a real date`;
   if (PARTIAL_DATE.test(t)) return 'YYYY-MM-DD';
-  return 'write the date as YYYY-MM-DD, such as 2024-05-17';
+  return `write the date as YYYY-MM-DD, such as 2024-05-17${now !== undefined ? ', or today, +7d, -1w' : ''}`;
 }
 
 /** Checks a finished date answer (empty allowed: no date). */
-export function validateDate(text: string): true | string {
-  const f = dateFeedback(text);
+export function validateDate(text: string, now?: number): true | string {
+  const f = dateFeedback(text, now);
   if (f === null) return true;
-  return f === 'YYYY-MM-DD' ? `incomplete date: write YYYY-MM-DD, such as 2024-05-17` : f;
+  return f === 'YYYY-MM-DD' ? `incomplete date: write YYYY-MM-DD, such as 2024-05-17 (or today, +7d, -1w)` : f;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

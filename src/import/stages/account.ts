@@ -179,6 +179,7 @@ export function summarize(parts: {
     format: parts.source.format,
     dryRun: Boolean(opts.dryRun),
     records: parts.records,
+    processed,
     ...t,
     rejectedRows: [...account.rejectedRows].sort((a, b) => a.line - b.line), // batches finish out of order
     rejectsFile: !opts.dryRun && t.rejected > 0 ? account.rejectsFile : null,

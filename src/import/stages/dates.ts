@@ -1,5 +1,5 @@
 import type { DateFormat } from '../date-format.js';
-import { unreadableDate } from '../date-format.js';
+import { dateOrder, unreadableDate } from '../date-format.js';
 import type { FieldResolver } from '../mapping.js';
 import { ImportError, type SourceRecord } from '../types.js';
 import type { RowFault } from './check.js';
@@ -66,12 +66,40 @@ export class DateCells {
     }
   }
 
-  /** Without `--date-format`: throws the refusal for a day-and-month-first date cell. */
+  /** Per date column: its first cell that reads either way, and a cell that can only be day first or month first. */
+  private readonly seen = new Map<string, { ambiguous?: string; day?: [string, number]; month?: [string, number] }>();
+
+  /**
+   * Without `--date-format`, during the scan: notes each date column's first day-or-month cell and
+   * the cells that settle its order (24/12/1975 is day first). `settle()` then refuses the import.
+   */
   refuse(rec: SourceRecord): void {
     if (this.format || rec.error) return;
     for (const [key, text] of this.cells(rec)) {
-      const why = unreadableDate(text, key, rec.line);
-      if (why) throw new ImportError(`${this.inputName}: ${why} Nothing was imported.`, 'usage');
+      const order = dateOrder(text);
+      const why = order ? null : unreadableDate(text, key, rec.line);
+      if (!order && !why) continue;
+      const col = this.seen.get(key) ?? {};
+      if (order) col[order] ??= [text, rec.line];
+      else col.ambiguous ??= why!;
+      this.seen.set(key, col);
+    }
+  }
+
+  /**
+   * After the scan: a column with a cell that reads either way refuses the import before anything
+   * is sent (a date is never guessed), naming the cell and, when the column holds one, a cell that
+   * settles the order (`24/12/1975` elsewhere in it: it is written day first) and the flag to pass.
+   */
+  settle(): void {
+    for (const col of this.seen.values()) {
+      if (!col.ambiguous) continue;
+      const [settled, order] = col.day && !col.month ? [col.day, 'day'] : col.month && !col.day ? [col.month, 'month'] : [null, null];
+      const sep = /\d([/.\-])\d/.exec(settled?.[0] ?? '')?.[1] ?? '/';
+      const evidence = settled
+        ? ` The same column has "${settled[0]}" (line ${settled[1]}), which can only be ${order} first: pass --date-format ${order === 'day' ? `DD${sep}MM${sep}YYYY` : `MM${sep}DD${sep}YYYY`}.`
+        : '';
+      throw new ImportError(`${this.inputName}: ${col.ambiguous} Nothing was imported.${evidence}`, 'usage');
     }
   }
 

@@ -76,6 +76,7 @@ async function byteScan(c: ScanContext, headers: string[]): Promise<Scan | null>
   } finally {
     await file.close();
   }
+  if (dates) c.shaper.dates!.settle();
   return { records, candidates: finder.candidates, headers };
 }
 
@@ -98,7 +99,7 @@ async function recordScan(c: ScanContext): Promise<Scan> {
       scanProgress(c, reader.bytesRead(), records);
       if (c.stopping()) break;
     }
-    shaper.dates?.refuse(rec); // a day-month date without --date-format: refused before anything is sent
+    shaper.dates?.refuse(rec); // notes day-month dates; settle() refuses them after the scan
     if (rec.cells && rec.headers) {
       // CSV: coerce only the key cells; the whole row is shaped only when its key is a probable repeat
       if (rec.error) continue;
@@ -114,6 +115,7 @@ async function recordScan(c: ScanContext): Promise<Scan> {
   }
   if (!headersDone && reader.headers) for (const h of reader.headers) shaper.resolver.resolve(h);
   shaper.resolver.finish();
+  shaper.dates?.settle(); // a day-month date without --date-format: refused before anything is sent
   return { records, candidates: finder.candidates, headers: reader.headers };
 }
 
