@@ -58,6 +58,8 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
     let batcher: Batcher | null = null;
     // COPY bodies are CSV's byte path; an xlsx input's rows go as JSON
     const sender = await Sender.open({ transport, shape, settings, headers: source.format === 'csv' ? scan.headers : null, shrink: (r, b) => settings.notice(batcher!.shrink(r, b)), before: matcher && !settings.dryRun ? () => matcher.flush(transport) : undefined });
+    // a service that compares COPY bodies itself (ours) is sent every matched row; any other gets only changed ones
+    await matcher?.load(transport, sender.copyHead === null);
     // COPY bodies carry no per-row JSON or lookups: larger batches halve the per-request cost
     if (sender.copyHead && !settings.batchRowsGiven) limits.rows = DEFAULT_COPY_BATCH_ROWS;
     if (!plan.conflictKey && plan.columns.length > 0) {

@@ -1,4 +1,8 @@
+import { createHash } from 'node:crypto';
 import { faultOf, type Transport } from '../client/transport.js';
+import type { ColumnDef } from '../schema/catalog.js';
+import { knownDefault } from '../schema/conventions.js';
+import { instantKey } from './coerce.js';
 import { isrcKey, nameKey, upcKey } from '../check/rules.js';
 import type { WhereClause } from '../grammar/types.js';
 import { keysetQuery } from './requests.js';
@@ -75,6 +79,50 @@ export const keyColumns = (spec: KeySpec): string[] => [...new Set(spec.flat())]
 /** The display form of a key (parts joined by " / "). */
 export const showKey = (key: string): string => key.split('\u0000').join(' / ');
 
+/** JSON with object keys sorted (jsonb compares objects ignoring key order). */
+function canonicalJson(v: unknown): string {
+  if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'null';
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  const o = v as Record<string, unknown>;
+  return `{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`).join(',')}}`;
+}
+
+/** A value as the digest sees it: equal text exactly when the service stores equal values. */
+function canonicalValue(col: ColumnDef, v: unknown): string {
+  if (v === null || v === undefined) return '\u0000';
+  switch (col.type) {
+    case 'jsonb':
+      return canonicalJson(v);
+    case 'timestamp with time zone':
+      return `t${instantKey(String(v)) ?? String(v)}`;
+    case 'uuid':
+      return `u${String(v).toLowerCase()}`;
+    case 'boolean':
+      return v === true || v === 'true' ? 'b1' : 'b0';
+    default:
+      return `s${String(v)}`;
+  }
+}
+
+/**
+ * An 8-byte digest of a row's values in `columns` (a left-out column counts as its known
+ * default), as the stored row and the incoming row both give it: equal digests mean the row
+ * would not change. Null when a left-out column's default is volatile (now()): unknowable here.
+ */
+export function rowDigest(columns: readonly ColumnDef[], row: Readonly<Record<string, unknown>>): Buffer | null {
+  const h = createHash('sha1');
+  for (const col of columns) {
+    let v = row[col.name];
+    if (v === undefined) {
+      v = knownDefault(col);
+      if (v === undefined) return null;
+    }
+    h.update(canonicalValue(col, v));
+    h.update('\u0001');
+  }
+  return h.digest().subarray(0, 8);
+}
+
 const HEX = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** What `find` answers: the record's slot, every id when two or more records share the key, or null. */
@@ -96,6 +144,10 @@ export class KeyIndex {
   /** Ids of keys that name several records; a map's value -1-i points here. */
   private readonly dups: string[][] = [];
   private marks = new Uint8Array(1024);
+  /** 8 bytes a loaded record: the digest of its `content` columns (rowDigest), when loaded with them. */
+  private digests: Buffer | null = null;
+  /** The columns the digests cover. */
+  content: readonly ColumnDef[] = [];
   /** Raw names as stored, by key (for did-you-mean), when asked to keep them. */
   readonly names: Map<string, string> | null;
 
@@ -112,14 +164,44 @@ export class KeyIndex {
    * Reads a collection's ids and key columns in id order, 10,000 a page (keyset pages: any
    * PostgREST, and a server's max-rows cap only makes pages shorter).
    */
-  static async load(transport: Transport, table: string, spec: KeySpec, opts: { keepNames?: boolean; pageSize?: number } = {}): Promise<KeyIndex> {
+  static async load(transport: Transport, table: string, spec: KeySpec, opts: { keepNames?: boolean; pageSize?: number; content?: readonly ColumnDef[] } = {}): Promise<KeyIndex> {
     const index = new KeyIndex(table, spec, opts.keepNames);
     const cols = keyColumns(spec);
-    for await (const page of readPages(transport, table, ['id', ...cols], [], opts.pageSize ?? 10_000)) {
-      for (const row of page) index.addStored(String(row.id), (c) => (row[c] === null || row[c] === undefined ? null : String(row[c])));
+    const content = opts.content ?? [];
+    if (content.length) {
+      index.content = content;
+      index.digests = Buffer.alloc(8 * 1024);
+    }
+    const select = [...new Set(['id', ...cols, ...content.map((c) => c.name)])];
+    for await (const page of readPages(transport, table, select, [], opts.pageSize ?? 10_000)) {
+      for (const row of page) {
+        const slot = index.addStored(String(row.id), (c) => (row[c] === null || row[c] === undefined ? null : String(row[c])));
+        if (index.digests) index.putDigest(slot, rowDigest(content, row));
+      }
     }
     index.loaded = index.n;
     return index;
+  }
+
+  private putDigest(slot: number, d: Buffer | null): void {
+    if ((slot + 1) * 8 > this.digests!.length) {
+      const grown = Buffer.alloc(this.digests!.length * 2);
+      this.digests!.copy(grown);
+      this.digests = grown;
+    }
+    if (d) d.copy(this.digests!, slot * 8);
+  }
+
+  /** Whether a loaded record's stored values equal a row's (their digests match). */
+  sameContent(slot: number, row: Readonly<Record<string, unknown>>): boolean {
+    if (!this.digests || slot >= this.loaded) return false;
+    const d = rowDigest(this.content, row);
+    return d !== null && d.equals(this.digests.subarray(slot * 8, slot * 8 + 8));
+  }
+
+  /** True when the index holds the stored rows' digests (a re-run can leave equal rows unsent). */
+  get hasContent(): boolean {
+    return this.digests !== null;
   }
 
   /** Records held (loaded and added). */
@@ -132,7 +214,7 @@ export class KeyIndex {
     return this.loaded;
   }
 
-  private addStored(id: string, get: (c: string) => string | null): void {
+  private addStored(id: string, get: (c: string) => string | null): number {
     const slot = this.push(id);
     for (let alt = 0; alt < this.spec.length; alt++) {
       const key = keyText(this.spec[alt], this.spec[alt].map(get));
@@ -140,6 +222,7 @@ export class KeyIndex {
       this.put(alt, key, slot);
       if (this.names && alt === 0) this.names.set(key, this.spec[0].map(get).filter((v) => v).join(' / '));
     }
+    return slot;
   }
 
   private put(alt: number, key: string, slot: number): void {

@@ -70,6 +70,7 @@ async function addRecord(c: LoadContext, pass: Pass, rec: SourceRecord): Promise
     if (values === REPEAT) return c.settings.dedupe === 'error' ? c.batcher.reject(rec, repeatFault()) : c.batcher.skip();
     if (!Array.isArray(values)) return c.batcher.reject(rec, values);
     m.injected.forEach((col, i) => (built.row[col] = values[i]));
+    if (m.unchanged(built.row)) return c.batcher.same();
   }
   const key = conflictKey ? keyOf(built.row, conflictKey) : null;
   const verdict = c.matcher?.natural ? null : c.deduper.admit(key, rec.index);
@@ -175,6 +176,14 @@ async function addLine(c: LoadContext, pass: Pass, row: CopyRow, lines: LineBuff
   return addRow(c, pass, row);
 }
 
+/** Whether a COPY line's record, shaped the ordinary way with its injected ids, equals its stored row. */
+function unchangedLine(c: LoadContext, m: Matcher, values: Array<string | null>, rec: SourceRecord): boolean {
+  const shaped = c.shape.shaper.shape(rec);
+  if (!shaped.ok) return false;
+  m.injected.forEach((col, i) => (shaped.row[col] = values[i]));
+  return m.unchanged(shaped.row);
+}
+
 /** The row's own key from the transcoder's first `n` key parts (parts joined by NUL), or null. */
 function leadKey(tc: CopyTranscoder, n: number): string | null {
   let key = '';
@@ -256,6 +265,11 @@ export async function loadCopyLines(c: LoadContext): Promise<LoadResult> {
         }
         if (!Array.isArray(values)) {
           c.batcher.reject(csvRecordAt(file.buf.toString('utf8', file.recStart, file.p), headers, recIndex, file.recLine, delimiter), values === REPEAT ? repeatFault() : values);
+          continue;
+        }
+        if (m.comparing && unchangedLine(c, m, values, csvRecordAt(file.buf.toString('utf8', file.recStart, file.p), headers, recIndex, file.recLine, delimiter))) {
+          c.batcher.same();
+          if (pass.read % 500 === 0) c.account.progress(pass.bytes(), pass.read, c.records);
           continue;
         }
         end = injectCells(lines, m.prefix(values), reserve, end);
