@@ -153,8 +153,8 @@ class LineBuffers {
 }
 
 /** A record the transcoder wrote as a COPY line: checked, judged, and added with its line. True when its batch went out. */
-async function addLine(c: LoadContext, pass: Pass, row: CopyRow, lines: LineBuffers, end: number, matched = false): Promise<boolean> {
-  if (c.settings.checks.length > 0) {
+async function addLine(c: LoadContext, pass: Pass, row: CopyRow, lines: LineBuffers, end: number, matched = false, checked = false): Promise<boolean> {
+  if (c.settings.checks.length > 0 && !checked) {
     // checks see shaped rows: only then is a COPY line's record decoded and shaped again
     const shaped = c.shape.shaper.shape(row.record);
     if (!shaped.ok) {
@@ -256,6 +256,16 @@ export async function loadCopyLines(c: LoadContext): Promise<LoadResult> {
       }
       let end = tc.outEnd;
       let key = tc.key;
+      const checked = m !== null && c.settings.checks.length > 0;
+      if (checked) {
+        // checks judge a row before the match stage does (a repeated key is a check's finding first)
+        const rec = csvRecordAt(file.buf.toString('utf8', file.recStart, file.p), headers, recIndex, file.recLine, delimiter);
+        const shaped = c.shape.shaper.shape(rec);
+        if (!shaped.ok) {
+          c.batcher.reject(rec, shaped);
+          continue;
+        }
+      }
       if (m) {
         const own = lead.length === 0 ? null : leadKey(tc, lead.length);
         const values = m.assign((i) => tc.part(lead.length + i), own);
@@ -276,7 +286,7 @@ export async function loadCopyLines(c: LoadContext): Promise<LoadResult> {
         key = m.natural ? values[0] : own;
       }
       const row = new CopyRow(key, file.buf, file.recStart, file.p, recIndex, file.recLine, headers, delimiter);
-      if (await addLine(c, pass, row, lines, end, m?.natural === true)) lines.renew();
+      if (await addLine(c, pass, row, lines, end, m?.natural === true, checked)) lines.renew();
     }
   } finally {
     await file.close();
