@@ -10,6 +10,7 @@ import { outputFormat, plural, success, writeRows } from '../output.js';
 import { nameFieldOf } from '../prompts/lookup.js';
 import type { TableInfo } from '../schema/model.js';
 import { confirmWrite, namedRows, previewRows } from './confirm.js';
+import { resolveReferences } from './references.js';
 import { collect, examples, pathOf, singularOf, titleField } from './shared.js';
 import { targetQuery, type TargetFlags } from './target.js';
 
@@ -17,6 +18,8 @@ export interface UpdateOptions extends TargetFlags {
   collection: string;
   pairs: string[];
   yes?: boolean;
+  /** `--ref FIELD=COLLECTION.COLUMN` (releases resolve label, genre, subgenre names unasked). */
+  ref?: string[];
 }
 
 /** `catalog <collection> update`. */
@@ -30,6 +33,7 @@ export function defineUpdate(ctx: Context, table: TableDef, interactive?: (opts:
     .option('--all-rows', 'update every row (only with no id and no --where)')
     .option('-y, --yes', 'do not ask before changing more than one row (required when stdin is not a terminal)')
     .option('-i, --interactive', 'ask for each field on the terminal, showing its current value (one id)')
+    .option('--ref <field=collection.column>', 'resolve a text field to its id by name, repeatable (releases do label, genre, subgenre unasked)', collect)
     .action(async (args: string[], opts: Omit<UpdateOptions, 'collection' | 'pairs' | 'id'> & { interactive?: boolean }) => {
       const byWhere = (opts.where?.length ?? 0) > 0 || (opts.or?.length ?? 0) > 0 || opts.allRows;
       const [first, ...rest] = args;
@@ -57,6 +61,7 @@ export async function runUpdate(opts: UpdateOptions, ctx: Context): Promise<void
   const table = await ctx.table(opts.collection);
   const target = await targetQuery(opts, table, ctx, 'update');
   const changes = parseAssignments(opts.pairs, table, ctx.removedFields(table.name));
+  await resolveReferences([changes], table.name, opts.ref ?? [], ctx);
   const changed = Object.keys(changes);
   if (changed.length === 0) {
     throw new UsageError('nothing to change: give FIELD=VALUE pairs', `for example: catalog ${table.name} update <id> name='New Name'`);
