@@ -129,9 +129,89 @@ const HEX = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export type KeyMatch = { slot: number } | { ambiguous: string[] } | null;
 
 /**
+ * 96 bits of a key's text (three 32-bit hashes with different mixing): two keys of a million
+ * share all three with a chance near 10⁻¹⁷, so the table below keeps hashes, not key text.
+ */
+function hash96(s: string, out: Uint32Array): void {
+  let a = 0x811c9dc5;
+  let b = 0xdeadbeef ^ s.length;
+  let c = 0x41c6ce57 ^ s.length;
+  for (let i = 0; i < s.length; i++) {
+    const ch = s.charCodeAt(i);
+    a = Math.imul(a ^ ch, 0x01000193);
+    b = Math.imul(b ^ ch, 2654435761);
+    c = Math.imul(c ^ ch, 1597334677);
+  }
+  b = Math.imul(b ^ (b >>> 16), 2246822507) ^ Math.imul(c ^ (c >>> 13), 3266489909);
+  c = Math.imul(c ^ (c >>> 16), 2246822507) ^ Math.imul(b ^ (b >>> 13), 3266489909);
+  out[0] = a >>> 0;
+  out[1] = b >>> 0;
+  out[2] = c >>> 0;
+}
+
+/**
+ * An open-addressing hash table from key text to an int (slot + 1, or a negative duplicate
+ * mark), keeping 96 bits of each key's hash instead of the text: 16 bytes a key at most half full,
+ * about 32 bytes a record, against ~100 for a Map of strings (which took a 1M-row import over
+ * its 200 MB budget).
+ */
+class KeyTable {
+  private hashes = new Uint32Array(3 * 1024);
+  private values = new Int32Array(1024);
+  private n = 0;
+  private readonly h = new Uint32Array(3);
+
+  get size(): number {
+    return this.n;
+  }
+
+  /** The cell of the key's hash: its own, or the empty one where it would go. */
+  private cell(h: Uint32Array): number {
+    const mask = this.values.length - 1;
+    for (let i = h[0] & mask; ; i = (i + 1) & mask) {
+      if (this.values[i] === 0) return i;
+      if (this.hashes[3 * i] === h[0] && this.hashes[3 * i + 1] === h[1] && this.hashes[3 * i + 2] === h[2]) return i;
+    }
+  }
+
+  get(key: string): number | undefined {
+    hash96(key, this.h);
+    const v = this.values[this.cell(this.h)];
+    return v === 0 ? undefined : v > 0 ? v - 1 : v;
+  }
+
+  set(key: string, value: number): void {
+    if ((this.n + 1) * 2 > this.values.length) this.grow();
+    hash96(key, this.h);
+    const i = this.cell(this.h);
+    if (this.values[i] === 0) {
+      this.n++;
+      this.hashes.set(this.h, 3 * i);
+    }
+    this.values[i] = value >= 0 ? value + 1 : value;
+  }
+
+  private grow(): void {
+    const { hashes, values } = this;
+    this.hashes = new Uint32Array(hashes.length * 2);
+    this.values = new Int32Array(values.length * 2);
+    const h = new Uint32Array(3);
+    for (let i = 0; i < values.length; i++) {
+      if (values[i] === 0) continue;
+      h[0] = hashes[3 * i];
+      h[1] = hashes[3 * i + 1];
+      h[2] = hashes[3 * i + 2];
+      const j = this.cell(h);
+      this.hashes.set(h, 3 * j);
+      this.values[j] = values[i];
+    }
+  }
+}
+
+/**
  * Every stored record's id and natural key(s) of one collection. Ids live in one Buffer (16
- * bytes each, in id order as loaded), keys in a Map per alternative from key text to slot: about
- * 70 bytes a record for 12-character keys, so a million keyed rows take well under 100 MB. Slots
+ * bytes each, in id order as loaded), keys in a hash table per alternative (KeyTable: 96-bit
+ * hashes of the key text → slot): about 50 bytes a record, so a million keyed rows take ~50 MB. Slots
  * past the loaded ones are records this run creates (`add`); `mark` notes which slots the input
  * matched (a sync deletes the unmarked ones in scope).
  */
@@ -140,7 +220,7 @@ export class KeyIndex {
   private n = 0;
   /** Slots below this were loaded (sorted by id); later ones were added by this run. */
   private loaded = 0;
-  private readonly maps: Array<Map<string, number>>;
+  private readonly maps: KeyTable[];
   /** Ids of keys that name several records; a map's value -1-i points here. */
   private readonly dups: string[][] = [];
   private marks = new Uint8Array(1024);
@@ -156,7 +236,7 @@ export class KeyIndex {
     readonly spec: KeySpec,
     keepNames = false,
   ) {
-    this.maps = spec.map(() => new Map());
+    this.maps = spec.map(() => new KeyTable());
     this.names = keepNames ? new Map() : null;
   }
 

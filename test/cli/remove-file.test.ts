@@ -11,12 +11,15 @@ const cli = (args: string[], o: TestContextOptions = {}) => runCli(['--url', ser
 const count = async (where: string) => Number((await service.store.query<{ n: number }>(`select count(*)::int as n from tracks where ${where}`)).rows[0].n);
 
 describe('bulk remove and long id lists', () => {
-  it('remove --where with 600 ids (a URL the service would refuse with 414) removes them in parts', async () => {
+  it('update and remove --where with 600 ids (a URL the service would refuse with 414) go in parts', async () => {
     const dir = tempDir('remove-');
     const rows = Array.from({ length: 700 }, (_, i) => `USRM12${String(i).padStart(6, '0')},Long ${i}`);
     writeFileSync(join(dir, 't.csv'), `isrc_code,track_title\n${rows.join('\n')}\n`);
     expect((await cli(['tracks', 'import', join(dir, 't.csv')])).code).toBe(0);
     const ids = (await service.store.query<{ id: string }>(`select id from tracks where track_title like 'Long %' order by id limit 600`)).rows.map((r) => r.id);
+    const u = await cli(['tracks', 'update', '--where', `id=in.(${ids.join(',')})`, 'mix_version=Long', '--yes']);
+    expect(u.err).toMatch(/Updated 600 tracks \(in \d+ requests, each under the URL limit\)/);
+    expect(await count(`mix_version = 'Long'`)).toBe(600);
     const r = await cli(['tracks', 'remove', '--where', `id=in.(${ids.join(',')})`, '--yes']);
     expect(r.err).toMatch(/Removed 600 tracks \(in \d+ requests, each under the URL limit\)/);
     expect(r.code).toBe(0);

@@ -11,6 +11,8 @@ import { nameFieldOf } from '../prompts/lookup.js';
 import type { TableInfo } from '../schema/model.js';
 import { confirmWrite, namedRows, previewRows } from './confirm.js';
 import { resolveReferences } from './references.js';
+import { splitLongQuery } from '../../client/in-list.js';
+import type { Query } from '../../grammar/types.js';
 import { collect, examples, pathOf, singularOf, titleField } from './shared.js';
 import { targetQuery, type TargetFlags } from './target.js';
 
@@ -66,6 +68,8 @@ export async function runUpdate(opts: UpdateOptions, ctx: Context): Promise<void
   if (changed.length === 0) {
     throw new UsageError('nothing to change: give FIELD=VALUE pairs', `for example: catalog ${table.name} update <id> name='New Name'`);
   }
+  const parts = splitLongQuery(target, compileQuery);
+  if (parts.length > 1) return updateInParts(ctx, table, parts, changes, opts.yes);
   let limit: number | null = null;
   if (opts.id === undefined && !ctx.dryRun) {
     const preview = await previewRows(ctx, table, target);
@@ -99,6 +103,33 @@ export async function runUpdate(opts: UpdateOptions, ctx: Context): Promise<void
   }
   await writeChanged(ctx, table, rows, changed, opts.id !== undefined);
   await success(ctx, `Updated ${plural(rows.length, singularOf(table.name), table.name)}`);
+}
+
+/**
+ * An update whose `in.(…)` list is too long for one URL: counted part by part, confirmed once for
+ * them all, then one PATCH a part, each with `max-affected` set to what its count showed.
+ */
+async function updateInParts(ctx: Context, table: TableInfo, parts: Query[], changes: Record<string, unknown>, yes: boolean | undefined): Promise<void> {
+  const changed = Object.keys(changes);
+  const counts: Array<number | null> = [];
+  for (const q of ctx.dryRun ? [] : parts) counts.push((await previewRows(ctx, table, q)).count);
+  const total = counts.reduce<number>((a, n) => a + (n ?? 0), 0);
+  if (!ctx.dryRun) {
+    if (total === 0 && counts.every((n) => n === 0)) return void (await ctx.note(`No ${table.name} match; nothing updated`));
+    const shown = plural(total, singularOf(table.name), table.name);
+    if (!(await confirmWrite(ctx, `Update ${shown} (${changed.join(', ')})?`, `this would update ${shown}`, yes))) return void (await ctx.note('Nothing updated'));
+  }
+  const rows: Row[] = [];
+  for (let i = 0; i < parts.length; i++) {
+    if (counts[i] === 0) continue;
+    const n = counts[i] ?? null;
+    const prefer = renderPrefer(n === null ? { return: 'representation' } : { return: 'representation', handling: 'strict', maxAffected: n });
+    const res = await ctx.send({ method: 'PATCH', path: pathOf(table), query: compileQuery(parts[i]), headers: { Prefer: prefer }, body: JSON.stringify(changes) });
+    if (res) rows.push(...(JSON.parse(res.body || '[]') as Row[]));
+  }
+  if (ctx.dryRun) return;
+  await writeChanged(ctx, table, rows, changed, false);
+  await success(ctx, `Updated ${plural(rows.length, singularOf(table.name), table.name)} (in ${parts.length} requests, each under the URL limit)`);
 }
 
 /** The updated rows: in a table the id, name and changed fields only; whole rows in other formats. */
