@@ -17,8 +17,9 @@ describe('bulk remove and long id lists', () => {
     writeFileSync(join(dir, 't.csv'), `isrc_code,track_title\n${rows.join('\n')}\n`);
     expect((await cli(['tracks', 'import', join(dir, 't.csv')])).code).toBe(0);
     const ids = (await service.store.query<{ id: string }>(`select id from tracks where track_title like 'Long %' order by id limit 600`)).rows.map((r) => r.id);
-    const u = await cli(['tracks', 'update', '--where', `id=in.(${ids.join(',')})`, 'mix_version=Long', '--yes']);
-    expect(u.err).toMatch(/Updated 600 tracks \(in \d+ requests, each under the URL limit\)/);
+    const u = await cli(['tracks', 'update', '--where', `id=in.(${ids.join(',')})`, 'mix_version=Long', '--yes', '-o', 'json']);
+    expect(u.code, u.err).toBe(0);
+    expect(JSON.parse(u.out)).toHaveLength(600);
     expect(await count(`mix_version = 'Long'`)).toBe(600);
     const r = await cli(['tracks', 'remove', '--where', `id=in.(${ids.join(',')})`, '--yes']);
     expect(r.err).toMatch(/Removed 600 tracks \(in \d+ requests, each under the URL limit\)/);
