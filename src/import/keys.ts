@@ -161,6 +161,15 @@ class KeyTable {
   private n = 0;
   private readonly h = new Uint32Array(3);
 
+  /** Room for `keys` keys at once (a loaded index knows its count: no doubling copies at its peak). */
+  reserve(keys: number): void {
+    let cap = this.values.length;
+    while (cap < keys * 2) cap *= 2;
+    if (cap === this.values.length || this.n > 0) return;
+    this.hashes = new Uint32Array(3 * cap);
+    this.values = new Int32Array(cap);
+  }
+
   get size(): number {
     return this.n;
   }
@@ -253,7 +262,8 @@ export class KeyIndex {
       index.digests = Buffer.alloc(8 * 1024);
     }
     const select = [...new Set(['id', ...cols, ...content.map((c) => c.name)])];
-    for await (const page of readPages(transport, table, select, [], opts.pageSize ?? 10_000)) {
+    const reserve = (total: number) => index.reserve(total);
+    for await (const page of readPages(transport, table, select, [], opts.pageSize ?? 10_000, reserve)) {
       for (const row of page) {
         const slot = index.addStored(String(row.id), (c) => (row[c] === null || row[c] === undefined ? null : String(row[c])));
         if (index.digests) index.putDigest(slot, rowDigest(content, row));
@@ -282,6 +292,14 @@ export class KeyIndex {
   /** True when the index holds the stored rows' digests (a re-run can leave equal rows unsent). */
   get hasContent(): boolean {
     return this.digests !== null;
+  }
+
+  /** Sizes the buffers for `total` stored records (plus room for new ones) before they arrive. */
+  private reserve(total: number): void {
+    const room = Math.ceil(total * 1.05) + 1024;
+    if (this.n === 0 && room * 16 > this.ids.length) this.ids = Buffer.alloc(room * 16);
+    if (this.digests && this.n === 0 && room * 8 > this.digests.length) this.digests = Buffer.alloc(room * 8);
+    for (const t of this.maps) t.reserve(total);
   }
 
   /** Records held (loaded and added). */
@@ -383,12 +401,23 @@ export class KeyIndex {
 }
 
 /** A table's rows in id order, a page at a time (keyset pages with the caller's filters). */
-export async function* readPages(transport: Transport, table: string, select: string[], filters: WhereClause[], pageSize = 10_000): AsyncGenerator<Record<string, unknown>[]> {
+export async function* readPages(
+  transport: Transport,
+  table: string,
+  select: string[],
+  filters: WhereClause[],
+  pageSize = 10_000,
+  /** Told the row count (the first page asks `Prefer: count=exact`), when the service gives it. */
+  onTotal?: (total: number) => void,
+): AsyncGenerator<Record<string, unknown>[]> {
   let after: string | null = null;
   for (;;) {
     const query = keysetQuery(select, after, pageSize, filters);
-    const res = await transport.send({ method: 'GET', path: `/${table}`, query, headers: { Accept: 'application/json' } });
+    const counted = onTotal !== undefined && after === null;
+    const res = await transport.send({ method: 'GET', path: `/${table}`, query, headers: { Accept: 'application/json', ...(counted ? { Prefer: 'count=exact' } : {}) } });
     if (res.status !== 200 && res.status !== 206) throw faultOf(res, `GET /${table}?${query}`);
+    const total = counted ? /\/(\d+)$/.exec(res.headers['content-range'] ?? '')?.[1] : undefined;
+    if (total !== undefined) onTotal!(Number(total));
     const page = JSON.parse(res.body) as Record<string, unknown>[];
     if (page.length === 0) return;
     yield page;
