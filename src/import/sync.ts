@@ -87,7 +87,7 @@ export async function planSync(transport: Transport, table: TableDef, index: Key
     if (!opts.cascade) {
       const childName = nameOf(child.table);
       const named = blocking.map((r) => `${String(r.id)}${r[childName] ? ` (“${String(r[childName])}”)` : ''}`).join(', ');
-      throw new ImportError(`--sync would remove ${table.name} that ${child.table.name} still refer to (${child.field}): ${named}${blocking.length >= 5 ? ' and maybe more' : ''}; --cascade removes those ${child.table.name} first`, 'input');
+      throw new ImportError(`--sync would remove ${table.name} that ${child.table.name} still refer to (${child.field}): ${named}${blocking.length >= 5 ? ' and maybe more' : ''}; --cascade removes those ${child.table.name} first (nothing was removed${checkBlocking ? '; the input\'s rows are imported' : ''})`, 'input');
     }
     report.cascaded[child.table.name] = (report.cascaded[child.table.name] ?? 0) + blocking.length;
   }
