@@ -76,7 +76,7 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
     account.progress(load.bytes, load.read, scan.records);
     if (batcher.fatal) throw batcher.fatal;
     if (opts.sync?.deferred && finished && matcher?.index) opts.sync.deferred(matcher.index, account.totals.rejected);
-    const sync = opts.sync && !opts.sync.deferred && finished && matcher?.index ? await planSync(transport, settings.table, matcher.index, opts.sync, account.totals.rejected) : null;
+    const sync = opts.sync && !opts.sync.deferred && finished && matcher?.index ? await planSync(transport, settings.table, matcher.index, opts.sync, account.totals.rejected, true, !settings.dryRun) : null;
     if (sync && !settings.dryRun) await runSync(transport, settings.table, sync, opts.sync!);
     const seconds = (settings.clock() - started) / 1000;
     const summary = summarize({ opts, source, account, resume, records: scan.records, finished, interrupted: load.interrupted, plan, limits, requests: transport.count, seconds });
