@@ -28,6 +28,18 @@ describe('natural keys compare as catalog check compares them', () => {
     expect(keyOfRow(spec, () => null)).toBeNull();
   });
 
+  it('the key index finds each of 50,000 keys added one by one (its table grows), and nothing else', () => {
+    const index = new KeyIndex('tracks', [['isrc_code']]);
+    const id = (i: number) => `1ab00000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+    for (let i = 0; i < 50_000; i++) index.add(id(i), [{ alt: 0, key: `USABC${String(i).padStart(7, '0')}` }]);
+    for (let i = 0; i < 50_000; i += 997) {
+      const hit = index.find(0, `USABC${String(i).padStart(7, '0')}`);
+      expect(hit && 'slot' in hit ? index.idOf(hit.slot) : hit).toBe(id(i));
+    }
+    expect(index.find(0, 'USABC9999999')).toBeNull();
+    expect(index.size).toBe(50_000);
+  });
+
   it('splits a query with a long in.() list into parts that each fit and together name every value', () => {
     const ids = Array.from({ length: 600 }, (_, i) => `1ab00000-0000-4000-8000-${String(i).padStart(12, '0')}`);
     const q = { where: [{ path: [], condition: { kind: 'filter' as const, field: { name: 'id', jsonPath: [] }, negated: false, op: 'in' as const, value: ids } }], order: [], page: [] };
