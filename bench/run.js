@@ -130,6 +130,10 @@ try {
     const { checkSize } = await import('./scenarios/check.js');
     for (const n of o.rows.filter((x) => x <= 1_000_000)) await checkSize(ctx, n);
   }
+  if (o.only.includes('keyed') && ctx.pgUrl) {
+    const { keyedSize } = await import('./scenarios/keyed.js');
+    for (const n of o.rows) for (let run = 0; run < o.runs; run++) await keyedSize(ctx, n);
+  }
   if (o.only.includes('hostile')) {
     const { hostile } = await import('./scenarios/hostile.js');
     await hostile(ctx);

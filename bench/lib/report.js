@@ -251,6 +251,25 @@ export function buildRows(R, o) {
     }
   }
 
+  if (on('keyed')) {
+    for (const n of o.rows) {
+      const first = R.get(`keyed.first.${n}`);
+      const rerun = R.get(`keyed.rerun.${n}`);
+      rows.push(line({
+        scenario: `import ${fmtRows(n)} tracks keyed by ISRC (no ids), first run`, store: 'PostgreSQL', catalog: first, catalogText: naText(first) ?? timeRate(first, n),
+        peer: 'psql \\copy of the same file', peerR: R.get(`keyed.copy.${n}`), peerText: timeRate(R.get(`keyed.copy.${n}`), n), target: { min: 0.8 },
+      }));
+      rows.push(line({
+        scenario: `re-import ${fmtRows(n)} keyed tracks, nothing changed`, store: 'PostgreSQL', catalog: rerun, catalogText: naText(rerun) ?? timeRate(rerun, n),
+        peer: 'staging table + INSERT … ON CONFLICT … IS DISTINCT FROM', peerR: R.get(`keyed.peer.${n}`), peerText: timeRate(R.get(`keyed.peer.${n}`), n), target: { min: 1 },
+      }));
+      for (const k of ['first', 'rerun']) {
+        const rss = R.get(`keyed.${k}.rss.${n}`);
+        rows.push(absolute({ scenario: `keyed ${k === 'first' ? 'import' : 're-import'} ${fmtRows(n)}: peak RSS of the import process`, store: 'PostgreSQL', r: rss, text: rss?.value ? `${rss.value.toFixed(0)} MB` : '', bound: n >= 1_000_000 ? 200 : undefined, unitText: '200 MB' }));
+      }
+    }
+  }
+
   if (on('hostile')) {
     const g = R.get('hostile.unread.growth');
     const idle = R.get('hostile.unread.idle');

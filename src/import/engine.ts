@@ -60,6 +60,8 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
     let batcher: Batcher | null = null;
     // COPY bodies are CSV's byte path; an xlsx input's rows go as JSON
     const sender = await Sender.open({ transport, shape, settings, headers: source.format === 'csv' ? scan.headers : null, shrink: (r, b) => settings.notice(batcher!.shrink(r, b)), before: matcher && !settings.dryRun ? () => matcher.flush(transport) : undefined });
+    // a service that compares COPY bodies itself (ours) is sent every matched row; any other gets only changed ones
+    await matcher?.load(transport, sender.copyHead === null);
     // COPY bodies carry no per-row JSON or lookups: larger batches halve the per-request cost
     if (sender.copyHead && !settings.batchRowsGiven) limits.rows = DEFAULT_COPY_BATCH_ROWS;
     if (!plan.conflictKey && plan.columns.length > 0) {
@@ -76,7 +78,7 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
     account.progress(load.bytes, load.read, scan.records);
     if (batcher.fatal) throw batcher.fatal;
     if (opts.sync?.deferred && finished && matcher?.index) opts.sync.deferred(matcher.index, account.totals.rejected);
-    const sync = opts.sync && !opts.sync.deferred && finished && matcher?.index ? await planSync(transport, settings.table, matcher.index, opts.sync, account.totals.rejected) : null;
+    const sync = opts.sync && !opts.sync.deferred && finished && matcher?.index ? await planSync(transport, settings.table, matcher.index, opts.sync, account.totals.rejected, true, !settings.dryRun) : null;
     if (sync && !settings.dryRun) await runSync(transport, settings.table, sync, opts.sync!);
     const seconds = (settings.clock() - started) / 1000;
     const summary = summarize({ opts, source, account, resume, records: scan.records, finished, interrupted: load.interrupted, plan, limits, requests: transport.count, seconds });

@@ -1,4 +1,8 @@
+import { createHash } from 'node:crypto';
 import { faultOf, type Transport } from '../client/transport.js';
+import type { ColumnDef } from '../schema/catalog.js';
+import { knownDefault } from '../schema/conventions.js';
+import { instantKey } from './coerce.js';
 import { isrcKey, nameKey, upcKey } from '../check/rules.js';
 import type { WhereClause } from '../grammar/types.js';
 import { keysetQuery } from './requests.js';
@@ -75,15 +79,150 @@ export const keyColumns = (spec: KeySpec): string[] => [...new Set(spec.flat())]
 /** The display form of a key (parts joined by " / "). */
 export const showKey = (key: string): string => key.split('\u0000').join(' / ');
 
+/** JSON with object keys sorted (jsonb compares objects ignoring key order). */
+function canonicalJson(v: unknown): string {
+  if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'null';
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  const o = v as Record<string, unknown>;
+  return `{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`).join(',')}}`;
+}
+
+/** A value as the digest sees it: equal text exactly when the service stores equal values. */
+function canonicalValue(col: ColumnDef, v: unknown): string {
+  if (v === null || v === undefined) return '\u0000';
+  switch (col.type) {
+    case 'jsonb':
+      return canonicalJson(v);
+    case 'timestamp with time zone':
+      return `t${instantKey(String(v)) ?? String(v)}`;
+    case 'uuid':
+      return `u${String(v).toLowerCase()}`;
+    case 'boolean':
+      return v === true || v === 'true' ? 'b1' : 'b0';
+    default:
+      return `s${String(v)}`;
+  }
+}
+
+/**
+ * An 8-byte digest of a row's values in `columns` (a left-out column counts as its known
+ * default), as the stored row and the incoming row both give it: equal digests mean the row
+ * would not change. Null when a left-out column's default is volatile (now()): unknowable here.
+ */
+export function rowDigest(columns: readonly ColumnDef[], row: Readonly<Record<string, unknown>>): Buffer | null {
+  const h = createHash('sha1');
+  for (const col of columns) {
+    let v = row[col.name];
+    if (v === undefined) {
+      v = knownDefault(col);
+      if (v === undefined) return null;
+    }
+    h.update(canonicalValue(col, v));
+    h.update('\u0001');
+  }
+  return h.digest().subarray(0, 8);
+}
+
 const HEX = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** What `find` answers: the record's slot, every id when two or more records share the key, or null. */
 export type KeyMatch = { slot: number } | { ambiguous: string[] } | null;
 
 /**
+ * 96 bits of a key's text (three 32-bit hashes with different mixing): two keys of a million
+ * share all three with a chance near 10⁻¹⁷, so the table below keeps hashes, not key text.
+ */
+function hash96(s: string, out: Uint32Array): void {
+  let a = 0x811c9dc5;
+  let b = 0xdeadbeef ^ s.length;
+  let c = 0x41c6ce57 ^ s.length;
+  for (let i = 0; i < s.length; i++) {
+    const ch = s.charCodeAt(i);
+    a = Math.imul(a ^ ch, 0x01000193);
+    b = Math.imul(b ^ ch, 2654435761);
+    c = Math.imul(c ^ ch, 1597334677);
+  }
+  b = Math.imul(b ^ (b >>> 16), 2246822507) ^ Math.imul(c ^ (c >>> 13), 3266489909);
+  c = Math.imul(c ^ (c >>> 16), 2246822507) ^ Math.imul(b ^ (b >>> 13), 3266489909);
+  out[0] = a >>> 0;
+  out[1] = b >>> 0;
+  out[2] = c >>> 0;
+}
+
+/** The fullest a KeyTable gets (linear probing stays short up to about this). */
+const MAX_LOAD = 0.7;
+
+/**
+ * An open-addressing hash table from key text to an int (slot + 1, or a negative duplicate
+ * mark), keeping 96 bits of each key's hash instead of the text: 16 bytes a cell, at most 70%
+ * full, about 23 bytes a key, against ~100 for a Map of strings (which took a 1M-row import over
+ * its 200 MB budget).
+ */
+class KeyTable {
+  private hashes = new Uint32Array(3 * 1024);
+  private values = new Int32Array(1024);
+  private n = 0;
+  private readonly h = new Uint32Array(3);
+
+  /** Room for `keys` keys at once (a loaded index knows its count: no doubling copies at its peak). */
+  reserve(keys: number): void {
+    const cap = Math.ceil(keys / MAX_LOAD) + 1;
+    if (cap <= this.values.length || this.n > 0) return;
+    this.hashes = new Uint32Array(3 * cap);
+    this.values = new Int32Array(cap);
+  }
+
+  get size(): number {
+    return this.n;
+  }
+
+  /** The cell of the key's hash: its own, or the empty one where it would go. */
+  private cell(h: Uint32Array): number {
+    const cap = this.values.length;
+    for (let i = h[0] % cap; ; i = i + 1 === cap ? 0 : i + 1) {
+      if (this.values[i] === 0) return i;
+      if (this.hashes[3 * i] === h[0] && this.hashes[3 * i + 1] === h[1] && this.hashes[3 * i + 2] === h[2]) return i;
+    }
+  }
+
+  get(key: string): number | undefined {
+    hash96(key, this.h);
+    const v = this.values[this.cell(this.h)];
+    return v === 0 ? undefined : v > 0 ? v - 1 : v;
+  }
+
+  set(key: string, value: number): void {
+    if (this.n + 1 > this.values.length * MAX_LOAD) this.grow();
+    hash96(key, this.h);
+    const i = this.cell(this.h);
+    if (this.values[i] === 0) {
+      this.n++;
+      this.hashes.set(this.h, 3 * i);
+    }
+    this.values[i] = value >= 0 ? value + 1 : value;
+  }
+
+  private grow(): void {
+    const { hashes, values } = this;
+    this.hashes = new Uint32Array(hashes.length * 2);
+    this.values = new Int32Array(values.length * 2);
+    const h = new Uint32Array(3);
+    for (let i = 0; i < values.length; i++) {
+      if (values[i] === 0) continue;
+      h[0] = hashes[3 * i];
+      h[1] = hashes[3 * i + 1];
+      h[2] = hashes[3 * i + 2];
+      const j = this.cell(h);
+      this.hashes.set(h, 3 * j);
+      this.values[j] = values[i];
+    }
+  }
+}
+
+/**
  * Every stored record's id and natural key(s) of one collection. Ids live in one Buffer (16
- * bytes each, in id order as loaded), keys in a Map per alternative from key text to slot: about
- * 70 bytes a record for 12-character keys, so a million keyed rows take well under 100 MB. Slots
+ * bytes each, in id order as loaded), keys in a hash table per alternative (KeyTable: 96-bit
+ * hashes of the key text → slot): about 40 bytes a record, so a million keyed rows take ~40 MB. Slots
  * past the loaded ones are records this run creates (`add`); `mark` notes which slots the input
  * matched (a sync deletes the unmarked ones in scope).
  */
@@ -92,10 +231,14 @@ export class KeyIndex {
   private n = 0;
   /** Slots below this were loaded (sorted by id); later ones were added by this run. */
   private loaded = 0;
-  private readonly maps: Array<Map<string, number>>;
+  private readonly maps: KeyTable[];
   /** Ids of keys that name several records; a map's value -1-i points here. */
   private readonly dups: string[][] = [];
   private marks = new Uint8Array(1024);
+  /** 8 bytes a loaded record: the digest of its `content` columns (rowDigest), when loaded with them. */
+  private digests: Buffer | null = null;
+  /** The columns the digests cover. */
+  content: readonly ColumnDef[] = [];
   /** Raw names as stored, by key (for did-you-mean), when asked to keep them. */
   readonly names: Map<string, string> | null;
 
@@ -104,7 +247,7 @@ export class KeyIndex {
     readonly spec: KeySpec,
     keepNames = false,
   ) {
-    this.maps = spec.map(() => new Map());
+    this.maps = spec.map(() => new KeyTable());
     this.names = keepNames ? new Map() : null;
   }
 
@@ -112,14 +255,53 @@ export class KeyIndex {
    * Reads a collection's ids and key columns in id order, 10,000 a page (keyset pages: any
    * PostgREST, and a server's max-rows cap only makes pages shorter).
    */
-  static async load(transport: Transport, table: string, spec: KeySpec, opts: { keepNames?: boolean; pageSize?: number } = {}): Promise<KeyIndex> {
+  static async load(transport: Transport, table: string, spec: KeySpec, opts: { keepNames?: boolean; pageSize?: number; content?: readonly ColumnDef[] } = {}): Promise<KeyIndex> {
     const index = new KeyIndex(table, spec, opts.keepNames);
     const cols = keyColumns(spec);
-    for await (const page of readPages(transport, table, ['id', ...cols], [], opts.pageSize ?? 10_000)) {
-      for (const row of page) index.addStored(String(row.id), (c) => (row[c] === null || row[c] === undefined ? null : String(row[c])));
+    const content = opts.content ?? [];
+    if (content.length) {
+      index.content = content;
+      index.digests = Buffer.alloc(8 * 1024);
+    }
+    const select = [...new Set(['id', ...cols, ...content.map((c) => c.name)])];
+    const reserve = (total: number) => index.reserve(total);
+    for await (const page of readPages(transport, table, select, [], opts.pageSize ?? 10_000, reserve)) {
+      for (const row of page) {
+        const slot = index.addStored(String(row.id), (c) => (row[c] === null || row[c] === undefined ? null : String(row[c])));
+        if (index.digests) index.putDigest(slot, rowDigest(content, row));
+      }
     }
     index.loaded = index.n;
     return index;
+  }
+
+  private putDigest(slot: number, d: Buffer | null): void {
+    if ((slot + 1) * 8 > this.digests!.length) {
+      const grown = Buffer.alloc(this.digests!.length * 2);
+      this.digests!.copy(grown);
+      this.digests = grown;
+    }
+    if (d) d.copy(this.digests!, slot * 8);
+  }
+
+  /** Whether a loaded record's stored values equal a row's (their digests match). */
+  sameContent(slot: number, row: Readonly<Record<string, unknown>>): boolean {
+    if (!this.digests || slot >= this.loaded) return false;
+    const d = rowDigest(this.content, row);
+    return d !== null && d.equals(this.digests.subarray(slot * 8, slot * 8 + 8));
+  }
+
+  /** True when the index holds the stored rows' digests (a re-run can leave equal rows unsent). */
+  get hasContent(): boolean {
+    return this.digests !== null;
+  }
+
+  /** Sizes the buffers for `total` stored records (plus room for new ones) before they arrive. */
+  private reserve(total: number): void {
+    const room = Math.ceil(total * 1.05) + 1024;
+    if (this.n === 0 && room * 16 > this.ids.length) this.ids = Buffer.alloc(room * 16);
+    if (this.digests && this.n === 0 && room * 8 > this.digests.length) this.digests = Buffer.alloc(room * 8);
+    for (const t of this.maps) t.reserve(total);
   }
 
   /** Records held (loaded and added). */
@@ -132,7 +314,7 @@ export class KeyIndex {
     return this.loaded;
   }
 
-  private addStored(id: string, get: (c: string) => string | null): void {
+  private addStored(id: string, get: (c: string) => string | null): number {
     const slot = this.push(id);
     for (let alt = 0; alt < this.spec.length; alt++) {
       const key = keyText(this.spec[alt], this.spec[alt].map(get));
@@ -140,6 +322,7 @@ export class KeyIndex {
       this.put(alt, key, slot);
       if (this.names && alt === 0) this.names.set(key, this.spec[0].map(get).filter((v) => v).join(' / '));
     }
+    return slot;
   }
 
   private put(alt: number, key: string, slot: number): void {
@@ -220,12 +403,23 @@ export class KeyIndex {
 }
 
 /** A table's rows in id order, a page at a time (keyset pages with the caller's filters). */
-export async function* readPages(transport: Transport, table: string, select: string[], filters: WhereClause[], pageSize = 10_000): AsyncGenerator<Record<string, unknown>[]> {
+export async function* readPages(
+  transport: Transport,
+  table: string,
+  select: string[],
+  filters: WhereClause[],
+  pageSize = 10_000,
+  /** Told the row count (the first page asks `Prefer: count=exact`), when the service gives it. */
+  onTotal?: (total: number) => void,
+): AsyncGenerator<Record<string, unknown>[]> {
   let after: string | null = null;
   for (;;) {
     const query = keysetQuery(select, after, pageSize, filters);
-    const res = await transport.send({ method: 'GET', path: `/${table}`, query, headers: { Accept: 'application/json' } });
+    const counted = onTotal !== undefined && after === null;
+    const res = await transport.send({ method: 'GET', path: `/${table}`, query, headers: { Accept: 'application/json', ...(counted ? { Prefer: 'count=exact' } : {}) } });
     if (res.status !== 200 && res.status !== 206) throw faultOf(res, `GET /${table}?${query}`);
+    const total = counted ? /\/(\d+)$/.exec(res.headers['content-range'] ?? '')?.[1] : undefined;
+    if (total !== undefined) onTotal!(Number(total));
     const page = JSON.parse(res.body) as Record<string, unknown>[];
     if (page.length === 0) return;
     yield page;

@@ -60,7 +60,7 @@ async function getJson(transport: Transport, table: string, query: string): Prom
 const nameOf = (t: TableDef): string => NAME_FIELD[t.name] ?? (t.name === 'releases' ? 'release_title' : t.name === 'tracks' ? 'track_title' : 'id');
 
 /** The records in scope the input did not match, and what removing them takes. */
-export async function planSync(transport: Transport, table: TableDef, index: KeyIndex, opts: SyncOptions, rejected: number, checkBlocking = true): Promise<SyncPlan> {
+export async function planSync(transport: Transport, table: TableDef, index: KeyIndex, opts: SyncOptions, rejected: number, checkBlocking = true, loaded = false): Promise<SyncPlan> {
   const ids: string[] = [];
   if (opts.scope === 'all') {
     for (let s = 0; s < index.storedCount; s++) if (!index.marked(s)) ids.push(index.idOf(s));
@@ -87,7 +87,7 @@ export async function planSync(transport: Transport, table: TableDef, index: Key
     if (!opts.cascade) {
       const childName = nameOf(child.table);
       const named = blocking.map((r) => `${String(r.id)}${r[childName] ? ` (“${String(r[childName])}”)` : ''}`).join(', ');
-      throw new ImportError(`--sync would remove ${table.name} that ${child.table.name} still refer to (${child.field}): ${named}${blocking.length >= 5 ? ' and maybe more' : ''}; --cascade removes those ${child.table.name} first`, 'input');
+      throw new ImportError(`--sync would remove ${table.name} that ${child.table.name} still refer to (${child.field}): ${named}${blocking.length >= 5 ? ' and maybe more' : ''}; --cascade removes those ${child.table.name} first (nothing was removed${loaded ? '; the input\'s rows are imported' : ''})`, 'input');
     }
     report.cascaded[child.table.name] = (report.cascaded[child.table.name] ?? 0) + blocking.length;
   }

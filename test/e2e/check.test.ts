@@ -96,7 +96,11 @@ describe('catalog check (issue 18): planted defects are found, and only they', (
     const spaced = sample.find((f) => f.collection === 'labels' && f.value === '  Spaced Out Records  ');
     expect(spaced).toMatchObject({ rule: 'whitespace', field: 'name', fixable: true, fix: 'Spaced Out Records', severity: 'warning' });
     // what the sample holds on purpose (tricky names, handles instead of links) and one chance ISRC collision: nothing else
-    expect(new Set(sample.map((f) => f.rule))).toEqual(new Set(['whitespace', 'profile-url', 'duplicate-name', 'isrc-duplicate']));
+    // (issue 26) and seven releases that name their label in text with no label_id: each names the one label it means
+    expect(new Set(sample.map((f) => f.rule))).toEqual(new Set(['whitespace', 'profile-url', 'duplicate-name', 'isrc-duplicate', 'unresolved-reference']));
+    const unresolved = sample.filter((f) => f.rule === 'unresolved-reference');
+    expect(unresolved.length).toBe(7);
+    expect(unresolved.every((f) => f.field === 'label_id' && f.fixable && typeof f.fix === 'string')).toBe(true);
     expect(sample.filter((f) => f.rule === 'profile-url').length).toBeGreaterThan(0);
     expect(sample.filter((f) => f.rule === 'profile-url').every((f) => typeof f.value === 'string' && f.value.startsWith('@'))).toBe(true);
   });

@@ -11,13 +11,16 @@ import type { TableInfo } from '../schema/model.js';
 import { UsageError } from '../errors.js';
 import { checkRecords, parseAssignments, type WriteRecord } from '../flags/body.js';
 import { plural, success, writeRows } from '../output.js';
-import { examples, pathOf, singularOf, titleField } from './shared.js';
+import { collect, examples, pathOf, singularOf, titleField } from './shared.js';
+import { resolveReferences } from './references.js';
 
 export interface AddOptions {
   collection: string;
   pairs: string[];
   json?: string;
   file?: string;
+  /** `--ref FIELD=COLLECTION.COLUMN` (releases resolve label, genre, subgenre names unasked). */
+  ref?: string[];
 }
 
 /** `catalog <collection> add`. */
@@ -29,8 +32,9 @@ export function defineAdd(ctx: Context, table: TableDef, interactive?: (opts: Re
     .option('--json <json>', 'the record(s) as JSON: {"field": value} or [{...}, ...]')
     .option('-f, --file <file>', 'read the record(s) from a JSON or YAML file (- for stdin)')
     .option('-i, --interactive', 'ask for each field on the terminal (FIELD=VALUE pairs fill answers in)')
-    .action(async (pairs: string[], opts: { json?: string; file?: string; interactive?: boolean }) => {
-      if (!opts.interactive || !interactive) return runAdd({ json: opts.json, file: opts.file, pairs, collection: table.name }, ctx);
+    .option('--ref <field=collection.column>', 'resolve a text field to its id by name, repeatable (releases do label, genre, subgenre unasked)', collect)
+    .action(async (pairs: string[], opts: { json?: string; file?: string; interactive?: boolean; ref?: string[] }) => {
+      if (!opts.interactive || !interactive) return runAdd({ json: opts.json, file: opts.file, pairs, collection: table.name, ref: opts.ref }, ctx);
       return interactive({ collection: table.name, presets: pairs, json: opts.json, file: opts.file }, ctx);
     });
   const extra = table.columns.find((c) => c.type === 'date')?.name;
@@ -78,6 +82,7 @@ export async function runAdd(opts: AddOptions, ctx: Context): Promise<void> {
   }
   if (opts.pairs.length > 0 && opts.json === undefined && opts.file === undefined) records = [parseAssignments(opts.pairs, table, removed)];
   else ({ records, single } = checkRecords(await readDocument(opts, ctx), table, removed));
+  await resolveReferences(records, table.name, opts.ref ?? [], ctx);
 
   const keyed = withClientIds(table, records);
   // PostgREST wants every object of a bulk insert to carry the same keys; when they differ,

@@ -129,7 +129,7 @@ async function importAll(opts: ImportDirOptions, ctx: Context, dryRun: boolean, 
     if (s.interrupted) throw new Interrupted(`interrupted in ${file}: the files before it are imported; run the same command again`);
   }
   for (const m of matched.reverse()) {
-    const plan = await planSync(transport, m.table, m.index, m.sync, m.rejected, !dryRun);
+    const plan = await planSync(transport, m.table, m.index, m.sync, m.rejected, !dryRun, !dryRun);
     if (!dryRun) await runSync(transport, m.table, plan, m.sync);
     m.summary.sync = plan.report;
   }

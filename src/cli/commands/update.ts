@@ -10,6 +10,9 @@ import { outputFormat, plural, success, writeRows } from '../output.js';
 import { nameFieldOf } from '../prompts/lookup.js';
 import type { TableInfo } from '../schema/model.js';
 import { confirmWrite, namedRows, previewRows } from './confirm.js';
+import { resolveReferences } from './references.js';
+import { splitLongQuery } from '../../client/in-list.js';
+import type { Query } from '../../grammar/types.js';
 import { collect, examples, pathOf, singularOf, titleField } from './shared.js';
 import { targetQuery, type TargetFlags } from './target.js';
 
@@ -17,6 +20,8 @@ export interface UpdateOptions extends TargetFlags {
   collection: string;
   pairs: string[];
   yes?: boolean;
+  /** `--ref FIELD=COLLECTION.COLUMN` (releases resolve label, genre, subgenre names unasked). */
+  ref?: string[];
 }
 
 /** `catalog <collection> update`. */
@@ -30,6 +35,7 @@ export function defineUpdate(ctx: Context, table: TableDef, interactive?: (opts:
     .option('--all-rows', 'update every row (only with no id and no --where)')
     .option('-y, --yes', 'do not ask before changing more than one row (required when stdin is not a terminal)')
     .option('-i, --interactive', 'ask for each field on the terminal, showing its current value (one id)')
+    .option('--ref <field=collection.column>', 'resolve a text field to its id by name, repeatable (releases do label, genre, subgenre unasked)', collect)
     .action(async (args: string[], opts: Omit<UpdateOptions, 'collection' | 'pairs' | 'id'> & { interactive?: boolean }) => {
       const byWhere = (opts.where?.length ?? 0) > 0 || (opts.or?.length ?? 0) > 0 || opts.allRows;
       const [first, ...rest] = args;
@@ -57,10 +63,13 @@ export async function runUpdate(opts: UpdateOptions, ctx: Context): Promise<void
   const table = await ctx.table(opts.collection);
   const target = await targetQuery(opts, table, ctx, 'update');
   const changes = parseAssignments(opts.pairs, table, ctx.removedFields(table.name));
+  await resolveReferences([changes], table.name, opts.ref ?? [], ctx);
   const changed = Object.keys(changes);
   if (changed.length === 0) {
     throw new UsageError('nothing to change: give FIELD=VALUE pairs', `for example: catalog ${table.name} update <id> name='New Name'`);
   }
+  const parts = splitLongQuery(target, compileQuery);
+  if (parts.length > 1) return updateInParts(ctx, table, parts, changes, opts.yes);
   let limit: number | null = null;
   if (opts.id === undefined && !ctx.dryRun) {
     const preview = await previewRows(ctx, table, target);
@@ -94,6 +103,33 @@ export async function runUpdate(opts: UpdateOptions, ctx: Context): Promise<void
   }
   await writeChanged(ctx, table, rows, changed, opts.id !== undefined);
   await success(ctx, `Updated ${plural(rows.length, singularOf(table.name), table.name)}`);
+}
+
+/**
+ * An update whose `in.(…)` list is too long for one URL: counted part by part, confirmed once for
+ * them all, then one PATCH a part, each with `max-affected` set to what its count showed.
+ */
+async function updateInParts(ctx: Context, table: TableInfo, parts: Query[], changes: Record<string, unknown>, yes: boolean | undefined): Promise<void> {
+  const changed = Object.keys(changes);
+  const counts: Array<number | null> = [];
+  for (const q of ctx.dryRun ? [] : parts) counts.push((await previewRows(ctx, table, q)).count);
+  const total = counts.reduce<number>((a, n) => a + (n ?? 0), 0);
+  if (!ctx.dryRun) {
+    if (total === 0 && counts.every((n) => n === 0)) return void (await ctx.note(`No ${table.name} match; nothing updated`));
+    const shown = plural(total, singularOf(table.name), table.name);
+    if (!(await confirmWrite(ctx, `Update ${shown} (${changed.join(', ')})?`, `this would update ${shown}`, yes))) return void (await ctx.note('Nothing updated'));
+  }
+  const rows: Row[] = [];
+  for (let i = 0; i < parts.length; i++) {
+    if (counts[i] === 0) continue;
+    const n = counts[i] ?? null;
+    const prefer = renderPrefer(n === null ? { return: 'representation' } : { return: 'representation', handling: 'strict', maxAffected: n });
+    const res = await ctx.send({ method: 'PATCH', path: pathOf(table), query: compileQuery(parts[i]), headers: { Prefer: prefer }, body: JSON.stringify(changes) });
+    if (res) rows.push(...(JSON.parse(res.body || '[]') as Row[]));
+  }
+  if (ctx.dryRun) return;
+  await writeChanged(ctx, table, rows, changed, false);
+  await success(ctx, `Updated ${plural(rows.length, singularOf(table.name), table.name)} (in ${parts.length} requests, each under the URL limit)`);
 }
 
 /** The updated rows: in a table the id, name and changed fields only; whole rows in other formats. */

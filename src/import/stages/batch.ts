@@ -20,6 +20,8 @@ export interface Batch {
   bytes: number;
   rejects: Reject[];
   deduped: number;
+  /** Records equal to their stored rows, found before sending (natural keys): not sent. */
+  unchanged: number;
 }
 
 /** How a batch went: counts and the rows that did not land. */
@@ -42,7 +44,7 @@ export interface Position {
   line: number;
 }
 
-const newBatch = (index: number, line: number): Batch => ({ start: index, line, end: index + 1, rows: [], bytes: 2, rejects: [], deduped: 0 });
+const newBatch = (index: number, line: number): Batch => ({ start: index, line, end: index + 1, rows: [], bytes: 2, rejects: [], deduped: 0, unchanged: 0 });
 
 export class Batcher {
   private open: Batch | null = null;
@@ -83,6 +85,11 @@ export class Batcher {
   /** The record just begun is dropped as a duplicate. */
   skip(): void {
     this.open!.deduped++;
+  }
+
+  /** The record just begun equals its stored row: counted, not sent. */
+  same(): void {
+    this.open!.unchanged++;
   }
 
   /** Adds the record just begun as a row; resolves when another may be added. True when its batch (or the one before it) went out. */

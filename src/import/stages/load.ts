@@ -70,6 +70,7 @@ async function addRecord(c: LoadContext, pass: Pass, rec: SourceRecord): Promise
     if (values === REPEAT) return c.settings.dedupe === 'error' ? c.batcher.reject(rec, repeatFault()) : c.batcher.skip();
     if (!Array.isArray(values)) return c.batcher.reject(rec, values);
     m.injected.forEach((col, i) => (built.row[col] = values[i]));
+    if (m.unchanged(built.row)) return c.batcher.same();
   }
   const key = conflictKey ? keyOf(built.row, conflictKey) : null;
   const verdict = c.matcher?.natural ? null : c.deduper.admit(key, rec.index);
@@ -152,8 +153,8 @@ class LineBuffers {
 }
 
 /** A record the transcoder wrote as a COPY line: checked, judged, and added with its line. True when its batch went out. */
-async function addLine(c: LoadContext, pass: Pass, row: CopyRow, lines: LineBuffers, end: number, matched = false): Promise<boolean> {
-  if (c.settings.checks.length > 0) {
+async function addLine(c: LoadContext, pass: Pass, row: CopyRow, lines: LineBuffers, end: number, matched = false, checked = false): Promise<boolean> {
+  if (c.settings.checks.length > 0 && !checked) {
     // checks see shaped rows: only then is a COPY line's record decoded and shaped again
     const shaped = c.shape.shaper.shape(row.record);
     if (!shaped.ok) {
@@ -173,6 +174,14 @@ async function addLine(c: LoadContext, pass: Pass, row: CopyRow, lines: LineBuff
   }
   lines.take(row, end);
   return addRow(c, pass, row);
+}
+
+/** Whether a COPY line's record, shaped the ordinary way with its injected ids, equals its stored row. */
+function unchangedLine(c: LoadContext, m: Matcher, values: Array<string | null>, rec: SourceRecord): boolean {
+  const shaped = c.shape.shaper.shape(rec);
+  if (!shaped.ok) return false;
+  m.injected.forEach((col, i) => (shaped.row[col] = values[i]));
+  return m.unchanged(shaped.row);
 }
 
 /** The row's own key from the transcoder's first `n` key parts (parts joined by NUL), or null. */
@@ -247,6 +256,16 @@ export async function loadCopyLines(c: LoadContext): Promise<LoadResult> {
       }
       let end = tc.outEnd;
       let key = tc.key;
+      const checked = m !== null && c.settings.checks.length > 0;
+      if (checked) {
+        // checks judge a row before the match stage does (a repeated key is a check's finding first)
+        const rec = csvRecordAt(file.buf.toString('utf8', file.recStart, file.p), headers, recIndex, file.recLine, delimiter);
+        const shaped = c.shape.shaper.shape(rec);
+        if (!shaped.ok) {
+          c.batcher.reject(rec, shaped);
+          continue;
+        }
+      }
       if (m) {
         const own = lead.length === 0 ? null : leadKey(tc, lead.length);
         const values = m.assign((i) => tc.part(lead.length + i), own);
@@ -258,11 +277,16 @@ export async function loadCopyLines(c: LoadContext): Promise<LoadResult> {
           c.batcher.reject(csvRecordAt(file.buf.toString('utf8', file.recStart, file.p), headers, recIndex, file.recLine, delimiter), values === REPEAT ? repeatFault() : values);
           continue;
         }
+        if (m.comparing && unchangedLine(c, m, values, csvRecordAt(file.buf.toString('utf8', file.recStart, file.p), headers, recIndex, file.recLine, delimiter))) {
+          c.batcher.same();
+          if (pass.read % 500 === 0) c.account.progress(pass.bytes(), pass.read, c.records);
+          continue;
+        }
         end = injectCells(lines, m.prefix(values), reserve, end);
         key = m.natural ? values[0] : own;
       }
       const row = new CopyRow(key, file.buf, file.recStart, file.p, recIndex, file.recLine, headers, delimiter);
-      if (await addLine(c, pass, row, lines, end, m?.natural === true)) lines.renew();
+      if (await addLine(c, pass, row, lines, end, m?.natural === true, checked)) lines.renew();
     }
   } finally {
     await file.close();

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Transport } from '../../client/transport.js';
-import type { TableDef } from '../../schema/catalog.js';
+import type { ColumnDef, TableDef } from '../../schema/catalog.js';
 import { DEFAULT_KEYS, KeyIndex, type KeySpec, keyColumns, keyOfRow, showKey } from '../keys.js';
 import { DEFAULT_REFS, NameResolver, type RefSpec } from '../names.js';
 import { ImportError } from '../types.js';
@@ -49,16 +49,19 @@ export class Matcher {
   /** Bytes kept free before each COPY line for the injected cells. */
   readonly reserve: number;
   private readonly at: (c: string) => number;
+  /** The stored record the last row matched by natural key, or -1 (a new key). */
+  private lastSlot = -1;
 
   private constructor(
-    /** The stored records and their keys; null when neither a natural key nor a sync needs them. */
-    readonly index: KeyIndex | null,
+    /** The stored records and their keys (after `load`); null when neither a natural key nor a sync needs them. */
+    public index: KeyIndex | null,
     /** True when rows get their id from the natural key (else the file's ids are only marked). */
     readonly natural: boolean,
     readonly resolvers: NameResolver[],
+    spec: KeySpec,
   ) {
     this.injected = [...(natural ? ['id'] : []), ...resolvers.map((r) => r.ref.idField)];
-    const needs = new Set<string>(natural && index ? keyColumns(index.spec) : []);
+    const needs = new Set<string>(natural ? keyColumns(spec) : []);
     for (const r of resolvers) {
       needs.add(r.ref.field);
       if (r.ref.collection === 'subgenres') needs.add('genre');
@@ -70,7 +73,7 @@ export class Matcher {
 
   /**
    * The match stage of an import, or null when it has nothing to do: the file has ids and no sync
-   * is asked, and no text reference lacks its id field.
+   * is asked, and no text reference lacks its id field. Nothing is read yet (see `load`).
    */
   static async open(transport: Transport, table: TableDef, plan: ShapePlan, opts: MatchOptions): Promise<Matcher | null> {
     const refs = referencesOf(table, plan, opts.refs ?? []);
@@ -81,10 +84,25 @@ export class Matcher {
       throw new ImportError(`--sync needs rows it can match: an id field, or a key (${table.name} has ${DEFAULT_KEYS[table.name] ? `the key ${describeKey(DEFAULT_KEYS[table.name])}` : 'no default key: give --key COLS'})`, 'usage');
     }
     if (!natural && !opts.sync && refs.length === 0) return null;
-    const index = natural || opts.sync ? await KeyIndex.load(transport, table.name, natural ? spec! : []) : null;
     const resolvers: NameResolver[] = [];
     for (const r of refs) resolvers.push(await NameResolver.open(transport, r, Boolean(opts.createMissing)));
-    return new Matcher(index, natural, resolvers);
+    const m = new Matcher(null, natural, resolvers, natural ? spec! : []);
+    m.pending = natural || opts.sync ? { table, spec: natural ? spec! : [], content: natural ? table.columns.filter((c) => c.name !== 'id' && (plan.columns.includes(c.name) || refs.some((r) => r.idField === c.name))) : [] } : null;
+    return m;
+  }
+
+  private pending: { table: TableDef; spec: KeySpec; content: ColumnDef[] } | null = null;
+
+  /**
+   * Reads the stored records' ids and keys. `compare`: also a digest of each stored row's values
+   * in the input's columns, so that a row equal to its record is never sent — for a service that
+   * does not compare COPY bodies itself (ours does, `Prefer: unchanged=skip`, faster than reading
+   * every row first).
+   */
+  async load(transport: Transport, compare: boolean): Promise<void> {
+    if (!this.pending) return;
+    const { table, spec, content } = this.pending;
+    this.index = await KeyIndex.load(transport, table.name, spec, { content: compare ? content : [] });
   }
 
   /** The plan with the injected columns: written first, `id` the conflict key of a natural-key import. */
@@ -128,6 +146,7 @@ export class Matcher {
   /** The id of the stored record with the row's key, a new one, or the row's fault. */
   private matchKey(get: (i: number) => string | null): string | RowFault | typeof REPEAT {
     const index = this.index!;
+    this.lastSlot = -1;
     const k = keyOfRow(index.spec, (c) => get(this.at(c)));
     if (k === null) return randomUUID(); // an empty key never matches
     const hit = index.find(k.alt, k.key);
@@ -139,7 +158,18 @@ export class Matcher {
     const what = `the key ${index.spec[k.alt].join(', ')} “${showKey(k.key)}”`;
     if ('ambiguous' in hit) return { code: 'ambiguous-key', message: `${what} matches ${hit.ambiguous.length} ${index.table}: ${hit.ambiguous.join(', ')} (give the row an id, or fix the duplicates: catalog check)` };
     if (!index.mark(hit.slot)) return REPEAT;
+    this.lastSlot = hit.slot;
     return index.idOf(hit.slot);
+  }
+
+  /** Whether the last row `assign` matched to a stored record must be compared with it (the index holds digests). */
+  get comparing(): boolean {
+    return this.natural && this.lastSlot >= 0 && this.index!.hasContent;
+  }
+
+  /** Whether the last matched row (shaped, with its injected ids) equals its stored record: then it is not sent. */
+  unchanged(row: Readonly<Record<string, unknown>>): boolean {
+    return this.comparing && this.index!.sameContent(this.lastSlot, row);
   }
 
   /** The injected cells as the start of a COPY line (`id,label_id,` …). */

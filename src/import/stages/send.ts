@@ -173,7 +173,7 @@ export class Sender {
 
   /** Sends a batch (a dry run only counts it); what landed, what was unchanged, what was rejected. */
   async process(b: Batch): Promise<BatchOutcome> {
-    const out: BatchOutcome = { inserted: 0, updated: 0, unchanged: 0, rejects: b.rejects };
+    const out: BatchOutcome = { inserted: 0, updated: 0, unchanged: b.unchanged, rejects: b.rejects };
     const rows = this.lookup && b.rows.length ? await this.changedRows(b.rows, out) : b.rows;
     if (this.c.settings.dryRun) {
       const kept = this.refs ? await this.refs.keep(rows, (r) => this.c.shape.jsonOf(r), out.rejects) : rows;

@@ -7,7 +7,7 @@ import type { Batch } from '../../../src/import/stages/batch.js';
 import { openSource } from '../../../src/import/stages/source.js';
 import { file, table, tmp } from '../support-files.js';
 
-const batch = (start: number, end: number, deduped = 0): Batch => ({ start, line: start + 2, end, rows: [], bytes: 2, rejects: [], deduped });
+const batch = (start: number, end: number, deduped = 0): Batch => ({ start, line: start + 2, end, rows: [], bytes: 2, rejects: [], deduped, unchanged: 0 });
 const reject = (index: number) => ({ record: { index, line: index + 2, values: { name: `n${index}` } }, code: '22P02', message: `bad ${index}` });
 
 async function setup(opts: { dryRun?: boolean } = {}) {

@@ -31,6 +31,7 @@ function shapeFor(name: string, fields: string[], opts: { onConflict?: string[] 
     bytes: 2,
     rejects: [],
     deduped: 0,
+    unchanged: 0,
     rows: rows.map((values, index) => {
       const rec = { index, line: index + 1, values };
       const built = shaper.shape(rec);

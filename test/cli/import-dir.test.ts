@@ -1,0 +1,35 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { tempDir } from '../support/stores.js';
+import { runCli, type TestContextOptions, useTestService } from './support.js';
+
+/** Issue 26: `catalog import DIR` takes the files named after collections, and refuses any other by name. */
+
+const service = useTestService();
+const cli = (args: string[], o: TestContextOptions = {}) => runCli(['--url', service.url, ...args], o);
+const names = async (table: string) => (await service.store.query<{ name: string }>(`select coalesce(name, '') as name from ${table} order by 1`)).rows.map((r) => r.name);
+
+describe('catalog import DIR', () => {
+  it('refuses a file it does not recognise by name, importing nothing; --skip-unknown imports the rest, parents first', async () => {
+    const dir = join(tempDir('import-dir-'), 'export');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'genre.csv'), 'name\nDir Jazz\n');
+    writeFileSync(join(dir, 'Labels.json'), '[{"name":"Dir Label"}]');
+    writeFileSync(join(dir, 'releases.csv'), 'release_title,catalog_number,label,genre\nDir One,DIR-1,dir label,DIR JAZZ\n');
+    writeFileSync(join(dir, 'notes.txt'), 'not data\n');
+    const refused = await cli(['import', dir]);
+    expect(refused.code).toBe(2);
+    expect(refused.err).toMatch(/notes\.txt is named after no collection; nothing was imported/);
+    expect(await names('genres')).not.toContain('Dir Jazz');
+    const done = await cli(['import', dir, '--skip-unknown']);
+    expect(done.code, done.err).toBe(0);
+    expect(done.err).toMatch(/3 files: 3 inserted, 0 updated, 0 unchanged, 0 rejected/);
+    const [release] = (await service.store.query<{ label_id: string; genre_id: string }>(`select label_id, genre_id from releases where release_title = 'Dir One'`)).rows;
+    const [label] = (await service.store.query<{ id: string }>(`select id from labels where name = 'Dir Label'`)).rows;
+    const [genre] = (await service.store.query<{ id: string }>(`select id from genres where name = 'Dir Jazz'`)).rows;
+    expect(release).toEqual({ label_id: label.id, genre_id: genre.id });
+    const again = await cli(['import', dir, '--skip-unknown']);
+    expect(again.err).toMatch(/3 files: 0 inserted, 0 updated, 3 unchanged, 0 rejected; nothing changed/);
+  });
+});
