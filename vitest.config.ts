@@ -31,7 +31,9 @@ export default defineConfig(({ mode }) => ({
     include: ['test/**/*.test.ts'],
     exclude: mode === 'unit' ? SLOW : [],
     globalSetup: ['test/global-setup.ts'],
-    testTimeout: 60_000,
+    // A guard against a hang, not a speed check: with three files at once on a loaded 2-core
+    // machine, an e2e test that runs a dozen commands passed 60 s (check, name-order).
+    testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: 'forks',
     // Test files are independent (each makes its own temporary catalogs, data directories, servers
