@@ -1,14 +1,52 @@
 import { defineConfig } from 'vitest/config';
 
-export default defineConfig({
+/**
+ * What `npm run test:unit` (`vitest run --mode unit`) leaves out: the tests that spawn bin/catalog
+ * or servers (e2e, reliability, security) and the files that take longest on their own (large
+ * imports and exports, fuzzing, property runs, PGlite data directories, a cluster). The rest is
+ * the inner loop: grammar, planning, SQL, formats, commands in process, the client, the stages.
+ */
+const SLOW = [
+  'test/e2e/**',
+  'test/reliability/**',
+  'test/security/**',
+  'test/import/upserts.test.ts',
+  'test/import/resume.test.ts',
+  'test/import/roundtrip.test.ts',
+  'test/import/commands.test.ts',
+  'test/import/stages/check.test.ts',
+  'test/export/copy-read.test.ts',
+  'test/server/copy-out.test.ts',
+  'test/server/fuzz.test.ts',
+  'test/server/cluster.test.ts',
+  'test/store/pglite.test.ts',
+  'test/store/collation.test.ts',
+  'test/cli/commands.test.ts',
+  'test/cli/interactive.test.ts',
+  'test/grammar/roundtrip.property.test.ts',
+];
+
+export default defineConfig(({ mode }) => ({
   test: {
     include: ['test/**/*.test.ts'],
+    exclude: mode === 'unit' ? SLOW : [],
     globalSetup: ['test/global-setup.ts'],
-    testTimeout: 60_000,
+    // A guard against a hang, not a speed check: with three files at once on a loaded 2-core
+    // machine, an e2e test that runs a dozen commands passed 60 s (check, name-order).
+    testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // Test files are independent (each makes its own temporary catalogs, data directories, servers
+    // on port 0 and PostgreSQL schemas), so they run side by side. Vitest's default on 2 cores is
+    // one at a time; most of an e2e file's time is spent waiting on the processes it starts, so
+    // three workers keep both cores busy. Slowest files first (vitest's results cache).
+    fileParallelism: true,
+    maxWorkers: 3,
+    // The inner loop's files share their workers' loaded modules (half the CPU time; they keep no
+    // module state, checked with --sequence.shuffle); the full run keeps each file in its own process.
+    isolate: mode !== 'unit',
     // Commands the tests run open their temporary catalogs themselves instead of leaving a
     // background holder behind for five minutes each; test/e2e/keep-warm.test.ts turns it on.
     env: { CATALOG_KEEP_WARM: '0' },
   },
-});
+}));

@@ -22,15 +22,20 @@ const TEXT_FIELDS = ['stage_name', 'biography', 'city', 'country', 'address', 'e
 const tricky = Object.fromEntries(TEXT_FIELDS.map((f, i) => [f, TRICKY[i]]));
 
 describe('catalog against a real `catalog serve`', () => {
+  // Each test makes what it reads: they pass alone and in any order (vitest --sequence.shuffle).
   let id = '';
+  let added: Awaited<ReturnType<typeof at>>;
+  beforeAll(async () => {
+    added = await at(['artists', 'add', ...Object.entries(tricky).map(([k, v]) => `${k}=${v}`), 'is_signed=true', 'birthdate=1971-07-04']);
+    id = (JSON.parse(added.stdout || '{}') as { id?: string }).id ?? '';
+  });
 
   it('adds a record whose text has commas, quotes, newlines, leading zeros and other scripts', async () => {
-    const r = await at(['artists', 'add', ...Object.entries(tricky).map(([k, v]) => `${k}=${v}`), 'is_signed=true', 'birthdate=1971-07-04']);
+    const r = added;
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const created = JSON.parse(r.stdout);
     expect(created).toMatchObject({ ...tricky, is_signed: true, birthdate: '1971-07-04' });
-    id = created.id;
   });
 
   it('gets it back identical in json, ndjson, yaml, csv and tsv', async () => {
@@ -102,12 +107,13 @@ describe('catalog against a real `catalog serve`', () => {
   });
 
   it('prints curl with --dry-run, token redacted, and sends nothing', async () => {
-    const r = await at(['--dry-run', '--token', 'sekrit', '-H', 'apikey: anon-key', 'labels', 'update', '--where', 'name=Alpha', 'name=Changed']);
+    expect((await at(['labels', 'add', 'name=Omega'])).code).toBe(0);
+    const r = await at(['--dry-run', '--token', 'sekrit', '-H', 'apikey: anon-key', 'labels', 'update', '--where', 'name=Omega', 'name=Changed']);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(
-      `curl -X PATCH '${serve.url}/labels?name=eq.Alpha' -H 'accept: application/json' -H 'apikey: <redacted>' -H 'authorization: Bearer <redacted>' -H 'content-type: application/json' -H 'prefer: return=representation' --data-binary '{"name":"Changed"}'\n`,
+      `curl -X PATCH '${serve.url}/labels?name=eq.Omega' -H 'accept: application/json' -H 'apikey: <redacted>' -H 'authorization: Bearer <redacted>' -H 'content-type: application/json' -H 'prefer: return=representation' --data-binary '{"name":"Changed"}'\n`,
     );
-    expect(JSON.parse((await at(['labels', 'list', '--where', 'name=Alpha'])).stdout)).toHaveLength(1);
+    expect(JSON.parse((await at(['labels', 'list', '--where', 'name=Omega'])).stdout)).toHaveLength(1);
   });
 
   it('exits 2 for an unknown collection, field or value, without sending anything', async () => {
