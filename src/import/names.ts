@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { faultOf, type Transport } from '../client/transport.js';
-import { didYouMean } from '../cli/flags/suggest.js';
+import { didYouMean } from '../format/suggest.js';
 import type { TableDef } from '../schema/catalog.js';
 import { ImportError } from './types.js';
 import { KeyIndex, keyText, showKey } from './keys.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/cli/errors.js';
 import { parseAssignments, checkRecords } from '../../src/cli/flags/body.js';
 import { buildReadQuery, byId, parseFilters } from '../../src/cli/flags/query.js';
-import { didYouMean, editDistance } from '../../src/cli/flags/suggest.js';
+import { didYouMean, editDistance } from '../../src/format/suggest.js';
 import { bodyValue, checkText, isDate } from '../../src/cli/flags/values.js';
 import { builtinSchema, displayDefault, schemaFromOpenApi } from '../../src/cli/schema/model.js';
 import { compileQuery } from '../../src/grammar/compile.js';

@@ -8,7 +8,7 @@ import { COLLECTIONS } from '../../schema/catalog.js';
 import type { Context } from '../context.js';
 import { FindingsFound, UsageError } from '../errors.js';
 import { count as countFlag } from '../flags/query.js';
-import { didYouMean } from '../flags/suggest.js';
+import { didYouMean } from '../../format/suggest.js';
 import { abbreviationLength } from '../../format/table.js';
 import { outputFormat, plural, success, writeRows } from '../output.js';
 import { confirmWrite } from './confirm.js';

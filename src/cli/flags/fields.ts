@@ -1,7 +1,7 @@
 import { UsageError } from '../errors.js';
 import type { FieldInfo, TableInfo } from '../schema/model.js';
 import { removedFieldMessage } from '../version-check.js';
-import { didYouMean } from './suggest.js';
+import { didYouMean } from '../../format/suggest.js';
 
 /**
  * The field `name` of a collection, or a usage error with a did-you-mean suggestion and the list

@@ -7,7 +7,7 @@ import { type FieldInfo, relationsOf, type SchemaModel, type TableInfo, typeKind
 import { requireField } from './fields.js';
 import { accentPattern } from './accents.js';
 import { resolveRelativeDate } from './relative-date.js';
-import { editDistance } from './suggest.js';
+import { editDistance } from '../../format/suggest.js';
 import { checkText } from './values.js';
 
 /** The read flags of list/export. */
