@@ -1,4 +1,4 @@
-import { CREDIT_FIELDS, LINK_KEYS } from './links.js';
+import { CREDIT_FIELDS, LINK_COMMENTS, LINK_KEYS } from './links.js';
 
 /**
  * Migration 4: the link fields (`releases.tracks`, the six `tracks.*_artists`) get one shape each,
@@ -342,4 +342,9 @@ drop function catalog_legacy_credits(jsonb);
 `;
 
 /** Migration 4's SQL, in the order it must run (old values rewritten before the triggers exist). */
-export const LINKS_MIGRATION_SQL = HELPERS + LEGACY + KEYS + RELEASE_TRACKS + CREDITS + TRIGGERS + RELATIONSHIPS;
+/** The link fields' comments: PostgREST shows a column's comment as its description. */
+const COMMENTS = Object.entries(LINK_COMMENTS)
+  .flatMap(([table, cols]) => Object.entries(cols).map(([col, text]) => `comment on column ${table}.${col} is '${text.replace(/'/g, "''")}';\n`))
+  .join('');
+
+export const LINKS_MIGRATION_SQL = HELPERS + LEGACY + KEYS + RELEASE_TRACKS + CREDITS + TRIGGERS + RELATIONSHIPS + COMMENTS;

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LINK_COMMENTS } from '../../src/schema/links.js';
 import type { App } from '../../src/server/app.js';
 import type { Store } from '../../src/store/store.js';
 import { STORE_KINDS, disposeStore } from '../support/stores.js';
@@ -184,6 +185,14 @@ for (const { kind, make, skip } of STORE_KINDS) {
       const embed = await get(`/tracks?select=artists(stage_name)&id=eq.${T[0]}`);
       expect(embed.json[0].artists).toEqual([{ stage_name: 'Bo Lights' }, { stage_name: 'Ada Tide' }]);
       await send(app, 'PATCH', `/artists?id=eq.${A[0]}`, { body: { stage_name: 'Ada Wave' } });
+    });
+
+    it('the link fields carry their shape as the column comment, which the root description shows as PostgREST does', async () => {
+      const { rows } = await store.query<{ comment: string | null }>(`select col_description('releases'::regclass, a.attnum) as comment from pg_attribute a where a.attrelid = 'releases'::regclass and a.attname = 'tracks'`);
+      expect(rows[0].comment).toBe(LINK_COMMENTS.releases.tracks);
+      const root = await get('/');
+      expect(root.json.definitions.releases.properties.tracks.description).toBe(LINK_COMMENTS.releases.tracks);
+      expect(root.json.definitions.tracks.properties.writer_artists.description).toBe(LINK_COMMENTS.tracks.writer_artists);
     });
 
     it('each computed-relationship function returns exactly the rows the embed answers, in the same order (direct SQL)', async () => {
