@@ -172,6 +172,18 @@ for (const { kind, make, skip } of STORE_KINDS) {
       expect(a.json).toMatchObject({ code: '23503', message: 'primary_artists[0]: no artist is named "Ada Wav"', hint: 'did you mean "Ada Wave"?' });
     });
 
+    it('new rows whose credits look right at a glance are checked all at once: an unknown id is refused, a wrong name is replaced by the stage name', async () => {
+      const ghost = id('dead0029', 2);
+      const r = await send(app, 'POST', '/tracks', { body: [{ track_title: 'Glance 1', remix_artists: [{ id: A[2], name: 'Cy Drum' }] }, { track_title: 'Glance 2', remix_artists: [{ id: ghost, name: 'Ghost' }] }] });
+      expect(r.status, r.text).toBe(409);
+      expect(r.json).toMatchObject({ code: '23503', message: `remix_artists[0].id: no artist has id ${ghost}` });
+      expect((await get('/tracks?track_title=like.Glance*')).json).toEqual([]);
+      const ok = await send(app, 'POST', '/tracks', { body: [{ track_title: 'Glance 3', primary_artists: [{ id: A[2], name: 'Not Cy' }, { name: 'Someone Else' }] }] });
+      expect(ok.status, ok.text).toBe(201);
+      expect((await get('/tracks?select=primary_artists&track_title=eq.Glance 3')).json).toEqual([{ primary_artists: [{ id: A[2], name: 'Cy Drum' }, { name: 'Someone Else' }] }]);
+      await send(app, 'DELETE', '/tracks?track_title=like.Glance*');
+    });
+
     it('a renamed artist shows the new name in every credit that names it, through the column and the embed', async () => {
       const before = await get(`/tracks?select=id&writer_artists=cs.${encodeURIComponent(JSON.stringify([{ id: A[2] }]))}`);
       expect(before.json).toEqual([{ id: T[6] }]);

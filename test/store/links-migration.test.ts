@@ -11,6 +11,7 @@ const A1 = id('a0000c29', 1);
 /** Turns a migrated catalog back into one made before migration 4: no link triggers, free-form jsonb. */
 async function asBeforeMigration4(store: Store): Promise<void> {
   await store.query('drop trigger tracks_links on tracks');
+  await store.query('drop trigger tracks_links_inserted on tracks');
   await store.query('drop trigger releases_links on releases');
   await store.query('drop trigger artists_renamed on artists');
   await store.query('delete from catalog_migrations where version >= 4');
