@@ -349,13 +349,16 @@ create trigger artists_renamed after update on artists for each row execute func
 /**
  * PostgREST's computed relationships: a function named for the embed, taking the parent's row,
  * returning a set of the embedded table. Plain SQL, stable and not strict, so PostgreSQL inlines
- * them into the caller's query and the indexes below apply.
+ * them into the caller's query and the indexes below apply. A release's tracks come in array
+ * order: every value the triggers or the migration wrote is sorted by disc and position.
+ * The GIN indexes skip the pending list (fastupdate off): after a bulk load, a pending list of a
+ * few MB is scanned by every lookup (7.5 ms of a 7.6 ms embed at 100k tracks).
  */
 const RELATIONSHIPS = `
 create or replace function tracks(the_release releases) returns setof tracks language sql stable as $$
   select t.* from jsonb_array_elements(catalog_link_array(the_release.tracks)) with ordinality as l(el, n)
   join tracks t on t.id = catalog_link_uuid(l.el->'id')
-  order by coalesce(catalog_link_count(l.el->'disc'), 1), catalog_link_count(l.el->'position'), l.n
+  order by l.n
 $$;
 create or replace function releases(the_track tracks) returns setof releases language sql stable as $$
   select r.* from releases r where r.tracks @> jsonb_build_array(jsonb_build_object('id', the_track.id))
@@ -374,8 +377,8 @@ create or replace function artists(the_track tracks) returns setof artists langu
   ) as x on a.id = x.id
   order by x.o
 $$;
-create index if not exists releases_tracks_links_idx on releases using gin (tracks jsonb_path_ops);
-create index if not exists tracks_credit_ids_idx on tracks using gin (${creditIds()} jsonb_path_ops);
+create index if not exists releases_tracks_links_idx on releases using gin (tracks jsonb_path_ops) with (fastupdate = off);
+create index if not exists tracks_credit_ids_idx on tracks using gin (${creditIds()} jsonb_path_ops) with (fastupdate = off);
 `;
 
 /**
@@ -401,7 +404,7 @@ begin
     if catalog_link_uuid(id) is null or catalog_link_count(pos) is null then return null; end if;
     out := out || jsonb_build_array(jsonb_strip_nulls(jsonb_build_object('id', catalog_link_uuid(id), 'position', pos, 'disc', disc)));
   end loop;
-  return out;
+  return (select jsonb_agg(e order by coalesce((e->>'disc')::integer, 1), (e->>'position')::integer) from jsonb_array_elements(out) as e);
 end $$;
 create or replace function catalog_legacy_credits(links jsonb) returns jsonb language plpgsql immutable as $$
 declare el jsonb; out jsonb := '[]';
