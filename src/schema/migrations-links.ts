@@ -1,7 +1,7 @@
 import { CREDIT_FIELDS, LINK_COMMENTS, LINK_KEYS } from './links.js';
 
 /**
- * Migration 4: the link fields (`releases.tracks`, the six `tracks.*_artists`) get one shape each,
+ * Migration 5 (over migration 4, frozen in migrations-links-v4.ts): the link fields (`releases.tracks`, the six `tracks.*_artists`) get one shape each,
  * checked on write by triggers, and become navigable as PostgREST computed relationships.
  *
  * Everything lives in the database so that a real PostgREST over the same schema enforces and
@@ -349,8 +349,8 @@ create trigger artists_renamed after update on artists for each row execute func
 /**
  * PostgREST's computed relationships: a function named for the embed, taking the parent's row,
  * returning a set of the embedded table. Plain SQL, stable and not strict, so PostgreSQL inlines
- * them into the caller's query and the indexes below apply. A release's tracks come in array
- * order: every value the triggers or the migration wrote is sorted by disc and position.
+ * them into the caller's query and the indexes below apply. A release's tracks come in disc and
+ * position order (the triggers store them sorted; values migration 4 rewrote may not be).
  * The GIN indexes skip the pending list (fastupdate off): after a bulk load, a pending list of a
  * few MB is scanned by every lookup (7.5 ms of a 7.6 ms embed at 100k tracks).
  */
@@ -358,7 +358,7 @@ const RELATIONSHIPS = `
 create or replace function tracks(the_release releases) returns setof tracks language sql stable as $$
   select t.* from jsonb_array_elements(catalog_link_array(the_release.tracks)) with ordinality as l(el, n)
   join tracks t on t.id = catalog_link_uuid(l.el->'id')
-  order by l.n
+  order by coalesce(catalog_link_count(l.el->'disc'), 1), catalog_link_count(l.el->'position'), l.n
 $$;
 create or replace function releases(the_track tracks) returns setof releases language sql stable as $$
   select r.* from releases r where r.tracks @> jsonb_build_array(jsonb_build_object('id', the_track.id))
@@ -381,55 +381,6 @@ create index if not exists releases_tracks_links_idx on releases using gin (trac
 create index if not exists tracks_credit_ids_idx on tracks using gin (${creditIds()} jsonb_path_ops) with (fastupdate = off);
 `;
 
-/**
- * Old values in the shapes people used before (ids as bare strings, `track_id`/`track_number`/
- * `disc_number`, `artist_id`/`artist`, names as bare strings) are rewritten in place; a value with
- * anything else is left as it is for `catalog check` to report. Runs before the triggers exist.
- */
-const LEGACY = `
-create or replace function catalog_legacy_release_tracks(links jsonb) returns jsonb language plpgsql immutable as $$
-declare el jsonb; n integer := 0; out jsonb := '[]'; id jsonb; pos jsonb; disc jsonb;
-begin
-  if jsonb_typeof(links) <> 'array' then return null; end if;
-  for el in select value from jsonb_array_elements(links) loop
-    n := n + 1;
-    if jsonb_typeof(el) = 'string' then el := jsonb_build_object('id', el); end if;
-    if jsonb_typeof(el) <> 'object' or exists (select 1 from jsonb_object_keys(el) k
-      where k not in ('id', 'track_id', 'position', 'track_number', 'number', 'disc', 'disc_number')) then return null; end if;
-    id := coalesce(el->'id', el->'track_id');
-    pos := coalesce(el->'position', el->'track_number', el->'number', to_jsonb(n));
-    disc := coalesce(el->'disc', el->'disc_number');
-    if jsonb_typeof(pos) = 'string' and pos #>> '{}' ~ '^[0-9]+$' then pos := to_jsonb((pos #>> '{}')::integer); end if;
-    if jsonb_typeof(disc) = 'string' and disc #>> '{}' ~ '^[0-9]+$' then disc := to_jsonb((disc #>> '{}')::integer); end if;
-    if catalog_link_uuid(id) is null or catalog_link_count(pos) is null then return null; end if;
-    out := out || jsonb_build_array(jsonb_strip_nulls(jsonb_build_object('id', catalog_link_uuid(id), 'position', pos, 'disc', disc)));
-  end loop;
-  return (select jsonb_agg(e order by coalesce((e->>'disc')::integer, 1), (e->>'position')::integer) from jsonb_array_elements(out) as e);
-end $$;
-create or replace function catalog_legacy_credits(links jsonb) returns jsonb language plpgsql immutable as $$
-declare el jsonb; out jsonb := '[]';
-begin
-  if jsonb_typeof(links) = 'object' or jsonb_typeof(links) = 'string' then links := jsonb_build_array(links); end if;
-  if jsonb_typeof(links) <> 'array' then return null; end if;
-  for el in select value from jsonb_array_elements(links) loop
-    if jsonb_typeof(el) = 'string' then el := jsonb_build_object('name', el); end if;
-    if jsonb_typeof(el) <> 'object' or exists (select 1 from jsonb_object_keys(el) k
-      where k not in ('id', 'artist_id', 'name', 'artist', 'artist_name', 'role', 'share')) then return null; end if;
-    el := jsonb_strip_nulls(jsonb_build_object('id', coalesce(el->'id', el->'artist_id'), 'name', coalesce(el->'name', el->'artist', el->'artist_name'),
-      'role', el->'role', 'share', el->'share'));
-    if el ? 'id' and catalog_link_uuid(el->'id') is null then return null; end if;
-    if el ? 'id' then el := el || jsonb_build_object('id', catalog_link_uuid(el->'id')); end if;
-    out := out || jsonb_build_array(el);
-  end loop;
-  return out;
-end $$;
-update releases set tracks = catalog_legacy_release_tracks(tracks)
-  where tracks is not null and catalog_legacy_release_tracks(tracks) is not null and catalog_legacy_release_tracks(tracks) <> tracks;
-${CREDIT_FIELDS.map((f) => `update tracks set ${f} = catalog_legacy_credits(${f})
-  where ${f} is not null and catalog_legacy_credits(${f}) is not null and catalog_legacy_credits(${f}) <> ${f};`).join('\n')}
-drop function catalog_legacy_release_tracks(jsonb);
-drop function catalog_legacy_credits(jsonb);
-`;
 
 /** Migration 4's SQL, in the order it must run (old values rewritten before the triggers exist). */
 /** The link fields' comments: PostgREST shows a column's comment as its description. */
@@ -437,4 +388,17 @@ const COMMENTS = Object.entries(LINK_COMMENTS)
   .flatMap(([table, cols]) => Object.entries(cols).map(([col, text]) => `comment on column ${table}.${col} is '${text.replace(/'/g, "''")}';\n`))
   .join('');
 
-export const LINKS_MIGRATION_SQL = HELPERS + LEGACY + KEYS + RELEASE_TRACKS + CREDITS + TRIGGERS + RELATIONSHIPS + COMMENTS;
+/** Migration 4's credits index (a SQL function per row) and its function give way to the expression index. */
+const REPLACED = `
+drop index if exists tracks_credit_ids_idx;
+drop index if exists releases_tracks_links_idx;
+`;
+const REPLACED_AFTER = `
+drop function if exists catalog_credit_ids(${CREDIT_FIELDS.map(() => 'jsonb').join(', ')});
+`;
+
+/**
+ * Migration 5's SQL: everything is created or replaced (old values were rewritten by migration 4,
+ * whose one-off rewrite lives in migrations-links-v4.ts).
+ */
+export const LINKS_MIGRATION_SQL = REPLACED + HELPERS + KEYS + RELEASE_TRACKS + CREDITS + TRIGGERS + RELATIONSHIPS + COMMENTS + REPLACED_AFTER;
