@@ -19,6 +19,18 @@ export const CREDIT_FIELDS: readonly string[] = ['primary_artists', 'featuring_a
 /** The keys an element of each kind of link may have. */
 export const LINK_KEYS = { tracks: ['id', 'position', 'disc'], credits: ['id', 'name', 'role', 'share'] } as const;
 
+/**
+ * The link fields' column comments (what PostgREST's root description shows as their description,
+ * and `describe` prints): table → column → text.
+ */
+export const LINK_COMMENTS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  releases: { tracks: 'Link to tracks: [{"id": track id, "position": n, "disc": n?}], kept in disc and position order, embed with tracks(...). Keys accepted on write: track ids or ISRCs, as an array or one string separated by semicolons.' },
+  tracks: Object.fromEntries(
+    CREDIT_FIELDS.map((f) => [f, 'Credits: [{"id": artist id?, "name": text, "role"?: text, "share"?: 0-100}], with an id the name is the artist\'s stage name, kept current, embed with artists(...). Keys accepted on write: artist ids or stage names.']),
+  ),
+  artists: { tracks: 'Not a link: an artist\'s tracks are derived from the tracks\' credits, embed with tracks(...).' },
+};
+
 /** A computed relationship: the embed `to` on `from`, as the SQL function `to(from)`. */
 export interface ComputedRelationship {
   from: string;

@@ -1,5 +1,6 @@
 import { TABLES, type ColumnDef, type TableDef } from './catalog.js';
 import { LINKS_MIGRATION_SQL } from './migrations-links.js';
+import { LINKS_V4_SQL } from './migrations-links-v4.js';
 
 /** One versioned migration. Versions only grow; a released migration is never edited. */
 export interface Migration {
@@ -97,6 +98,11 @@ create index if not exists tracks_created_idx on tracks (created);
   {
     version: 4,
     name: 'link fields: one shape each, checked on write; computed relationships releases/tracks/artists; their indexes',
+    sql: LINKS_V4_SQL,
+  },
+  {
+    version: 5,
+    name: 'link fields: cheap checks on bulk inserts, a credits index of built-in functions without a pending list, column comments',
     sql: LINKS_MIGRATION_SQL,
   },
 ];

@@ -1,4 +1,5 @@
 import { INTERFACE_VERSION, TABLES, type ColumnDef, type TableDef } from '../schema/catalog.js';
+import { LINK_COMMENTS } from '../schema/links.js';
 
 /**
  * The root description (OpenAPI 2.0), generated from the schema as PostgREST 12.2.3 does
@@ -90,7 +91,7 @@ function query(name: string, description: string) {
 
 function definition(t: TableDef): Record<string, unknown> {
   const properties: Record<string, unknown> = {};
-  for (const c of t.columns) properties[c.name] = property(c);
+  for (const c of t.columns) properties[c.name] = property(c, t.name);
   return {
     type: 'object',
     properties,
@@ -99,14 +100,16 @@ function definition(t: TableDef): Record<string, unknown> {
 }
 
 /** One column as PostgREST describes it: format = PG type name, no `type` for jsonb, defaults cleaned. */
-function property(c: ColumnDef): Record<string, unknown> {
+function property(c: ColumnDef, table: string): Record<string, unknown> {
   const p: Record<string, unknown> = {};
   const d = defaultValue(c);
   if (d !== undefined) p.default = d;
   const notes: string[] = [];
   if (c.primaryKey) notes.push('This is a Primary Key.<pk/>');
   if (c.foreignKey) notes.push(`This is a Foreign Key to \`${c.foreignKey.table}.${c.foreignKey.column}\`.<fk table='${c.foreignKey.table}' column='${c.foreignKey.column}'/>`);
-  if (notes.length) p.description = `Note:\n${notes.join('\n')}`;
+  // PostgREST: the column's comment, then the key notes
+  const comment = LINK_COMMENTS[table]?.[c.name];
+  if (comment !== undefined || notes.length) p.description = [comment, notes.length ? `Note:\n${notes.join('\n')}` : undefined].filter((x) => x !== undefined).join('\n\n');
   p.format = c.type;
   if (c.type === 'boolean') p.type = 'boolean';
   else if (c.type !== 'jsonb') p.type = 'string';

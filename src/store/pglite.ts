@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -192,14 +193,22 @@ function cacheDir(): string {
   return join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'catalog');
 }
 
+/**
+ * A short hash of the migrations' SQL in template names: a template made by other code with the
+ * same newest version (a branch, an unreleased migration changed since) is never taken for ours.
+ */
+function migrationsTag(): string {
+  return createHash('sha256').update(MIGRATIONS.map((m) => `${m.version}\u0000${m.sql}`).join('\u0000')).digest('hex').slice(0, 10);
+}
+
 /** Where a migrated template tarball (for catalogs in memory) is cached: see migratedTemplate. */
 export function templateCachePath(): string {
-  return join(cacheDir(), `template-pglite${readPGliteVersion()}-v${LATEST_VERSION}.tar`);
+  return join(cacheDir(), `template-pglite${readPGliteVersion()}-v${LATEST_VERSION}-${migrationsTag()}.tar`);
 }
 
 /** The template pack `npm run build` and `npm pack` build into dist/ and the package ships (scripts/build-template.mjs). */
 export function shippedPackPath(): string {
-  const file = `pglite-template-${readPGliteVersion()}-v${LATEST_VERSION}.pack`;
+  const file = `pglite-template-${readPGliteVersion()}-v${LATEST_VERSION}-${migrationsTag()}.pack`;
   return new URL(`../${file}`, import.meta.url).pathname;
 }
 

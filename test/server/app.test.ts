@@ -151,7 +151,8 @@ for (const { kind, make, skip } of STORE_KINDS) {
           const table = TABLES.find((t) => t.name === name)!;
           const row: Record<string, unknown> = {};
           table.columns.forEach((c, i) => {
-            const v = sample(c.type, i);
+            // a link field takes its documented shape only (issue 29): an empty list of links
+            const v = c.keyList ? [] : sample(c.type, i);
             if (v !== undefined && !c.foreignKey) row[c.name] = v;
           });
           const created = await send(app, 'POST', `/${name}`, { body: row, headers: { Prefer: 'return=representation', Accept: 'application/vnd.pgrst.object+json' } });

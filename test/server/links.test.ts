@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LINK_COMMENTS } from '../../src/schema/links.js';
 import type { App } from '../../src/server/app.js';
 import type { Store } from '../../src/store/store.js';
 import { STORE_KINDS, disposeStore } from '../support/stores.js';
@@ -171,6 +172,18 @@ for (const { kind, make, skip } of STORE_KINDS) {
       expect(a.json).toMatchObject({ code: '23503', message: 'primary_artists[0]: no artist is named "Ada Wav"', hint: 'did you mean "Ada Wave"?' });
     });
 
+    it('new rows whose credits look right at a glance are checked all at once: an unknown id is refused, a wrong name is replaced by the stage name', async () => {
+      const ghost = id('dead0029', 2);
+      const r = await send(app, 'POST', '/tracks', { body: [{ track_title: 'Glance 1', remix_artists: [{ id: A[2], name: 'Cy Drum' }] }, { track_title: 'Glance 2', remix_artists: [{ id: ghost, name: 'Ghost' }] }] });
+      expect(r.status, r.text).toBe(409);
+      expect(r.json).toMatchObject({ code: '23503', message: `remix_artists[0].id: no artist has id ${ghost}` });
+      expect((await get('/tracks?track_title=like.Glance*')).json).toEqual([]);
+      const ok = await send(app, 'POST', '/tracks', { body: [{ track_title: 'Glance 3', primary_artists: [{ id: A[2], name: 'Not Cy' }, { name: 'Someone Else' }] }] });
+      expect(ok.status, ok.text).toBe(201);
+      expect((await get('/tracks?select=primary_artists&track_title=eq.Glance 3')).json).toEqual([{ primary_artists: [{ id: A[2], name: 'Cy Drum' }, { name: 'Someone Else' }] }]);
+      await send(app, 'DELETE', '/tracks?track_title=like.Glance*');
+    });
+
     it('a renamed artist shows the new name in every credit that names it, through the column and the embed', async () => {
       const before = await get(`/tracks?select=id&writer_artists=cs.${encodeURIComponent(JSON.stringify([{ id: A[2] }]))}`);
       expect(before.json).toEqual([{ id: T[6] }]);
@@ -184,6 +197,14 @@ for (const { kind, make, skip } of STORE_KINDS) {
       const embed = await get(`/tracks?select=artists(stage_name)&id=eq.${T[0]}`);
       expect(embed.json[0].artists).toEqual([{ stage_name: 'Bo Lights' }, { stage_name: 'Ada Tide' }]);
       await send(app, 'PATCH', `/artists?id=eq.${A[0]}`, { body: { stage_name: 'Ada Wave' } });
+    });
+
+    it('the link fields carry their shape as the column comment, which the root description shows as PostgREST does', async () => {
+      const { rows } = await store.query<{ comment: string | null }>(`select col_description('releases'::regclass, a.attnum) as comment from pg_attribute a where a.attrelid = 'releases'::regclass and a.attname = 'tracks'`);
+      expect(rows[0].comment).toBe(LINK_COMMENTS.releases.tracks);
+      const root = await get('/');
+      expect(root.json.definitions.releases.properties.tracks.description).toBe(LINK_COMMENTS.releases.tracks);
+      expect(root.json.definitions.tracks.properties.writer_artists.description).toBe(LINK_COMMENTS.tracks.writer_artists);
     });
 
     it('each computed-relationship function returns exactly the rows the embed answers, in the same order (direct SQL)', async () => {
