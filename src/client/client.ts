@@ -186,7 +186,7 @@ export class CatalogClient implements ServiceClient {
     let status = 0;
     try {
       const { request, agent } = await this.pool();
-      const res = await openStream(request, url, { method: r.method, headers: this.headersFor(r), agent }, r.body, this.timeoutMs);
+      const res = await openStream(request, url, { method: r.method, headers: this.headersFor(r), agent, signal: r.signal }, r.body, this.timeoutMs);
       status = res.status;
       return res;
     } catch (err) {
@@ -222,7 +222,7 @@ export class CatalogClient implements ServiceClient {
       const { request, agent } = await this.pool();
       const headers = this.headersFor(r);
       if (r.body !== undefined) headers['content-length'] = String(typeof r.body === 'string' ? Buffer.byteLength(r.body) : r.body.byteLength);
-      const exchange = send(request, url, { method: r.method, headers, agent }, r.body, this.timeoutMs);
+      const exchange = send(request, url, { method: r.method, headers, agent, signal: r.signal }, r.body, this.timeoutMs);
       this.inFlight.add(exchange);
       let res: ClientResponse;
       try {

@@ -4,7 +4,7 @@ import type { Store } from '../store/store.js';
 import type { App } from './app.js';
 import { writeStream } from './stream-body.js';
 import { acquireDirLock, currentHolder, directoryTag, type DirLock, HOLDER_HEADER, readHolder, stopBackgroundHolder } from './dir-lock.js';
-import { DEFAULT_MAX_BODY, defaultMaxBody, payloadTooLarge } from './errors.js';
+import { ApiError, DEFAULT_MAX_BODY, defaultMaxBody, payloadTooLarge } from './errors.js';
 import type { Incoming } from './exchange.js';
 
 export { currentHolder, DEFAULT_MAX_BODY, stopBackgroundHolder };
@@ -25,7 +25,10 @@ export interface StartOptions {
   maxUrlBytes?: number;
   /** Largest request line + headers node:http reads; more gets 431. Default 16 KiB. */
   maxHeaderBytes?: number;
+  /** Longest wait for a request's line and headers, and longest silence within its body (slow-loris). Default 10 s. */
+  receiveTimeoutMs?: number;
   maxRows?: number;
+  /** PostgreSQL's statement_timeout (0: none); default DEFAULT_STATEMENT_TIMEOUT_MS (30 s). */
   statementTimeoutMs?: number;
   /** Aggregates in `select` (PostgREST's db-aggregates-enabled); default on. */
   aggregates?: boolean;
@@ -46,6 +49,12 @@ export interface RunningServer {
 
 export const DEFAULT_MAX_URL = 8 * 1024;
 export const DEFAULT_MAX_HEADER = 16 * 1024;
+/**
+ * How long a client may take to send its request line and headers, and how long its body may go
+ * silent (slow-loris: one connection held open by a trickle of bytes). A whole request may take
+ * up to node's 300 s (a 64 MiB body over a slow link), as long as it keeps arriving.
+ */
+export const DEFAULT_RECEIVE_TIMEOUT_MS = 10_000;
 
 /** The live process holding a data directory and listening (a quick check: no request is made). */
 export function readServeLock(dataDir: string): { pid: number; url: string } | null {
@@ -90,7 +99,10 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   let lastActive = Date.now();
   let drained: (() => void) | null = null;
   const maxUrlBytes = opts.maxUrlBytes ?? DEFAULT_MAX_URL;
-  const server = createServer({ keepAliveTimeout: 5_000, maxHeaderSize: opts.maxHeaderBytes ?? DEFAULT_MAX_HEADER }, (req, res) => {
+  const receiveMs = opts.receiveTimeoutMs ?? DEFAULT_RECEIVE_TIMEOUT_MS;
+  // node checks headersTimeout only every connectionsCheckingInterval (30 s by default)
+  const timeouts = { headersTimeout: receiveMs, connectionsCheckingInterval: Math.min(1_000, receiveMs) };
+  const server = createServer({ keepAliveTimeout: 5_000, maxHeaderSize: opts.maxHeaderBytes ?? DEFAULT_MAX_HEADER, ...timeouts }, (req, res) => {
     inFlight++;
     lastActive = Date.now();
     res.on('close', () => {
@@ -103,7 +115,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
       req.resume();
       return;
     }
-    void serveOne(app, req, res, baseOf(req), maxBodyBytes, opts.log, holderTag);
+    void serveOne(app, req, res, baseOf(req), maxBodyBytes, opts.log, holderTag, receiveMs);
   });
   server.on('clientError', answerClientError(opts.maxHeaderBytes ?? DEFAULT_MAX_HEADER));
   try {
@@ -164,7 +176,9 @@ function answerClientError(maxHeaderBytes: number) {
     const [status, code, message, details] =
       err.code === 'HPE_HEADER_OVERFLOW'
         ? [431, 'PGRST431', 'Request Header Fields Too Large', `The request line and headers are larger than the maximum of ${maxHeaderBytes} bytes.`]
-        : [400, 'PGRST400', 'Bad Request', `The request is not valid HTTP/1.1 (${err.code ?? 'parse error'}).`];
+        : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? [408, 'PGRST408', 'Request Timeout', 'The request line and headers did not arrive in time.']
+          : [400, 'PGRST400', 'Bad Request', `The request is not valid HTTP/1.1 (${err.code ?? 'parse error'}).`];
     const body = JSON.stringify({ code, details, hint: null, message });
     socket.end(`HTTP/1.1 ${status} ${message}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
   };
@@ -172,8 +186,8 @@ function answerClientError(maxHeaderBytes: number) {
 
 async function openStore(opts: StartOptions): Promise<Store> {
   if (opts.databaseUrl) {
-    const { openPostgres } = await import('../store/postgres.js');
-    return openPostgres({ url: opts.databaseUrl, schema: opts.schema, statementTimeoutMs: opts.statementTimeoutMs, log: opts.log });
+    const { DEFAULT_STATEMENT_TIMEOUT_MS, openPostgres } = await import('../store/postgres.js');
+    return openPostgres({ url: opts.databaseUrl, schema: opts.schema, statementTimeoutMs: opts.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS, log: opts.log });
   }
   const { openPGlite } = await import('../store/pglite.js');
   return openPGlite({ dataDir: opts.dataDir });
@@ -189,12 +203,24 @@ function refuse(res: ServerResponse, status: number, code: string, message: stri
   res.end(JSON.stringify({ code, details, hint: null, message }));
 }
 
-/** A node:http request as the app's Incoming: headers looked up in `rawHeaders`, the body read from the stream. */
-function incoming(req: IncomingMessage, url: URL): Incoming & { overflowed: boolean } {
+/** 408 for a body that stopped arriving (the connection is closed after it). */
+const bodyTimeout = (ms: number) =>
+  new ApiError(408, 'PGRST408', 'Request Timeout', { details: `No part of the request body arrived for ${ms / 1000} s.`, hint: 'Send the body without pauses.' });
+
+/**
+ * A node:http request as the app's Incoming: headers looked up in `rawHeaders`, the body read from
+ * the stream (at most `receiveMs` of silence), `signal` aborted when the client leaves before its answer.
+ */
+function incoming(req: IncomingMessage, res: ServerResponse, url: URL, receiveMs: number): Incoming & { overflowed: boolean; signal: AbortSignal } {
   let headers: Map<string, string> | null = null;
+  const left = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) left.abort();
+  });
   const self = {
     method: req.method ?? 'GET',
     url,
+    signal: left.signal,
     overflowed: false,
     header(name: string): string | null {
       if (!headers) {
@@ -215,14 +241,25 @@ function incoming(req: IncomingMessage, url: URL): Incoming & { overflowed: bool
         const chunks: Buffer[] = [];
         let size = 0;
         let settled = false;
+        let silence: NodeJS.Timeout | undefined;
         const settle = (err: Error | null) => {
           if (settled) return;
           settled = true;
+          clearTimeout(silence);
           req.off('data', onData);
           if (err) reject(err);
           else resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
         };
+        const quiet = () => {
+          clearTimeout(silence);
+          silence = setTimeout(() => {
+            self.overflowed = true; // answered, then the connection is closed
+            settle(bodyTimeout(receiveMs));
+          }, receiveMs);
+        };
+        quiet();
         const onData = (chunk: Buffer) => {
+          quiet();
           size += chunk.length;
           if (size > max) {
             // Stop keeping the body (the rest is read and dropped) and close the connection after the 413.
@@ -251,6 +288,7 @@ async function serveOne(
   maxBodyBytes: number,
   log?: (line: string) => void,
   holderTag: string | null = null,
+  receiveMs = DEFAULT_RECEIVE_TIMEOUT_MS,
 ): Promise<void> {
   try {
     const declared = Number(req.headers['content-length'] ?? 0);
@@ -267,8 +305,9 @@ async function serveOne(
       res.end(JSON.stringify({ code: 'PGRST117', details: null, hint: null, message: `Unsupported HTTP method: ${method}` }));
       return;
     }
-    const request = incoming(req, new URL(req.url ?? '/', base));
+    const request = incoming(req, res, new URL(req.url ?? '/', base), receiveMs);
     const answer = await app.reply(request);
+    if (request.signal.aborted) return;
     if (request.overflowed) answer.headers.connection = 'close';
     // An embedded holder says which directory it holds, so a lock's recorded URL can be checked.
     if (holderTag) answer.headers[HOLDER_HEADER] = holderTag;

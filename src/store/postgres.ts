@@ -29,6 +29,54 @@ async function checkout(pool: Pool): Promise<PoolClient> {
   }
 }
 
+type PgModule = (typeof import('pg'))['default'];
+let pgModule: PgModule | null = null;
+
+/**
+ * Stops the statement `client` runs when `signal` aborts (the request's client went away): a
+ * CancelRequest on a connection of its own, as psql's Ctrl-C sends, so no pooled connection is
+ * needed. `fired()` says whether it did: that session is then dropped, never handed to another
+ * request (a cancel arriving late would stop that request's statement instead).
+ */
+function cancelOnAbort(client: PoolClient, signal: AbortSignal | undefined): { fired: () => boolean; dispose: () => void } {
+  if (!signal || !pgModule) return { fired: () => false, dispose: () => {} };
+  let fired = false;
+  const c = client as PoolClient & { processID?: number; secretKey?: number; connectionParameters?: { ssl?: unknown } };
+  const cancel = () => {
+    fired = true;
+    if (c.processID === undefined || c.secretKey === undefined) return;
+    const con = new pgModule!.Connection({ ssl: c.connectionParameters?.ssl } as never) as unknown as {
+      on(e: string, f: (...a: unknown[]) => void): void;
+      connect(port: number | string, host?: string): void;
+      cancel(pid: number, key: number): void;
+      stream: NodeJS.WritableStream;
+    };
+    con.on('error', () => {});
+    con.on('connect', () => {
+      con.cancel(c.processID!, c.secretKey!);
+      con.stream.end();
+    });
+    if (client.host?.startsWith('/')) con.connect(`${client.host}/.s.PGSQL.${client.port}`);
+    else con.connect(client.port, client.host);
+  };
+  // A cancel that reaches the session between two statements is dropped by PostgreSQL, and one
+  // sent as a statement starts can arrive first: it is sent again while the statement still runs.
+  let again: NodeJS.Timeout | undefined;
+  const start = () => {
+    cancel();
+    again = setInterval(cancel, 500);
+  };
+  if (signal.aborted) start();
+  else signal.addEventListener('abort', start, { once: true });
+  return {
+    fired: () => fired,
+    dispose: () => {
+      clearInterval(again);
+      signal.removeEventListener('abort', start);
+    },
+  };
+}
+
 /** True when a failure left the connection unusable: it is then dropped, not returned to the pool. */
 const unusable = (err: unknown): boolean => !isDatabaseError(err) || (toStoreError(err).connection ?? null) !== null;
 
@@ -81,8 +129,10 @@ async function copyOut(pool: Pool, select: string, write: (chunk: Uint8Array) =>
 }
 
 /** One statement on whichever pooled connection is free (what `pool.query` does, with the failure's phase kept). */
-async function pooled(pool: Pool, config: QueryConfig): Promise<PgResult> {
+async function pooled(pool: Pool, config: QueryConfig, signal?: AbortSignal): Promise<PgResult> {
+  signal?.throwIfAborted();
   const client = await checkout(pool);
+  const cancel = cancelOnAbort(client, signal);
   let failed: unknown = null;
   try {
     return await send(client, config);
@@ -90,16 +140,21 @@ async function pooled(pool: Pool, config: QueryConfig): Promise<PgResult> {
     failed = err;
     throw err;
   } finally {
-    client.release(failed !== null && unusable(failed));
+    cancel.dispose();
+    client.release(cancel.fired() || (failed !== null && unusable(failed)));
   }
 }
 
-/** Statements on the pool (each on whichever connection is free) or on one checked-out connection. */
-function wrap(on: { pool: Pool } | { client: PoolClient }): Queryable {
+/**
+ * Statements on the pool (each on whichever connection is free) or on one checked-out connection,
+ * where a transaction's `signal` refuses every statement after its client went away.
+ */
+function wrap(on: { pool: Pool } | { client: PoolClient; signal?: AbortSignal }): Queryable {
   const q: Queryable = {
-    async query<R>(sql: string, params?: unknown[]): Promise<QueryResult<R>> {
+    async query<R>(sql: string, params?: unknown[], signal?: AbortSignal): Promise<QueryResult<R>> {
       try {
-        const res = await ('pool' in on ? pooled(on.pool, { text: sql, values: params }) : send(on.client, { text: sql, values: params }));
+        if ('client' in on) on.signal?.throwIfAborted();
+        const res = await ('pool' in on ? pooled(on.pool, { text: sql, values: params }, signal) : send(on.client, { text: sql, values: params }));
         return { rows: res.rows as R[], rowCount: res.rowCount ?? res.rows.length };
       } catch (err) {
         throw toStoreError(err);
@@ -109,6 +164,7 @@ function wrap(on: { pool: Pool } | { client: PoolClient }): Queryable {
   if ('client' in on) {
     q.copyCsv = async (target, columns, csv) => {
       try {
+        on.signal?.throwIfAborted();
         return await copyText(on.client, `COPY ${target} (${columns.join(', ')}) FROM STDIN WITH (FORMAT csv, HEADER true)`, csv);
       } catch (err) {
         throw toStoreError(err);
@@ -130,8 +186,8 @@ export class PostgresStore implements Store {
     this.q = wrap({ pool });
   }
 
-  query<R = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<QueryResult<R>> {
-    return this.q.query<R>(sql, params);
+  query<R = Record<string, unknown>>(sql: string, params?: unknown[], signal?: AbortSignal): Promise<QueryResult<R>> {
+    return this.q.query<R>(sql, params, signal);
   }
 
   copyCsvOut(select: string, write: (chunk: Uint8Array) => Promise<void>): Promise<number> {
@@ -143,10 +199,10 @@ export class PostgresStore implements Store {
    * transaction back, so it is run again (up to 4 more times, with a short jittered pause): two
    * requests locking overlapping rows in different orders both succeed instead of one answering 500.
    */
-  async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+  async transaction<T>(fn: (tx: Queryable) => Promise<T>, signal?: AbortSignal): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.once(fn);
+        return await this.once(fn, signal);
       } catch (err) {
         if (!(err instanceof StoreError) || !RETRYABLE.has(err.code) || attempt >= 4) throw err;
         await new Promise((r) => setTimeout(r, Math.round((attempt + 1) * 20 * Math.random())));
@@ -154,12 +210,16 @@ export class PostgresStore implements Store {
     }
   }
 
-  private async once<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+  private async once<T>(fn: (tx: Queryable) => Promise<T>, signal?: AbortSignal): Promise<T> {
+    signal?.throwIfAborted();
     const client = await checkout(this.pool);
+    const cancel = cancelOnAbort(client, signal);
     let broken = false;
     try {
       await send(client, { text: 'begin' });
-      const out = await fn(wrap({ client }));
+      const out = await fn(wrap({ client, signal }));
+      // nobody waits for the answer any more: do not commit what a statement between two cancels finished
+      signal?.throwIfAborted();
       await send(client, { text: 'commit' });
       return out;
     } catch (err) {
@@ -170,7 +230,8 @@ export class PostgresStore implements Store {
       }
       throw isDatabaseError(err) ? toStoreError(err) : err;
     } finally {
-      client.release(broken);
+      cancel.dispose();
+      client.release(broken || cancel.fired());
     }
   }
 
@@ -178,6 +239,15 @@ export class PostgresStore implements Store {
     await this.pool.end();
   }
 }
+
+/**
+ * The statement timeout `catalog serve` sets on PostgreSQL unless told (`--statement-timeout`, 0
+ * for none). PostgREST leaves it to the database role; a catalog request (a page, a 4 MiB batch)
+ * takes well under a second, so one still running after 30 s is waiting on something (a lock held
+ * elsewhere): it is better answered 57014 with a hint, its connection freed, than left to hang
+ * until the client's own 60 s timeout. An import halves its batches on 57014.
+ */
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
 
 export interface OpenPostgresOptions {
   url: string;
@@ -194,6 +264,7 @@ export interface OpenPostgresOptions {
 /** Connects to PostgreSQL, creates the schema if needed, and migrates it. */
 export async function openPostgres(opts: OpenPostgresOptions): Promise<PostgresStore> {
   const pg = (await import('pg')).default;
+  pgModule = pg;
   const textTypes = [1082, 1083, 1114, 1184, 1266];
   for (const oid of textTypes) pg.types.setTypeParser(oid, (v: string) => v);
   const schema = opts.schema ?? 'public';

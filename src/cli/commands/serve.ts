@@ -40,7 +40,7 @@ export function defineServe(ctx: Context): Command {
     .option('--jwt-secret <secret>', 'require JWTs signed with this secret (env CATALOG_JWT_SECRET)')
     .option('--max-body <bytes>', 'largest request body accepted, in bytes (default 64 MiB; 8 MiB on the embedded catalog)')
     .option('--max-rows <n>', 'most rows one response carries (PostgREST db-max-rows); list --all and export still page through every row')
-    .option('--statement-timeout <ms>', 'cancel a statement running longer than this (PostgreSQL only; answers 500 57014)')
+    .option('--statement-timeout <ms>', 'cancel a statement running longer than this (PostgreSQL only; answers 500 57014; default 30000, 0 for none)')
     .option('--db-schema <name>', 'PostgreSQL schema holding the catalog tables (env CATALOG_DB_SCHEMA; default public)')
     .option('--workers <n>', 'processes serving one PostgreSQL together (needs --database-url)', '1')
     .option('--idle-exit <seconds>', 'stop after this many seconds without a request (the background holder commands start uses it)')
