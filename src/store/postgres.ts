@@ -49,12 +49,13 @@ function cancelOnAbort(client: PoolClient, signal: AbortSignal | undefined): { f
       on(e: string, f: (...a: unknown[]) => void): void;
       connect(port: number | string, host?: string): void;
       cancel(pid: number, key: number): void;
-      stream: NodeJS.WritableStream;
+      stream: { destroy(): void };
     };
     con.on('error', () => {});
+    // the server closes a cancel connection; closing it first crashed PgBouncer 1.18 ("bad client state")
     con.on('connect', () => {
       con.cancel(c.processID!, c.secretKey!);
-      con.stream.end();
+      setTimeout(() => con.stream.destroy(), 5_000).unref();
     });
     if (client.host?.startsWith('/')) con.connect(`${client.host}/.s.PGSQL.${client.port}`);
     else con.connect(client.port, client.host);
@@ -102,13 +103,16 @@ let copyTo: Promise<CopyTo> | null = null;
  * `COPY (select) TO STDOUT` on a connection of its own, each piece handed to `write` before the
  * next is read (pg-copy-streams pauses the socket meanwhile, so memory stays flat).
  */
-async function copyOut(pool: Pool, select: string, write: (chunk: Uint8Array) => Promise<void>): Promise<number> {
+async function copyOut(pool: Pool, select: string, write: (chunk: Uint8Array) => Promise<void>, prelude: string | null): Promise<number> {
   copyTo ??= import('pg-copy-streams').then((m) => m.to as unknown as CopyTo);
   const to = await copyTo;
   const client = await checkout(pool);
+  // behind a transaction pooler the session's settings hold only inside a transaction
+  if (prelude) await send(client, { text: `begin; ${prelude}` }).catch((err: unknown) => (client.release(true), Promise.reject(toStoreError(err))));
   // a COPY the database failed ends cleanly (the connection goes on to the next query); one stopped
   // because `write` failed (the client went away) is still sending: that connection is dropped
   let stopped = false;
+  let failed = false;
   try {
     const stream = client.query(to(`COPY (${select}) TO STDOUT WITH (FORMAT csv, HEADER true)`) as never) as unknown as NodeJS.ReadableStream & { rowCount?: number };
     for await (const chunk of stream) {
@@ -119,12 +123,15 @@ async function copyOut(pool: Pool, select: string, write: (chunk: Uint8Array) =>
         throw err;
       }
     }
+    if (prelude) await send(client, { text: 'commit' });
     return stream.rowCount ?? 0;
   } catch (err) {
+    failed = true;
     if (!isDatabaseError(err)) stopped = true;
     throw stopped ? err : toStoreError(err);
   } finally {
-    client.release(stopped);
+    // behind a pooler, a failed transaction's session is dropped rather than rolled back
+    client.release(stopped || (prelude !== null && failed));
   }
 }
 
@@ -182,16 +189,24 @@ export class PostgresStore implements Store {
   constructor(
     readonly pool: Pool,
     readonly schema: string,
+    /**
+     * Behind a transaction pooler (PgBouncer's `pool_mode = transaction`), which refuses or drops
+     * the startup `options` that carry a session's settings: the `set_config(…, true)` statement
+     * that applies them inside each transaction. Every statement then runs in a transaction that
+     * begins with it (in the same round trip as BEGIN). Null on a direct connection.
+     */
+    readonly prelude: string | null = null,
   ) {
     this.q = wrap({ pool });
   }
 
   query<R = Record<string, unknown>>(sql: string, params?: unknown[], signal?: AbortSignal): Promise<QueryResult<R>> {
+    if (this.prelude) return this.transaction((tx) => tx.query<R>(sql, params), signal);
     return this.q.query<R>(sql, params, signal);
   }
 
   copyCsvOut(select: string, write: (chunk: Uint8Array) => Promise<void>): Promise<number> {
-    return copyOut(this.pool, select, write);
+    return copyOut(this.pool, select, write, this.prelude);
   }
 
   /**
@@ -216,7 +231,7 @@ export class PostgresStore implements Store {
     const cancel = cancelOnAbort(client, signal);
     let broken = false;
     try {
-      await send(client, { text: 'begin' });
+      await send(client, { text: this.prelude ? `begin; ${this.prelude}` : 'begin' });
       const out = await fn(wrap({ client, signal }));
       // nobody waits for the answer any more: do not commit what a statement between two cancels finished
       signal?.throwIfAborted();
@@ -261,6 +276,47 @@ export interface OpenPostgresOptions {
   log?: (line: string) => void;
 }
 
+/**
+ * How a session gets its settings (search_path, TimeZone, statement_timeout). Directly connected,
+ * as the startup `options` (no statement per request). A transaction pooler refuses that parameter
+ * (PgBouncer: "unsupported startup parameter: options") or, told to ignore it, drops it: the first
+ * connection shows which, and then every transaction sets them itself (`set_config(…, true)`).
+ */
+async function sessionSettings(makePool: (options: string | undefined) => Pool, settings: Array<[string, string]>): Promise<{ pool: Pool; prelude: string | null }> {
+  const direct = makePool(settings.map(([k, v]) => `-c ${k}=${v}`).join(' '));
+  try {
+    const r = await direct.query<{ tz: string; sp: string }>(`select current_setting('TimeZone') as tz, current_setting('search_path') as sp`);
+    if (r.rows[0]?.tz === 'UTC' && r.rows[0]?.sp === settings[0][1]) return { pool: direct, prelude: null };
+  } catch (err) {
+    if (!/unsupported startup parameter/i.test((err as Error).message)) {
+      await direct.end().catch(() => {});
+      throw toStoreError(err, 'connect');
+    }
+  }
+  await direct.end().catch(() => {});
+  const prelude = `select ${settings.map(([k, v]) => `set_config('${k}', '${v}', true)`).join(', ')}`;
+  return { pool: makePool(undefined), prelude };
+}
+
+/**
+ * `create schema if not exists`, which races with itself: servers starting together take turns
+ * (an advisory lock). The one that waited can still miss the schema the other just made (its
+ * catalog snapshot is from before the wait: seen behind PgBouncer, where the transaction's first
+ * statement sets search_path) and fail with a duplicate key: it then looks again in a new transaction.
+ */
+async function createSchema(store: PostgresStore, schema: string): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await store.transaction(async (tx) => {
+        await tx.query(`select pg_advisory_xact_lock(hashtext('catalog_create_schema'))`);
+        await tx.query(`create schema if not exists ${schema}`);
+      });
+    } catch (err) {
+      if (attempt > 0 || !(err instanceof StoreError) || (err.code !== '23505' && err.code !== '42P06')) throw err;
+    }
+  }
+}
+
 /** Connects to PostgreSQL, creates the schema if needed, and migrates it. */
 export async function openPostgres(opts: OpenPostgresOptions): Promise<PostgresStore> {
   const pg = (await import('pg')).default;
@@ -269,32 +325,30 @@ export async function openPostgres(opts: OpenPostgresOptions): Promise<PostgresS
   for (const oid of textTypes) pg.types.setTypeParser(oid, (v: string) => v);
   const schema = opts.schema ?? 'public';
   if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw toStoreError({ code: '3F000', message: `invalid schema name ${schema}` });
-  const settings = [`-c search_path=${schema}`, '-c TimeZone=UTC'];
-  if (opts.statementTimeoutMs) settings.push(`-c statement_timeout=${opts.statementTimeoutMs}`);
-  const pool = new pg.Pool({
-    connectionString: opts.url,
-    // who the sessions are in pg_stat_activity (PostgREST names itself too), unless the URL says
-    ...(/[?&]application_name=/.test(opts.url) ? {} : { application_name: 'catalog' }),
-    max: opts.max ?? 10,
-    options: settings.join(' '),
-    connectionTimeoutMillis: 10_000,
-  });
-  // A connection that ends (pg_terminate_backend, a restart) must not end the process. pg's pool
-  // listens for an idle client's 'error' but not while one is checked out, and an 'error' event
-  // nobody listens to is thrown: every client gets a listener of its own for its whole life. The
-  // statement running on it fails (503 PGRST001) and the client is dropped; the pool connects anew.
+  const settings: Array<[string, string]> = [['search_path', schema], ['TimeZone', 'UTC']];
+  if (opts.statementTimeoutMs) settings.push(['statement_timeout', String(opts.statementTimeoutMs)]);
   const lost = (err: Error) => opts.log?.(`database connection lost: ${err.message}`);
-  pool.on('connect', (client) => client.on('error', lost));
-  pool.on('error', () => {});
-  const store = new PostgresStore(pool, schema);
+  const makePool = (options: string | undefined) => {
+    const pool = new pg.Pool({
+      connectionString: opts.url,
+      // who the sessions are in pg_stat_activity (PostgREST names itself too), unless the URL says
+      ...(/[?&]application_name=/.test(opts.url) ? {} : { application_name: 'catalog' }),
+      max: opts.max ?? 10,
+      ...(options ? { options } : {}),
+      connectionTimeoutMillis: 10_000,
+    });
+    // A connection that ends (pg_terminate_backend, a restart) must not end the process. pg's pool
+    // listens for an idle client's 'error' but not while one is checked out, and an 'error' event
+    // nobody listens to is thrown: every client gets a listener of its own for its whole life. The
+    // statement running on it fails (503 PGRST001) and the client is dropped; the pool connects anew.
+    pool.on('connect', (client) => client.on('error', lost));
+    pool.on('error', () => {});
+    return pool;
+  };
+  const { pool, prelude } = await sessionSettings(makePool, settings);
+  const store = new PostgresStore(pool, schema, prelude);
   try {
-    if (schema !== 'public') {
-      // `create schema if not exists` still races with itself; serialise servers starting together.
-      await store.transaction(async (tx) => {
-        await tx.query(`select pg_advisory_xact_lock(hashtext('catalog_create_schema'))`);
-        await tx.query(`create schema if not exists ${schema}`);
-      });
-    }
+    if (schema !== 'public') await createSchema(store, schema);
     if (opts.migrate !== false) await migrate(store);
   } catch (err) {
     // A server that cannot start must not leave a pool (and its timers) behind.
