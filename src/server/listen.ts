@@ -27,6 +27,8 @@ export interface StartOptions {
   maxHeaderBytes?: number;
   /** Longest wait for a request's line and headers, and longest silence within its body (slow-loris). Default 10 s. */
   receiveTimeoutMs?: number;
+  /** Port of the admin server (`/live`, `/ready`, `/metrics`) on the same host; none when undefined. */
+  adminPort?: number;
   maxRows?: number;
   /** PostgreSQL's statement_timeout (0: none); default DEFAULT_STATEMENT_TIMEOUT_MS (30 s). */
   statementTimeoutMs?: number;
@@ -41,6 +43,8 @@ export interface StartOptions {
 
 export interface RunningServer {
   url: string;
+  /** The admin server's URL, when `adminPort` was given. */
+  adminUrl?: string;
   store: Store;
   server: Server;
   /** Stops accepting, drains in-flight requests, closes the store, removes the lock. */
@@ -95,6 +99,8 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   const maxBodyBytes = opts.maxBodyBytes ?? defaultMaxBody(store.kind);
   const app = createApp({ store, jwtSecret: opts.jwtSecret, maxBodyBytes, maxRows: opts.maxRows, aggregates: opts.aggregates ?? true });
 
+  const { Metrics, startAdmin } = await import('./admin.js');
+  const metrics = new Metrics();
   let inFlight = 0;
   let lastActive = Date.now();
   let drained: (() => void) | null = null;
@@ -105,9 +111,11 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   const server = createServer({ keepAliveTimeout: 5_000, maxHeaderSize: opts.maxHeaderBytes ?? DEFAULT_MAX_HEADER, ...timeouts }, (req, res) => {
     inFlight++;
     lastActive = Date.now();
+    const arrived = lastActive;
     res.on('close', () => {
       inFlight--;
       lastActive = Date.now();
+      metrics.record(req.method ?? 'GET', res.statusCode, lastActive - arrived);
       if (inFlight === 0 && drained) drained();
     });
     if (Buffer.byteLength(req.url ?? '') > maxUrlBytes) {
@@ -131,6 +139,12 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   const addr = server.address() as AddressInfo;
   const shownHost = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
   const url = `http://${shownHost}:${addr.port}`;
+  const admin = opts.adminPort === undefined ? null : await startAdmin(opts.adminPort, host, store, metrics).catch(async (err: unknown) => {
+    await new Promise((r) => server.close(r));
+    if (ownsStore) await store.close();
+    lock?.release();
+    throw err;
+  });
   lock?.setUrl(url);
   const idle = opts.onIdle;
   const idleTimer = idle
@@ -152,12 +166,13 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
         else drained = resolve;
       });
       server.closeAllConnections();
+      if (admin) await new Promise((r) => (admin.server.close(r), admin.server.closeAllConnections()));
       if (ownsStore) await store.close();
       lock?.release();
     })();
     return closing;
   };
-  return { url, store, server, close };
+  return { url, ...(admin ? { adminUrl: admin.url } : {}), store, server, close };
 }
 
 /** Refuses to start without authentication off loopback, or with a JWT secret PostgREST would refuse. */

@@ -16,6 +16,7 @@ export interface ServeOptions {
   maxRows?: string;
   statementTimeout?: string;
   idleExit?: string;
+  adminPort?: string;
 }
 
 /**
@@ -43,6 +44,7 @@ export function defineServe(ctx: Context): Command {
     .option('--statement-timeout <ms>', 'cancel a statement running longer than this (PostgreSQL only; answers 500 57014; default 30000, 0 for none)')
     .option('--db-schema <name>', 'PostgreSQL schema holding the catalog tables (env CATALOG_DB_SCHEMA; default public)')
     .option('--workers <n>', 'processes serving one PostgreSQL together (needs --database-url)', '1')
+    .option('--admin-port <port>', 'serve /live, /ready (503 while the database does not answer) and /metrics (Prometheus) on this port')
     .option('--idle-exit <seconds>', 'stop after this many seconds without a request (the background holder commands start uses it)')
     .action(async (opts: ServeOptions) => runServe(opts, ctx))
     .addHelpText('after', EMBEDDED_NOTE);
@@ -70,8 +72,12 @@ export async function runServe(opts: ServeOptions, ctx: Context): Promise<void> 
   const workers = count('--workers', opts.workers ?? '1') as number;
   if (workers < 1) throw new UsageError('--workers must be at least 1');
   if (workers > 1 && !databaseUrl) throw new UsageError('--workers needs --database-url: the embedded catalog is held by one process');
+  const adminPort = count('--admin-port', opts.adminPort);
+  if (adminPort !== undefined && adminPort > 65535) throw new UsageError(`--admin-port must be at most 65535, not ${adminPort}`);
+  if (adminPort !== undefined && adminPort !== 0 && adminPort === port) throw new UsageError('--admin-port must differ from --port');
   const startOptions = {
     port,
+    adminPort,
     host: opts.host ?? '127.0.0.1',
     dataDir,
     databaseUrl,
@@ -118,6 +124,8 @@ export async function runServe(opts: ServeOptions, ctx: Context): Promise<void> 
   });
   const stopping = ctx.waitForSignal();
   await ctx.io.stderr.write(`Serving the catalog at ${server.url} (${databaseUrl ? 'PostgreSQL' : `data in ${dataDir}`}). Press Ctrl-C to stop.\n`);
+  const adminUrl = (server as { adminUrl?: string }).adminUrl;
+  if (adminUrl) await ctx.io.stderr.write(`Admin (/live, /ready, /metrics) at ${adminUrl}\n`);
   const signal = await Promise.race([stopping, idled]);
   await ctx.note(signal === 'idle' ? `no request for ${idleSeconds} s: stopping` : `${signal}: stopping`);
   await server.close();
