@@ -27,7 +27,7 @@ describe('the embedded default (no --url)', () => {
     try {
       const r = await catalog(['genres', 'add', 'name=Held', '-v'], { env: { CATALOG_DATA: data } });
       expect(r.code).toBe(0);
-      expect(r.stderr).toContain(`POST ${serve.url}/genres → 201`);
+      expect(r.stderr).toContain(`POST ${serve.url}/genres?on_conflict=id → 201`); // issue 24: add sends ids of its own, duplicates ignored
       const c = await catalog(['config', '-o', 'json'], { env: { CATALOG_DATA: data } });
       const url = (JSON.parse(c.stdout) as Array<{ setting: string; value: string }>).find((x) => x.setting === 'url');
       expect(url?.value).toContain(`${serve.url} (catalog serve, pid ${serve.proc.pid})`);
@@ -63,7 +63,7 @@ describe('profiles', () => {
       writeFileSync(join(config, 'catalog', 'config.yaml'), `default_profile: local\nprofiles:\n  local:\n    url: ${serve.url}\n    headers:\n      apikey: profile-key\n  broken:\n    url: http://127.0.0.1:9\n`);
       const env = { XDG_CONFIG_HOME: config, CATALOG_DATA: tempDir('unused-') };
       const added = await catalog(['countries', 'add', 'name=Profileland', '--dry-run'], { env });
-      expect(added.stdout).toContain(`curl -X POST ${serve.url}/countries `);
+      expect(added.stdout).toContain(`curl -X POST '${serve.url}/countries?on_conflict=id' `); // issue 24: add sends ids of its own
       expect(added.stdout).toContain("-H 'apikey: <redacted>'");
       const real = await catalog(['countries', 'add', 'name=Profileland'], { env });
       expect(real.code).toBe(0);
