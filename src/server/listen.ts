@@ -29,6 +29,8 @@ export interface StartOptions {
   receiveTimeoutMs?: number;
   /** Port of the admin server (`/live`, `/ready`, `/metrics`) on the same host; none when undefined. */
   adminPort?: number;
+  /** Told of every answered request (the request log, `--log-level info`). */
+  onRequest?: (r: { method: string; path: string; status: number; ms: number; bytes: number }) => void;
   maxRows?: number;
   /** PostgreSQL's statement_timeout (0: none); default DEFAULT_STATEMENT_TIMEOUT_MS (30 s). */
   statementTimeoutMs?: number;
@@ -112,10 +114,13 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     inFlight++;
     lastActive = Date.now();
     const arrived = lastActive;
+    const sentBefore = req.socket.bytesWritten;
     res.on('close', () => {
       inFlight--;
       lastActive = Date.now();
       metrics.record(req.method ?? 'GET', res.statusCode, lastActive - arrived);
+      const path = (req.url ?? '/').split('?')[0];
+      opts.onRequest?.({ method: req.method ?? 'GET', path, status: res.statusCode, ms: lastActive - arrived, bytes: req.socket.bytesWritten - sentBefore });
       if (inFlight === 0 && drained) drained();
     });
     if (Buffer.byteLength(req.url ?? '') > maxUrlBytes) {

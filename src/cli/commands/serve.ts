@@ -17,6 +17,8 @@ export interface ServeOptions {
   statementTimeout?: string;
   idleExit?: string;
   adminPort?: string;
+  logLevel?: string;
+  logFormat?: string;
 }
 
 /**
@@ -44,6 +46,8 @@ export function defineServe(ctx: Context): Command {
     .option('--statement-timeout <ms>', 'cancel a statement running longer than this (PostgreSQL only; answers 500 57014; default 30000, 0 for none)')
     .option('--db-schema <name>', 'PostgreSQL schema holding the catalog tables (env CATALOG_DB_SCHEMA; default public)')
     .option('--workers <n>', 'processes serving one PostgreSQL together (needs --database-url)', '1')
+    .option('--log-level <level>', 'crit, error (internal errors, lost connections: the default), warn, or info (also one line per request)', 'error')
+    .option('--log-format <format>', 'text or json (one JSON object per line)', 'text')
     .option('--admin-port <port>', 'serve /live, /ready (503 while the database does not answer) and /metrics (Prometheus) on this port')
     .option('--idle-exit <seconds>', 'stop after this many seconds without a request (the background holder commands start uses it)')
     .action(async (opts: ServeOptions) => runServe(opts, ctx))
@@ -53,6 +57,36 @@ export function defineServe(ctx: Context): Command {
     'catalog serve --port 8080 --data ./catalog-data',
     'catalog serve --host 0.0.0.0 --workers 2 --database-url postgres://catalog@db/catalog --jwt-secret "$SECRET"',
   ]);
+}
+
+const LOG_LEVELS = ['crit', 'error', 'warn', 'info'] as const;
+
+/** What the request log says of one request (server/listen.ts's `onRequest`). */
+interface RequestLine {
+  method: string;
+  path: string;
+  status: number;
+  ms: number;
+  bytes: number;
+}
+
+/**
+ * The service's log on stderr (`--log-level`, `--log-format`), as PostgREST's `log-level`: at
+ * `error` and above, internal errors and lost database connections (before: only with -v); at
+ * `info`, also one line per request (method, path, status, ms, bytes).
+ */
+function serveLog(opts: ServeOptions, ctx: Context): { log?: (line: string) => void; onRequest?: (r: RequestLine) => void } {
+  const level = (opts.logLevel ?? 'error').toLowerCase();
+  if (!(LOG_LEVELS as readonly string[]).includes(level)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, not '${opts.logLevel}'`);
+  const format = (opts.logFormat ?? 'text').toLowerCase();
+  if (format !== 'text' && format !== 'json') throw new UsageError(`--log-format must be text or json, not '${opts.logFormat}'`);
+  const rank = LOG_LEVELS.indexOf(level as (typeof LOG_LEVELS)[number]);
+  const write = (fields: Record<string, unknown>, text: string) =>
+    void ctx.io.stderr.write(`${format === 'json' ? JSON.stringify({ time: new Date(ctx.clock.now()).toISOString(), ...fields }) : text}\n`);
+  return {
+    ...(rank >= 1 || ctx.globals.verbose ? { log: (line: string) => write({ level: 'error', message: line }, line) } : {}),
+    ...(rank >= 3 ? { onRequest: (r) => write({ level: 'info', ...r }, `${r.method} ${r.path} ${r.status} ${r.ms} ms ${r.bytes} bytes`) } : {}),
+  };
 }
 
 /** Starts the service, prints its URL on stderr, and closes it cleanly on SIGINT/SIGTERM. */
@@ -86,7 +120,7 @@ export async function runServe(opts: ServeOptions, ctx: Context): Promise<void> 
     maxBodyBytes,
     maxRows,
     statementTimeoutMs,
-    log: ctx.globals.verbose ? (line: string) => void ctx.io.stderr.write(`${line}\n`) : undefined,
+    ...serveLog(opts, ctx),
   };
   const { jwtSecretProblem } = await loadServer();
   const secretProblem = jwtSecretProblem(startOptions.jwtSecret);
