@@ -73,3 +73,34 @@ describe('--admin-port', () => {
     }
   }, 60_000);
 });
+
+describe.skipIf(!PG_URL)(`catalog serve with the database down at start${PG_URL ? '' : ' (SKIPPED: set CATALOG_TEST_DATABASE_URL)'}`, () => {
+  it('tries again with backoff, saying so, and serves once the database is reachable', async () => {
+    ensureBuilt();
+    const target = new URL(PG_URL!);
+    const proxy = await startProxy(target.hostname, Number(target.port || 5432));
+    proxy.cut();
+    const schema = `catalog_down_${process.pid}`;
+    const proc = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--database-url', proxy.via(PG_URL!), '--db-schema', schema], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    proc.stderr.on('data', (c) => (err += c));
+    try {
+      expect(await eventually(async () => /the database cannot be reached \(.*\): trying again in [\d.]+ s/.test(err), 300)).toBe(true);
+      expect(proc.exitCode).toBeNull();
+      proxy.restore();
+      expect(await eventually(async () => /Serving the catalog at (\S+)/.test(err), 300), err).toBe(true);
+      const url = /Serving the catalog at (\S+)/.exec(err)![1];
+      expect((await fetch(`${url}/labels`)).status).toBe(200);
+    } finally {
+      proc.kill('SIGTERM');
+      await new Promise((r) => proc.on('exit', r));
+      proxy.restore();
+      const { default: pg } = await import('pg');
+      const c = new pg.Client({ connectionString: PG_URL });
+      await c.connect();
+      await c.query(`drop schema if exists ${schema} cascade`);
+      await c.end();
+      await proxy.close();
+    }
+  }, 90_000);
+});

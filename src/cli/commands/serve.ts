@@ -89,6 +89,31 @@ function serveLog(opts: ServeOptions, ctx: Context): { log?: (line: string) => v
   };
 }
 
+/** The longest pause between two tries to reach a database that is down at start. */
+const MAX_START_RETRY_MS = 10_000;
+
+/**
+ * Starts the service, trying again with backoff (0.5 s doubling to 10 s, each try said on stderr)
+ * while the database cannot be reached, as PostgREST does; null when a signal stops the wait.
+ */
+async function untilReachable<T>(start: () => Promise<T>, stopping: Promise<string>, ctx: Context): Promise<T | null> {
+  let stopped = false;
+  void stopping.then(() => (stopped = true));
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await start();
+    } catch (err) {
+      // down or starting (08…, 57P03); a wrong database name or password is not waited out
+      const e = err as { connection?: string; code?: string };
+      if (e.connection !== 'unreachable' || !/^(08|57P03)/.test(e.code ?? '') || stopped) throw err;
+      const ms = Math.min(500 * 2 ** attempt, MAX_START_RETRY_MS);
+      await ctx.note(`the database cannot be reached (${(err as Error).message}): trying again in ${ms / 1000} s`);
+      await Promise.race([new Promise((r) => setTimeout(r, ms)), stopping]);
+      if (stopped) return null;
+    }
+  }
+}
+
 /** Starts the service, prints its URL on stderr, and closes it cleanly on SIGINT/SIGTERM. */
 export async function runServe(opts: ServeOptions, ctx: Context): Promise<void> {
   // Loaded when the command runs: defining it (for `catalog --help`) must stay cheap.
@@ -151,12 +176,15 @@ export async function runServe(opts: ServeOptions, ctx: Context): Promise<void> 
     const holder = control.readServeLock(dataDir);
     if (holder && (await control.stopBackgroundHolder(dataDir))) await ctx.note(`stopped the background holder (process ${holder.pid}) to serve ${dataDir} here`);
   }
-  const server = await control.startServer({ ...startOptions, ...(idleSeconds ? { onIdle: { idleMs: idleSeconds * 1000, run: () => idleNow('idle'), version: ctx.version } } : {}) }).catch((err: NodeJS.ErrnoException) => {
-    if (err.code === 'EADDRINUSE') throw new Error(`port ${port} on ${opts.host ?? '127.0.0.1'} is already in use: choose another with --port`);
-    if (/^refusing|already served|is held by/.test(err.message)) throw new UsageError(err.message, 'one process holds an embedded catalog: stop that one, or give this one another --data');
-    throw err;
-  });
   const stopping = ctx.waitForSignal();
+  const start = () =>
+    control.startServer({ ...startOptions, ...(idleSeconds ? { onIdle: { idleMs: idleSeconds * 1000, run: () => idleNow('idle'), version: ctx.version } } : {}) }).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'EADDRINUSE') throw new Error(`port ${port} on ${opts.host ?? '127.0.0.1'} is already in use: choose another with --port`);
+      if (/^refusing|already served|is held by/.test(err.message)) throw new UsageError(err.message, 'one process holds an embedded catalog: stop that one, or give this one another --data');
+      throw err;
+    });
+  const server = await untilReachable(start, stopping, ctx);
+  if (!server) return;
   await ctx.io.stderr.write(`Serving the catalog at ${server.url} (${databaseUrl ? 'PostgreSQL' : `data in ${dataDir}`}). Press Ctrl-C to stop.\n`);
   const adminUrl = (server as { adminUrl?: string }).adminUrl;
   if (adminUrl) await ctx.io.stderr.write(`Admin (/live, /ready, /metrics) at ${adminUrl}\n`);
