@@ -196,7 +196,7 @@ export class CatalogClient implements ServiceClient {
     let status = 0;
     try {
       const open = await this.pool();
-      const res = await openStream(open, url, { method: r.method, headers: this.headersFor(r) }, r.body, this.timeoutMs);
+      const res = await openStream(open, url, { method: r.method, headers: this.headersFor(r), signal: r.signal }, r.body, this.timeoutMs);
       status = res.status;
       this.refusedByProxy(status, () => res.cancel());
       return res;
@@ -261,7 +261,7 @@ export class CatalogClient implements ServiceClient {
       const open = await this.pool();
       const headers = this.headersFor(r);
       if (r.body !== undefined) headers['content-length'] = String(typeof r.body === 'string' ? Buffer.byteLength(r.body) : r.body.byteLength);
-      const exchange = send(open, url, { method: r.method, headers }, r.body, this.timeoutMs);
+      const exchange = send(open, url, { method: r.method, headers, signal: r.signal }, r.body, this.timeoutMs);
       this.inFlight.add(exchange);
       let res: ClientResponse;
       try {

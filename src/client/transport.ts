@@ -16,6 +16,11 @@ export interface HttpRequest {
   body?: string | Uint8Array;
   /** Whether it may be sent again after an unclear failure (default: GET and HEAD only). */
   idempotent?: boolean;
+  /**
+   * Stops the exchange when aborted (the connection is closed: our service then cancels the
+   * statement); the request fails with an AbortError and is not sent again.
+   */
+  signal?: AbortSignal;
 }
 
 export interface HttpResponse {

@@ -16,10 +16,41 @@ import { refuseOutputsOverInput } from './output-paths.js';
 
 export * from './options.js';
 
-/** A transport that counts the requests it sends (the summary reports them). */
-function counting(t: Transport): Transport & { count: number } {
-  const c = { count: 0, send: (req: Parameters<Transport['send']>[0]) => (c.count++, t.send(req)) };
+/** A transport that counts the requests it sends (the summary reports them) and cancels them with `signal`. */
+function counting(t: Transport, signal: AbortSignal): Transport & { count: number } {
+  const c = { count: 0, send: (req: Parameters<Transport['send']>[0]) => (c.count++, t.send({ ...req, signal })) };
   return c;
+}
+
+/**
+ * How long a stop lets batches in flight finish before cancelling them, when the rows have no
+ * conflict key: a cancelled plain insert may have committed just before, and `--resume` would send
+ * it again. Keyed batches are upserts (a resend is harmless): cancelled at once.
+ */
+const PLAIN_INSERT_GRACE_MS = 1000;
+
+/**
+ * The stop of an import (`opts.signal`) as the cancellation of its requests: at once, or after
+ * PLAIN_INSERT_GRACE_MS once `plain` says the rows are plain inserts. The service cancels the
+ * statement of a request whose client went away, so a stop does not wait on the database.
+ */
+function cancellation(stop: AbortSignal | undefined): { signal: AbortSignal; plain: (yes: boolean) => void; dispose: () => void } {
+  const cancel = new AbortController();
+  let grace = 0;
+  let timer: NodeJS.Timeout | undefined;
+  const onStop = () => {
+    timer = setTimeout(() => cancel.abort(), grace);
+  };
+  if (stop?.aborted) cancel.abort();
+  else stop?.addEventListener('abort', onStop, { once: true });
+  return {
+    signal: cancel.signal,
+    plain: (yes) => void (grace = yes ? PLAIN_INSERT_GRACE_MS : 0),
+    dispose: () => {
+      clearTimeout(timer);
+      stop?.removeEventListener('abort', onStop);
+    },
+  };
 }
 
 /**
@@ -31,10 +62,17 @@ function counting(t: Transport): Transport & { count: number } {
  */
 export async function importFile(opts: ImportOptions, baseTransport: Transport): Promise<ImportSummary> {
   const settings = settle(opts);
-  const transport = counting(baseTransport);
+  const cancel = cancellation(opts.signal);
+  const transport = counting(baseTransport, cancel.signal);
   const started = settings.clock();
-  await refuseOutputsOverInput(opts.input, [{ flag: '--rejects', path: opts.rejectsPath }, { flag: '--checkpoint', path: opts.checkpointPath ?? undefined }]);
-  const source = await openSource({ ...opts, signal: opts.signal });
+  await refuseOutputsOverInput(opts.input, [{ flag: '--rejects', path: opts.rejectsPath }, { flag: '--checkpoint', path: opts.checkpointPath ?? undefined }]).catch((err: unknown) => {
+    cancel.dispose();
+    throw err;
+  });
+  const source = await openSource({ ...opts, signal: opts.signal }).catch((err: unknown) => {
+    cancel.dispose();
+    throw err;
+  });
   try {
     const resume = await resumePoint(opts, source, settings.notice);
     const resolver = new FieldResolver(settings.table, { map: opts.map, ignoreUnknown: opts.ignoreUnknown });
@@ -64,6 +102,7 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
     await matcher?.load(transport, sender.copyHead === null);
     // COPY bodies carry no per-row JSON or lookups: larger batches halve the per-request cost
     if (sender.copyHead && !settings.batchRowsGiven) limits.rows = DEFAULT_COPY_BATCH_ROWS;
+    cancel.plain(!plan.conflictKey);
     if (!plan.conflictKey && plan.columns.length > 0) {
       const hint = settings.table.name === 'artists' ? '; give --key COLS (e.g. --key stage_name) to match stored artists' : '; give --key COLS to match stored rows';
       settings.notice(`no ${settings.keyColumns.join(', ')} field in the input and no natural key: rows are inserted as new${hint}`);
@@ -73,20 +112,24 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
     const ctx = { source, shape, deduper, batcher, account, settings, start: resume.index, records: scan.records, headers: scan.headers, copyHead: sender.copyHead, matcher };
     const load = await (sender.copyHead ? loadCopyLines(ctx) : loadRecords(ctx));
     await batcher.finish(!load.interrupted);
-    const finished = !load.interrupted && !batcher.fatal;
+    // a stop wins over the failure of a batch it cancelled (or that failed meanwhile): that batch
+    // is not committed, the checkpoint stays before it
+    const interrupted = load.interrupted || settings.stopping();
+    const finished = !interrupted && !batcher.fatal;
     await account.close(finished, finished ? batcher.position : batcher.committed());
     account.progress(load.bytes, load.read, scan.records);
-    if (batcher.fatal) throw batcher.fatal;
+    if (batcher.fatal && !interrupted) throw batcher.fatal;
     if (opts.sync?.deferred && finished && matcher?.index) opts.sync.deferred(matcher.index, account.totals.rejected);
     const sync = opts.sync && !opts.sync.deferred && finished && matcher?.index ? await planSync(transport, settings.table, matcher.index, opts.sync, account.totals.rejected, true, !settings.dryRun) : null;
     if (sync && !settings.dryRun) await runSync(transport, settings.table, sync, opts.sync!);
     const seconds = (settings.clock() - started) / 1000;
-    const summary = summarize({ opts, source, account, resume, records: scan.records, finished, interrupted: load.interrupted, plan, limits, requests: transport.count, seconds });
+    const summary = summarize({ opts, source, account, resume, records: scan.records, finished, interrupted, plan, limits, requests: transport.count, seconds });
     summary.created = matcher?.created() ?? {};
     summary.naturalKey = matcher?.natural ? matcher.index!.spec.map((a) => [...a]) : null;
     if (sync) summary.sync = sync.report;
     return summary;
   } finally {
+    cancel.dispose();
     await source.cleanup();
   }
 }

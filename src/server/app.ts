@@ -57,7 +57,7 @@ export function createApp(opts: AppOptions): App {
     const planned = planRequest(request, { schema, maxRows: opts.maxRows });
     if (planned.representation.copy) return copyOutReply(store, planned, opts.maxRows);
     const statement = buildStatement(planned, schema);
-    const result = await execute(store, planned, statement.main, statement.extra);
+    const result = await execute(store, planned, statement.main, statement.extra, req.signal);
     return shapeResponse(planned, result);
   }
 
@@ -66,6 +66,8 @@ export function createApp(opts: AppOptions): App {
     try {
       res = await answer(req);
     } catch (err) {
+      // nobody waits for the answer of a request its client left (its statement was cancelled): nothing to log
+      if (req.signal?.aborted) return { status: 499, headers: {}, body: null };
       res = errorReply(err instanceof AuthError ? new ApiError(err.status, err.code, err.message, { headers: err.headers }) : err, log);
     }
     return decorate(req, res, opts.serverVersion);

@@ -21,6 +21,8 @@ export interface Incoming {
   header(name: string): string | null;
   /** The body's bytes (decoded by the parser, or passed to COPY as they are); more than `max` bytes → ApiError 413 without buffering them. */
   bytes(max: number): Promise<Buffer>;
+  /** Aborts when the client goes away before its answer: its statement is then cancelled. */
+  readonly signal?: AbortSignal;
 }
 
 /** Reads a web body stream, refusing more than `max` bytes without buffering them. */

@@ -132,12 +132,13 @@ async function copyDirect(
  * sent as its statement alone: one statement is atomic and sees one snapshot by itself, and
  * BEGIN/COMMIT would cost two more round trips to the database than the statement (the count
  * estimate's EXPLAIN reads no rows, so it needs no shared snapshot either). Everything else runs
- * in one transaction; an ApiError thrown inside rolls it back.
+ * in one transaction; an ApiError thrown inside rolls it back. `signal` aborts when the client went
+ * away: the store cancels the statement (PostgreSQL) and nothing is committed.
  */
-export async function execute(store: Store, planned: Planned, statement: Statement, extra: Statement | null): Promise<ExecResult> {
+export async function execute(store: Store, planned: Planned, statement: Statement, extra: Statement | null, signal?: AbortSignal): Promise<ExecResult> {
   const { prefs } = planned;
   if (planned.plan.kind === 'read' && prefs.timezone === undefined) {
-    const row = (await store.query<Record<string, unknown>>(statement.sql, statement.params)).rows[0] ?? {};
+    const row = (await store.query<Record<string, unknown>>(statement.sql, statement.params, signal)).rows[0] ?? {};
     return readResult(store, planned, row, extra, false);
   }
   let abort: ApiError | null = null;
@@ -197,7 +198,7 @@ export async function execute(store: Store, planned: Planned, statement: Stateme
         keys: keysText ? (JSON.parse(keysText) as unknown[][]) : null,
         timezoneApplied,
       };
-    });
+    }, signal);
   } catch (err) {
     // The store wraps whatever the callback throws; our own answer is kept aside.
     if (abort) throw abort;

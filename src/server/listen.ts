@@ -4,7 +4,7 @@ import type { Store } from '../store/store.js';
 import type { App } from './app.js';
 import { writeStream } from './stream-body.js';
 import { acquireDirLock, currentHolder, directoryTag, type DirLock, HOLDER_HEADER, readHolder, stopBackgroundHolder, tightenModes } from '../holder/lock.js';
-import { DEFAULT_MAX_BODY, defaultMaxBody, payloadTooLarge } from './errors.js';
+import { ApiError, DEFAULT_MAX_BODY, defaultMaxBody, payloadTooLarge } from './errors.js';
 import type { Incoming } from './exchange.js';
 import { newHolderKey, privateApp, privateRefusal } from '../holder/guard.js';
 
@@ -26,7 +26,14 @@ export interface StartOptions {
   maxUrlBytes?: number;
   /** Largest request line + headers node:http reads; more gets 431. Default 16 KiB. */
   maxHeaderBytes?: number;
+  /** Longest wait for a request's line and headers, and longest silence within its body (slow-loris). Default 10 s. */
+  receiveTimeoutMs?: number;
+  /** Port of the admin server (`/live`, `/ready`, `/metrics`) on the same host; none when undefined. */
+  adminPort?: number;
+  /** Told of every answered request (the request log, `--log-level info`). */
+  onRequest?: (r: { method: string; path: string; status: number; ms: number; bytes: number }) => void;
   maxRows?: number;
+  /** PostgreSQL's statement_timeout (0: none); default DEFAULT_STATEMENT_TIMEOUT_MS (30 s). */
   statementTimeoutMs?: number;
   /** Aggregates in `select` (PostgREST's db-aggregates-enabled); default on. */
   aggregates?: boolean;
@@ -45,6 +52,8 @@ export interface StartOptions {
 
 export interface RunningServer {
   url: string;
+  /** The admin server's URL, when `adminPort` was given. */
+  adminUrl?: string;
   store: Store;
   server: Server;
   /** A private server's credential (the `catalog-holder-key` header), or null. */
@@ -55,6 +64,12 @@ export interface RunningServer {
 
 export const DEFAULT_MAX_URL = 8 * 1024;
 export const DEFAULT_MAX_HEADER = 16 * 1024;
+/**
+ * How long a client may take to send its request line and headers, and how long its body may go
+ * silent (slow-loris: one connection held open by a trickle of bytes). A whole request may take
+ * up to node's 300 s (a 64 MiB body over a slow link), as long as it keeps arriving.
+ */
+export const DEFAULT_RECEIVE_TIMEOUT_MS = 10_000;
 
 /** The live process holding a data directory and listening (a quick check: no request is made). */
 export function readServeLock(dataDir: string): { pid: number; url: string; key?: string } | null {
@@ -104,16 +119,26 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   const shared = createApp({ store, jwtSecret: opts.jwtSecret, maxBodyBytes, maxRows: opts.maxRows, aggregates: opts.aggregates ?? true });
   const app = key ? privateApp(shared) : shared;
 
+  const { Metrics, startAdmin } = await import('./admin.js');
+  const metrics = new Metrics();
   let inFlight = 0;
   let lastActive = Date.now();
   let drained: (() => void) | null = null;
   const maxUrlBytes = opts.maxUrlBytes ?? DEFAULT_MAX_URL;
-  const server = createServer({ keepAliveTimeout: 5_000, maxHeaderSize: opts.maxHeaderBytes ?? DEFAULT_MAX_HEADER }, (req, res) => {
+  const receiveMs = opts.receiveTimeoutMs ?? DEFAULT_RECEIVE_TIMEOUT_MS;
+  // node checks headersTimeout only every connectionsCheckingInterval (30 s by default)
+  const timeouts = { headersTimeout: receiveMs, connectionsCheckingInterval: Math.min(1_000, receiveMs) };
+  const server = createServer({ keepAliveTimeout: 5_000, maxHeaderSize: opts.maxHeaderBytes ?? DEFAULT_MAX_HEADER, ...timeouts }, (req, res) => {
     inFlight++;
     lastActive = Date.now();
+    const arrived = lastActive;
+    const sentBefore = req.socket.bytesWritten;
     res.on('close', () => {
       inFlight--;
       lastActive = Date.now();
+      metrics.record(req.method ?? 'GET', res.statusCode, lastActive - arrived);
+      const path = (req.url ?? '/').split('?')[0];
+      opts.onRequest?.({ method: req.method ?? 'GET', path, status: res.statusCode, ms: lastActive - arrived, bytes: req.socket.bytesWritten - sentBefore });
       if (inFlight === 0 && drained) drained();
     });
     const refusal = key ? privateRefusal(req, key) : null;
@@ -127,7 +152,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
       req.resume();
       return;
     }
-    void serveOne(app, req, res, baseOf(req), maxBodyBytes, opts.log, holderTag);
+    void serveOne(app, req, res, baseOf(req), maxBodyBytes, opts.log, holderTag, receiveMs);
   });
   server.on('clientError', answerClientError(opts.maxHeaderBytes ?? DEFAULT_MAX_HEADER));
   try {
@@ -144,6 +169,12 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   const addr = server.address() as AddressInfo;
   const shownHost = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
   const url = `http://${shownHost}:${addr.port}`;
+  const admin = opts.adminPort === undefined ? null : await startAdmin(opts.adminPort, host, store, metrics).catch(async (err: unknown) => {
+    await new Promise((r) => server.close(r));
+    if (ownsStore) await store.close();
+    lock?.release();
+    throw err;
+  });
   lock?.setUrl(url, key ?? undefined);
   const idle = opts.onIdle;
   const idleTimer = idle
@@ -165,6 +196,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
         else drained = resolve;
       });
       server.closeAllConnections();
+      if (admin) await new Promise((r) => (admin.server.close(r), admin.server.closeAllConnections()));
       if (ownsStore) await store.close();
       if (lock) tightenModes(opts.dataDir!);
       lock?.release();
@@ -172,7 +204,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     })();
     return closing;
   };
-  return { url, store, server, key, close };
+  return { url, ...(admin ? { adminUrl: admin.url } : {}), store, server, key, close };
 }
 
 /** Refuses to start without authentication off loopback, or with a JWT secret PostgREST would refuse. */
@@ -191,11 +223,14 @@ function answerClientError(maxHeaderBytes: number) {
     const [status, code, message, details] =
       err.code === 'HPE_HEADER_OVERFLOW'
         ? [431, 'PGRST431', 'Request Header Fields Too Large', `The request line and headers are larger than the maximum of ${maxHeaderBytes} bytes.`]
-        : [400, 'PGRST400', 'Bad Request', `The request is not valid HTTP/1.1 (${err.code ?? 'parse error'}).`];
+        : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? [408, 'PGRST408', 'Request Timeout', 'The request line and headers did not arrive in time.']
+          : [400, 'PGRST400', 'Bad Request', `The request is not valid HTTP/1.1 (${err.code ?? 'parse error'}).`];
     // a HEAD answer never has a body (the client's parser takes one as the next answer and fails):
     // the body only goes when the request is known not to be a HEAD
     const raw = (err as NodeJS.ErrnoException & { rawPacket?: Buffer }).rawPacket;
-    const withBody = raw !== undefined && raw.length >= 5 && raw.toString('latin1', 0, 5) !== 'HEAD ';
+    const head = raw !== undefined && raw.length >= 5 && raw.toString('latin1', 0, 5) === 'HEAD ';
+    const withBody = !head && ((raw !== undefined && raw.length >= 5) || err.code === 'ERR_HTTP_REQUEST_TIMEOUT');
     const body = withBody ? JSON.stringify({ code, details, hint: null, message }) : '';
     socket.end(`HTTP/1.1 ${status} ${message}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
   };
@@ -203,8 +238,8 @@ function answerClientError(maxHeaderBytes: number) {
 
 async function openStore(opts: StartOptions): Promise<Store> {
   if (opts.databaseUrl) {
-    const { openPostgres } = await import('../store/postgres.js');
-    return openPostgres({ url: opts.databaseUrl, schema: opts.schema, statementTimeoutMs: opts.statementTimeoutMs, log: opts.log });
+    const { DEFAULT_STATEMENT_TIMEOUT_MS, openPostgres } = await import('../store/postgres.js');
+    return openPostgres({ url: opts.databaseUrl, schema: opts.schema, statementTimeoutMs: opts.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS, log: opts.log });
   }
   const { openPGlite } = await import('../store/pglite.js');
   return openPGlite({ dataDir: opts.dataDir });
@@ -221,12 +256,24 @@ function refuse(res: ServerResponse, status: number, code: string, message: stri
   res.end(body);
 }
 
-/** A node:http request as the app's Incoming: headers looked up in `rawHeaders`, the body read from the stream. */
-function incoming(req: IncomingMessage, url: URL): Incoming & { overflowed: boolean } {
+/** 408 for a body that stopped arriving (the connection is closed after it). */
+const bodyTimeout = (ms: number) =>
+  new ApiError(408, 'PGRST408', 'Request Timeout', { details: `No part of the request body arrived for ${ms / 1000} s.`, hint: 'Send the body without pauses.' });
+
+/**
+ * A node:http request as the app's Incoming: headers looked up in `rawHeaders`, the body read from
+ * the stream (at most `receiveMs` of silence), `signal` aborted when the client leaves before its answer.
+ */
+function incoming(req: IncomingMessage, res: ServerResponse, url: URL, receiveMs: number): Incoming & { overflowed: boolean; signal: AbortSignal } {
   let headers: Map<string, string> | null = null;
+  const left = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) left.abort();
+  });
   const self = {
     method: req.method ?? 'GET',
     url,
+    signal: left.signal,
     overflowed: false,
     header(name: string): string | null {
       if (!headers) {
@@ -247,14 +294,25 @@ function incoming(req: IncomingMessage, url: URL): Incoming & { overflowed: bool
         const chunks: Buffer[] = [];
         let size = 0;
         let settled = false;
+        let silence: NodeJS.Timeout | undefined;
         const settle = (err: Error | null) => {
           if (settled) return;
           settled = true;
+          clearTimeout(silence);
           req.off('data', onData);
           if (err) reject(err);
           else resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
         };
+        const quiet = () => {
+          clearTimeout(silence);
+          silence = setTimeout(() => {
+            self.overflowed = true; // answered, then the connection is closed
+            settle(bodyTimeout(receiveMs));
+          }, receiveMs);
+        };
+        quiet();
         const onData = (chunk: Buffer) => {
+          quiet();
           size += chunk.length;
           if (size > max) {
             // Stop keeping the body (the rest is read and dropped) and close the connection after the 413.
@@ -283,6 +341,7 @@ async function serveOne(
   maxBodyBytes: number,
   log?: (line: string) => void,
   holderTag: string | null = null,
+  receiveMs = DEFAULT_RECEIVE_TIMEOUT_MS,
 ): Promise<void> {
   try {
     const declared = Number(req.headers['content-length'] ?? 0);
@@ -306,8 +365,9 @@ async function serveOne(
       req.resume();
       return;
     }
-    const request = incoming(req, url);
+    const request = incoming(req, res, url, receiveMs);
     const answer = await app.reply(request);
+    if (request.signal.aborted) return;
     if (request.overflowed) answer.headers.connection = 'close';
     // An embedded holder says which directory it holds, so a lock's recorded URL can be checked.
     if (holderTag) answer.headers[HOLDER_HEADER] = holderTag;

@@ -19,6 +19,8 @@ export async function migrate(db: Migratable, migrations: readonly Migration[] =
   let version = 0;
   for (const m of migrations) {
     const done = await db.transaction(async (tx) => {
+      // a migration (or the wait for another server's) may take longer than requests may
+      await tx.query(`select set_config('statement_timeout', '0', true)`);
       await tx.query(`select pg_advisory_xact_lock(hashtext(current_schema() || '.catalog_migrations'))`);
       await tx.query(`create table if not exists catalog_migrations (
         version integer primary key,

@@ -29,6 +29,55 @@ async function checkout(pool: Pool): Promise<PoolClient> {
   }
 }
 
+type PgModule = (typeof import('pg'))['default'];
+let pgModule: PgModule | null = null;
+
+/**
+ * Stops the statement `client` runs when `signal` aborts (the request's client went away): a
+ * CancelRequest on a connection of its own, as psql's Ctrl-C sends, so no pooled connection is
+ * needed. `fired()` says whether it did: that session is then dropped, never handed to another
+ * request (a cancel arriving late would stop that request's statement instead).
+ */
+function cancelOnAbort(client: PoolClient, signal: AbortSignal | undefined): { fired: () => boolean; dispose: () => void } {
+  if (!signal || !pgModule) return { fired: () => false, dispose: () => {} };
+  let fired = false;
+  const c = client as PoolClient & { processID?: number; secretKey?: number; connectionParameters?: { ssl?: unknown } };
+  const cancel = () => {
+    fired = true;
+    if (c.processID === undefined || c.secretKey === undefined) return;
+    const con = new pgModule!.Connection({ ssl: c.connectionParameters?.ssl } as never) as unknown as {
+      on(e: string, f: (...a: unknown[]) => void): void;
+      connect(port: number | string, host?: string): void;
+      cancel(pid: number, key: number): void;
+      stream: { destroy(): void };
+    };
+    con.on('error', () => {});
+    // the server closes a cancel connection; closing it first crashed PgBouncer 1.18 ("bad client state")
+    con.on('connect', () => {
+      con.cancel(c.processID!, c.secretKey!);
+      setTimeout(() => con.stream.destroy(), 5_000).unref();
+    });
+    if (client.host?.startsWith('/')) con.connect(`${client.host}/.s.PGSQL.${client.port}`);
+    else con.connect(client.port, client.host);
+  };
+  // A cancel that reaches the session between two statements is dropped by PostgreSQL, and one
+  // sent as a statement starts can arrive first: it is sent again while the statement still runs.
+  let again: NodeJS.Timeout | undefined;
+  const start = () => {
+    cancel();
+    again = setInterval(cancel, 500);
+  };
+  if (signal.aborted) start();
+  else signal.addEventListener('abort', start, { once: true });
+  return {
+    fired: () => fired,
+    dispose: () => {
+      clearInterval(again);
+      signal.removeEventListener('abort', start);
+    },
+  };
+}
+
 /** True when a failure left the connection unusable: it is then dropped, not returned to the pool. */
 const unusable = (err: unknown): boolean => !isDatabaseError(err) || (toStoreError(err).connection ?? null) !== null;
 
@@ -54,13 +103,16 @@ let copyTo: Promise<CopyTo> | null = null;
  * `COPY (select) TO STDOUT` on a connection of its own, each piece handed to `write` before the
  * next is read (pg-copy-streams pauses the socket meanwhile, so memory stays flat).
  */
-async function copyOut(pool: Pool, select: string, write: (chunk: Uint8Array) => Promise<void>): Promise<number> {
+async function copyOut(pool: Pool, select: string, write: (chunk: Uint8Array) => Promise<void>, prelude: string | null): Promise<number> {
   copyTo ??= import('pg-copy-streams').then((m) => m.to as unknown as CopyTo);
   const to = await copyTo;
   const client = await checkout(pool);
+  // behind a transaction pooler the session's settings hold only inside a transaction
+  if (prelude) await send(client, { text: `begin; ${prelude}` }).catch((err: unknown) => (client.release(true), Promise.reject(toStoreError(err))));
   // a COPY the database failed ends cleanly (the connection goes on to the next query); one stopped
   // because `write` failed (the client went away) is still sending: that connection is dropped
   let stopped = false;
+  let failed = false;
   try {
     const stream = client.query(to(`COPY (${select}) TO STDOUT WITH (FORMAT csv, HEADER true)`) as never) as unknown as NodeJS.ReadableStream & { rowCount?: number };
     for await (const chunk of stream) {
@@ -71,18 +123,23 @@ async function copyOut(pool: Pool, select: string, write: (chunk: Uint8Array) =>
         throw err;
       }
     }
+    if (prelude) await send(client, { text: 'commit' });
     return stream.rowCount ?? 0;
   } catch (err) {
+    failed = true;
     if (!isDatabaseError(err)) stopped = true;
     throw stopped ? err : toStoreError(err);
   } finally {
-    client.release(stopped);
+    // behind a pooler, a failed transaction's session is dropped rather than rolled back
+    client.release(stopped || (prelude !== null && failed));
   }
 }
 
 /** One statement on whichever pooled connection is free (what `pool.query` does, with the failure's phase kept). */
-async function pooled(pool: Pool, config: QueryConfig): Promise<PgResult> {
+async function pooled(pool: Pool, config: QueryConfig, signal?: AbortSignal): Promise<PgResult> {
+  signal?.throwIfAborted();
   const client = await checkout(pool);
+  const cancel = cancelOnAbort(client, signal);
   let failed: unknown = null;
   try {
     return await send(client, config);
@@ -90,16 +147,21 @@ async function pooled(pool: Pool, config: QueryConfig): Promise<PgResult> {
     failed = err;
     throw err;
   } finally {
-    client.release(failed !== null && unusable(failed));
+    cancel.dispose();
+    client.release(cancel.fired() || (failed !== null && unusable(failed)));
   }
 }
 
-/** Statements on the pool (each on whichever connection is free) or on one checked-out connection. */
-function wrap(on: { pool: Pool } | { client: PoolClient }): Queryable {
+/**
+ * Statements on the pool (each on whichever connection is free) or on one checked-out connection,
+ * where a transaction's `signal` refuses every statement after its client went away.
+ */
+function wrap(on: { pool: Pool } | { client: PoolClient; signal?: AbortSignal }): Queryable {
   const q: Queryable = {
-    async query<R>(sql: string, params?: unknown[]): Promise<QueryResult<R>> {
+    async query<R>(sql: string, params?: unknown[], signal?: AbortSignal): Promise<QueryResult<R>> {
       try {
-        const res = await ('pool' in on ? pooled(on.pool, { text: sql, values: params }) : send(on.client, { text: sql, values: params }));
+        if ('client' in on) on.signal?.throwIfAborted();
+        const res = await ('pool' in on ? pooled(on.pool, { text: sql, values: params }, signal) : send(on.client, { text: sql, values: params }));
         return { rows: res.rows as R[], rowCount: res.rowCount ?? res.rows.length };
       } catch (err) {
         throw toStoreError(err);
@@ -109,6 +171,7 @@ function wrap(on: { pool: Pool } | { client: PoolClient }): Queryable {
   if ('client' in on) {
     q.copyCsv = async (target, columns, csv) => {
       try {
+        on.signal?.throwIfAborted();
         return await copyText(on.client, `COPY ${target} (${columns.join(', ')}) FROM STDIN WITH (FORMAT csv, HEADER true)`, csv);
       } catch (err) {
         throw toStoreError(err);
@@ -126,16 +189,24 @@ export class PostgresStore implements Store {
   constructor(
     readonly pool: Pool,
     readonly schema: string,
+    /**
+     * Behind a transaction pooler (PgBouncer's `pool_mode = transaction`), which refuses or drops
+     * the startup `options` that carry a session's settings: the `set_config(…, true)` statement
+     * that applies them inside each transaction. Every statement then runs in a transaction that
+     * begins with it (in the same round trip as BEGIN). Null on a direct connection.
+     */
+    readonly prelude: string | null = null,
   ) {
     this.q = wrap({ pool });
   }
 
-  query<R = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<QueryResult<R>> {
-    return this.q.query<R>(sql, params);
+  query<R = Record<string, unknown>>(sql: string, params?: unknown[], signal?: AbortSignal): Promise<QueryResult<R>> {
+    if (this.prelude) return this.transaction((tx) => tx.query<R>(sql, params), signal);
+    return this.q.query<R>(sql, params, signal);
   }
 
   copyCsvOut(select: string, write: (chunk: Uint8Array) => Promise<void>): Promise<number> {
-    return copyOut(this.pool, select, write);
+    return copyOut(this.pool, select, write, this.prelude);
   }
 
   /**
@@ -143,10 +214,10 @@ export class PostgresStore implements Store {
    * transaction back, so it is run again (up to 4 more times, with a short jittered pause): two
    * requests locking overlapping rows in different orders both succeed instead of one answering 500.
    */
-  async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+  async transaction<T>(fn: (tx: Queryable) => Promise<T>, signal?: AbortSignal): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.once(fn);
+        return await this.once(fn, signal);
       } catch (err) {
         if (!(err instanceof StoreError) || !RETRYABLE.has(err.code) || attempt >= 4) throw err;
         await new Promise((r) => setTimeout(r, Math.round((attempt + 1) * 20 * Math.random())));
@@ -154,12 +225,16 @@ export class PostgresStore implements Store {
     }
   }
 
-  private async once<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+  private async once<T>(fn: (tx: Queryable) => Promise<T>, signal?: AbortSignal): Promise<T> {
+    signal?.throwIfAborted();
     const client = await checkout(this.pool);
+    const cancel = cancelOnAbort(client, signal);
     let broken = false;
     try {
-      await send(client, { text: 'begin' });
-      const out = await fn(wrap({ client }));
+      await send(client, { text: this.prelude ? `begin; ${this.prelude}` : 'begin' });
+      const out = await fn(wrap({ client, signal }));
+      // nobody waits for the answer any more: do not commit what a statement between two cancels finished
+      signal?.throwIfAborted();
       await send(client, { text: 'commit' });
       return out;
     } catch (err) {
@@ -170,7 +245,8 @@ export class PostgresStore implements Store {
       }
       throw isDatabaseError(err) ? toStoreError(err) : err;
     } finally {
-      client.release(broken);
+      cancel.dispose();
+      client.release(broken || cancel.fired());
     }
   }
 
@@ -178,6 +254,15 @@ export class PostgresStore implements Store {
     await this.pool.end();
   }
 }
+
+/**
+ * The statement timeout `catalog serve` sets on PostgreSQL unless told (`--statement-timeout`, 0
+ * for none). PostgREST leaves it to the database role; a catalog request (a page, a 4 MiB batch)
+ * takes well under a second, so one still running after 30 s is waiting on something (a lock held
+ * elsewhere): it is better answered 57014 with a hint, its connection freed, than left to hang
+ * until the client's own 60 s timeout. An import halves its batches on 57014.
+ */
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
 
 export interface OpenPostgresOptions {
   url: string;
@@ -191,39 +276,79 @@ export interface OpenPostgresOptions {
   log?: (line: string) => void;
 }
 
+/**
+ * How a session gets its settings (search_path, TimeZone, statement_timeout). Directly connected,
+ * as the startup `options` (no statement per request). A transaction pooler refuses that parameter
+ * (PgBouncer: "unsupported startup parameter: options") or, told to ignore it, drops it: the first
+ * connection shows which, and then every transaction sets them itself (`set_config(…, true)`).
+ */
+async function sessionSettings(makePool: (options: string | undefined) => Pool, settings: Array<[string, string]>): Promise<{ pool: Pool; prelude: string | null }> {
+  const direct = makePool(settings.map(([k, v]) => `-c ${k}=${v}`).join(' '));
+  try {
+    const r = await direct.query<{ tz: string; sp: string }>(`select current_setting('TimeZone') as tz, current_setting('search_path') as sp`);
+    if (r.rows[0]?.tz === 'UTC' && r.rows[0]?.sp === settings[0][1]) return { pool: direct, prelude: null };
+  } catch (err) {
+    if (!/unsupported startup parameter/i.test((err as Error).message)) {
+      await direct.end().catch(() => {});
+      throw toStoreError(err, 'connect');
+    }
+  }
+  await direct.end().catch(() => {});
+  const prelude = `select ${settings.map(([k, v]) => `set_config('${k}', '${v}', true)`).join(', ')}`;
+  return { pool: makePool(undefined), prelude };
+}
+
+/**
+ * `create schema if not exists`, which races with itself: servers starting together take turns
+ * (an advisory lock). The one that waited can still miss the schema the other just made (its
+ * catalog snapshot is from before the wait: seen behind PgBouncer, where the transaction's first
+ * statement sets search_path) and fail with a duplicate key: it then looks again in a new transaction.
+ */
+async function createSchema(store: PostgresStore, schema: string): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await store.transaction(async (tx) => {
+        await tx.query(`select pg_advisory_xact_lock(hashtext('catalog_create_schema'))`);
+        await tx.query(`create schema if not exists ${schema}`);
+      });
+    } catch (err) {
+      if (attempt > 0 || !(err instanceof StoreError) || (err.code !== '23505' && err.code !== '42P06')) throw err;
+    }
+  }
+}
+
 /** Connects to PostgreSQL, creates the schema if needed, and migrates it. */
 export async function openPostgres(opts: OpenPostgresOptions): Promise<PostgresStore> {
   const pg = (await import('pg')).default;
+  pgModule = pg;
   const textTypes = [1082, 1083, 1114, 1184, 1266];
   for (const oid of textTypes) pg.types.setTypeParser(oid, (v: string) => v);
   const schema = opts.schema ?? 'public';
   if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw toStoreError({ code: '3F000', message: `invalid schema name ${schema}` });
-  const settings = [`-c search_path=${schema}`, '-c TimeZone=UTC'];
-  if (opts.statementTimeoutMs) settings.push(`-c statement_timeout=${opts.statementTimeoutMs}`);
-  const pool = new pg.Pool({
-    connectionString: opts.url,
-    // who the sessions are in pg_stat_activity (PostgREST names itself too), unless the URL says
-    ...(/[?&]application_name=/.test(opts.url) ? {} : { application_name: 'catalog' }),
-    max: opts.max ?? 10,
-    options: settings.join(' '),
-    connectionTimeoutMillis: 10_000,
-  });
-  // A connection that ends (pg_terminate_backend, a restart) must not end the process. pg's pool
-  // listens for an idle client's 'error' but not while one is checked out, and an 'error' event
-  // nobody listens to is thrown: every client gets a listener of its own for its whole life. The
-  // statement running on it fails (503 PGRST001) and the client is dropped; the pool connects anew.
+  const settings: Array<[string, string]> = [['search_path', schema], ['TimeZone', 'UTC']];
+  if (opts.statementTimeoutMs) settings.push(['statement_timeout', String(opts.statementTimeoutMs)]);
   const lost = (err: Error) => opts.log?.(`database connection lost: ${err.message}`);
-  pool.on('connect', (client) => client.on('error', lost));
-  pool.on('error', () => {});
-  const store = new PostgresStore(pool, schema);
+  const makePool = (options: string | undefined) => {
+    const pool = new pg.Pool({
+      connectionString: opts.url,
+      // who the sessions are in pg_stat_activity (PostgREST names itself too), unless the URL says
+      ...(/[?&]application_name=/.test(opts.url) ? {} : { application_name: 'catalog' }),
+      max: opts.max ?? 10,
+      ...(options ? { options } : {}),
+      connectionTimeoutMillis: 10_000,
+    });
+    // A connection that ends (pg_terminate_backend, a restart) must not end the process. pg's pool
+    // listens for an idle client's 'error' but not while one is checked out, and an 'error' event
+    // nobody listens to is thrown: every client gets a listener of its own for its whole life. The
+    // statement running on it fails (503 PGRST001) and the client is dropped; the pool connects anew.
+    pool.on('connect', (client) => client.on('error', lost));
+    pool.on('error', () => {});
+    return pool;
+  };
+  const { pool, prelude } = await sessionSettings(makePool, settings);
+  const store = new PostgresStore(pool, schema, prelude);
   try {
-    if (schema !== 'public') {
-      // `create schema if not exists` still races with itself; serialise servers starting together.
-      await store.transaction(async (tx) => {
-        await tx.query(`select pg_advisory_xact_lock(hashtext('catalog_create_schema'))`);
-        await tx.query(`create schema if not exists ${schema}`);
-      });
-    }
+    if (schema !== 'public') await createSchema(store, schema);
     if (opts.migrate !== false) await migrate(store);
   } catch (err) {
     // A server that cannot start must not leave a pool (and its timers) behind.

@@ -6,7 +6,8 @@ export interface QueryResult<R> {
 
 /** Anything that runs one SQL statement with bound parameters. */
 export interface Queryable {
-  query<R = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<QueryResult<R>>;
+  /** `signal`: the request's client went away; the statement is cancelled where the store can. */
+  query<R = Record<string, unknown>>(sql: string, params?: unknown[], signal?: AbortSignal): Promise<QueryResult<R>>;
   /**
    * Loads CSV text with COPY (`FORMAT csv`, its first line a header that is skipped) into
    * `target(columns)`: the fastest bulk path each store has. `target` and `columns` must be quoted
@@ -31,8 +32,12 @@ export interface Store extends Queryable {
   readonly kind: 'pglite' | 'postgres';
   /** Schema that holds the catalog tables (`public` unless a test made its own). */
   readonly schema: string;
-  /** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */
-  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. When
+   * `signal` aborts (the request's client went away), PostgreSQL cancels the running statement and
+   * the transaction is rolled back; PGlite cannot stop a statement and finishes it.
+   */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>, signal?: AbortSignal): Promise<T>;
   close(): Promise<void>;
   /**
    * Settles with the reason when the store can answer nothing any more (PGlite aborted after a

@@ -285,6 +285,8 @@ export async function runImport(opts: RunImportOptions, ctx: Context): Promise<I
     summary = await importFile(engineOpts, transport);
   } catch (err) {
     progress.done();
+    // a stop before the first batch cancels the import's opening requests: nothing was sent yet
+    if (abort.signal.aborted && (err as Error)?.name === 'AbortError') throw new Interrupted('interrupted before any row was sent: nothing was written');
     throw err;
   }
   progress.done();

@@ -17,6 +17,9 @@ export interface ServeOptions {
   statementTimeout?: string;
   idleExit?: string;
   aggregates?: string;
+  adminPort?: string;
+  logLevel?: string;
+  logFormat?: string;
 }
 
 /**
@@ -41,10 +44,13 @@ export function defineServe(ctx: Context): Command {
     .option('--jwt-secret <secret>', 'require JWTs signed with this secret (env CATALOG_JWT_SECRET)')
     .option('--max-body <bytes>', 'largest request body accepted, in bytes (default 64 MiB; 8 MiB on the embedded catalog)')
     .option('--max-rows <n>', 'most rows one response carries (PostgREST db-max-rows); list --all and export still page through every row')
-    .option('--statement-timeout <ms>', 'cancel a statement running longer than this (PostgreSQL only; answers 500 57014)')
+    .option('--statement-timeout <ms>', 'cancel a statement running longer than this (PostgreSQL only; answers 500 57014; default 30000, 0 for none)')
     .option('--db-schema <name>', 'PostgreSQL schema holding the catalog tables (env CATALOG_DB_SCHEMA; default public)')
     .option('--workers <n>', 'processes serving one PostgreSQL together (needs --database-url)', '1')
     .option('--aggregates <on|off>', 'count(), sum() … in select (PostgREST db-aggregates-enabled, which defaults to off; catalog count uses them)', 'on')
+    .option('--log-level <level>', 'crit, error (internal errors, lost connections: the default), warn, or info (also one line per request)', 'error')
+    .option('--log-format <format>', 'text or json (one JSON object per line)', 'text')
+    .option('--admin-port <port>', 'serve /live, /ready (503 while the database does not answer) and /metrics (Prometheus) on this port')
     .option('--idle-exit <seconds>', 'stop after this many seconds without a request (the background holder commands start uses it)')
     .action(async (opts: ServeOptions) => runServe(opts, ctx))
     .addHelpText('after', EMBEDDED_NOTE);
@@ -61,6 +67,61 @@ function onOff(flag: string, value: string): boolean {
   if (['on', 'true', 'yes', '1'].includes(v)) return true;
   if (['off', 'false', 'no', '0'].includes(v)) return false;
   throw new UsageError(`${flag} must be on or off, not ${JSON.stringify(value)}`);
+}
+
+const LOG_LEVELS = ['crit', 'error', 'warn', 'info'] as const;
+
+/** What the request log says of one request (server/listen.ts's `onRequest`). */
+interface RequestLine {
+  method: string;
+  path: string;
+  status: number;
+  ms: number;
+  bytes: number;
+}
+
+/**
+ * The service's log on stderr (`--log-level`, `--log-format`), as PostgREST's `log-level`: at
+ * `error` and above, internal errors and lost database connections (before: only with -v); at
+ * `info`, also one line per request (method, path, status, ms, bytes).
+ */
+function serveLog(opts: ServeOptions, ctx: Context): { log?: (line: string) => void; onRequest?: (r: RequestLine) => void } {
+  const level = (opts.logLevel ?? 'error').toLowerCase();
+  if (!(LOG_LEVELS as readonly string[]).includes(level)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, not '${opts.logLevel}'`);
+  const format = (opts.logFormat ?? 'text').toLowerCase();
+  if (format !== 'text' && format !== 'json') throw new UsageError(`--log-format must be text or json, not '${opts.logFormat}'`);
+  const rank = LOG_LEVELS.indexOf(level as (typeof LOG_LEVELS)[number]);
+  const write = (fields: Record<string, unknown>, text: string) =>
+    void ctx.io.stderr.write(`${format === 'json' ? JSON.stringify({ time: new Date(ctx.clock.now()).toISOString(), ...fields }) : text}\n`);
+  return {
+    ...(rank >= 1 || ctx.globals.verbose ? { log: (line: string) => write({ level: 'error', message: line }, line) } : {}),
+    ...(rank >= 3 ? { onRequest: (r) => write({ level: 'info', ...r }, `${r.method} ${r.path} ${r.status} ${r.ms} ms ${r.bytes} bytes`) } : {}),
+  };
+}
+
+/** The longest pause between two tries to reach a database that is down at start. */
+const MAX_START_RETRY_MS = 10_000;
+
+/**
+ * Starts the service, trying again with backoff (0.5 s doubling to 10 s, each try said on stderr)
+ * while the database cannot be reached, as PostgREST does; null when a signal stops the wait.
+ */
+async function untilReachable<T>(start: () => Promise<T>, stopping: Promise<string>, ctx: Context): Promise<T | null> {
+  let stopped = false;
+  void stopping.then(() => (stopped = true));
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await start();
+    } catch (err) {
+      // down or starting (08…, 57P03); a wrong database name or password is not waited out
+      const e = err as { connection?: string; code?: string };
+      if (e.connection !== 'unreachable' || !/^(08|57P03)/.test(e.code ?? '') || stopped) throw err;
+      const ms = Math.min(500 * 2 ** attempt, MAX_START_RETRY_MS);
+      await ctx.note(`the database cannot be reached (${(err as Error).message}): trying again in ${ms / 1000} s`);
+      await Promise.race([new Promise((r) => setTimeout(r, ms)), stopping]);
+      if (stopped) return null;
+    }
+  }
 }
 
 /** Starts the service, prints its URL on stderr, and closes it cleanly on SIGINT/SIGTERM. */
@@ -81,8 +142,12 @@ export async function runServe(opts: ServeOptions, ctx: Context): Promise<void> 
   const workers = count('--workers', opts.workers ?? '1') as number;
   if (workers < 1) throw new UsageError('--workers must be at least 1');
   if (workers > 1 && !databaseUrl) throw new UsageError('--workers needs --database-url: the embedded catalog is held by one process');
+  const adminPort = count('--admin-port', opts.adminPort);
+  if (adminPort !== undefined && adminPort > 65535) throw new UsageError(`--admin-port must be at most 65535, not ${adminPort}`);
+  if (adminPort !== undefined && adminPort !== 0 && adminPort === port) throw new UsageError('--admin-port must differ from --port');
   const startOptions = {
     port,
+    adminPort,
     host: opts.host ?? '127.0.0.1',
     dataDir,
     databaseUrl,
@@ -92,7 +157,7 @@ export async function runServe(opts: ServeOptions, ctx: Context): Promise<void> 
     maxRows,
     statementTimeoutMs,
     aggregates,
-    log: ctx.globals.verbose ? (line: string) => void ctx.io.stderr.write(`${line}\n`) : undefined,
+    ...serveLog(opts, ctx),
   };
   const { jwtSecretProblem } = await loadServer();
   const secretProblem = jwtSecretProblem(startOptions.jwtSecret);
@@ -125,13 +190,18 @@ export async function runServe(opts: ServeOptions, ctx: Context): Promise<void> 
   }
   // The background holder (--idle-exit, what commands start) serves only its owner's commands (src/holder/).
   const background = idleSeconds ? (await loadHolder()).backgroundServeOptions(idleSeconds, ctx.version, () => idleNow('idle')) : {};
-  const server = await control.startServer({ ...startOptions, ...background }).catch((err: NodeJS.ErrnoException) => {
-    if (err.code === 'EADDRINUSE') throw new Error(`port ${port} on ${opts.host ?? '127.0.0.1'} is already in use: choose another with --port`);
-    if (/^refusing|already served|is held by/.test(err.message)) throw new UsageError(err.message, 'one process holds an embedded catalog: stop that one, or give this one another --data');
-    throw err;
-  });
   const stopping = ctx.waitForSignal();
+  const start = () =>
+    control.startServer({ ...startOptions, ...background }).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'EADDRINUSE') throw new Error(`port ${port} on ${opts.host ?? '127.0.0.1'} is already in use: choose another with --port`);
+      if (/^refusing|already served|is held by/.test(err.message)) throw new UsageError(err.message, 'one process holds an embedded catalog: stop that one, or give this one another --data');
+      throw err;
+    });
+  const server = await untilReachable(start, stopping, ctx);
+  if (!server) return;
   await ctx.io.stderr.write(`Serving the catalog at ${server.url} (${databaseUrl ? 'PostgreSQL' : `data in ${dataDir}`}). Press Ctrl-C to stop.\n`);
+  const adminUrl = (server as { adminUrl?: string }).adminUrl;
+  if (adminUrl) await ctx.io.stderr.write(`Admin (/live, /ready, /metrics) at ${adminUrl}\n`);
   // a store that died (PGlite aborted after a disk or I/O fault) stops the serve: the lock goes, and the next command opens the catalog afresh
   const died = server.store?.died?.then((err: Error) => `died: ${err.message}`) ?? new Promise<never>(() => {});
   const signal = await Promise.race([stopping, idled, died]);

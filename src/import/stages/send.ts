@@ -1,6 +1,6 @@
 import type { ServiceError } from '../../client/errors.js';
 import { faultCode, faultOf, type HttpResponse, type Transport } from '../../client/transport.js';
-import { retrying } from '../../client/retry.js';
+import { type Attempt, retrying } from '../../client/retry.js';
 import { COPY_CSV } from '../../grammar/media.js';
 import { ExistingLookup, sameValue } from '../existing.js';
 import type { Settings } from '../options.js';
@@ -31,7 +31,8 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
  */
 function retried(settings: Settings, send: () => Promise<HttpResponse>): Promise<HttpResponse> {
   const delay = settings.retryDelayMs;
-  return retrying(send, { retries: 2, sleep, again: (o, attempt) => ('error' in o || isTransient(o.value) ? delay * 2 ** attempt : null) });
+  const again = (o: Attempt<HttpResponse>, attempt: number) => (!settings.stopping() && ('error' in o || isTransient(o.value)) ? delay * 2 ** attempt : null);
+  return retrying(send, { retries: 2, sleep, again });
 }
 
 /** `Key (id)=(…)`-style details make the reject message self-contained. */
