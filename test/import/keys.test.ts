@@ -72,13 +72,13 @@ for (const kind of STORE_KINDS) {
     });
 
     it('against a PostgREST without COPY bodies, a re-run with nothing changed only reads: no row is sent', async () => {
-      const input = file(tmp(), 't.csv', 'isrc_code,track_title,primary_artists\nUS-ABC-24-00001,One,"[{""id"":""a"",""name"":""X""}]"\nUSABC2400002,Two,\n');
+      const input = file(tmp(), 't.csv', 'isrc_code,track_title,primary_artists\nUS-ABC-24-00001,One,"[{""role"":""vocals"",""name"":""X""}]"\nUSABC2400002,Two,\n');
       expect(await importFile({ table: table('tracks'), input }, serverFor(store))).toMatchObject({ inserted: 2 });
       const plain = serverFor(store, { plainPostgrest: true });
       expect(await importFile({ table: table('tracks'), input }, plain)).toMatchObject({ inserted: 0, updated: 0, unchanged: 2 });
       // (the one POST is the COPY probe, a header line the service refuses)
       expect(plain.log.filter((l) => l.req.method !== 'GET').map((l) => [l.req.headers?.['Content-Type'], l.res.status])).toEqual([['application/vnd.catalog.copy+csv', 400]]);
-      const changed = file(tmp(), 't2.csv', 'isrc_code,track_title,primary_artists\nUS-ABC-24-00001,One,"[{""name"":""X"",""id"":""a""}]"\nUSABC2400002,Two (live),\n');
+      const changed = file(tmp(), 't2.csv', 'isrc_code,track_title,primary_artists\nUS-ABC-24-00001,One,"[{""name"":""X"",""role"":""vocals""}]"\nUSABC2400002,Two (live),\n');
       expect(await importFile({ table: table('tracks'), input: changed }, serverFor(store, { plainPostgrest: true }))).toMatchObject({ inserted: 0, updated: 1, unchanged: 1 });
     });
 
