@@ -159,7 +159,7 @@ describe('list', () => {
     // since issue 24, `add` sends an id of its own (time-ordered) with duplicates ignored, so a resend cannot store it twice
     expect(r.out).toMatch(
       new RegExp(
-        `^curl -X POST '${service.url}/genres\\?on_conflict=id' -H 'accept: application/json' -H 'authorization: Bearer <redacted>' -H 'content-type: application/json' -H 'prefer: resolution=ignore-duplicates, return=representation' --data-binary '\\{"id":"[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}","name":"Never"\\}'\n$`,
+        `^curl -X POST '${service.url}/genres\\?on_conflict=id' -H 'accept: application/json' -H 'authorization: Bearer <redacted>' -H 'content-type: application/json' -H 'prefer: resolution=ignore-duplicates, return=representation' --data-binary '\\{"id":"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}","name":"Never"\\}'\n$`,
       ),
     );
     expect((await json(['genres', 'list'])).length).toBe(before.length);

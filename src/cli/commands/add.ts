@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { compileQuery } from '../../grammar/compile.js';
@@ -108,25 +108,18 @@ export async function runAdd(opts: AddOptions, ctx: Context): Promise<void> {
 }
 
 /**
- * `n` UUIDv7s (RFC 9562) that sort in the order made: 48 bits of Unix milliseconds, then a 12-bit
- * sequence number, then 62 random bits. The service inserts an upsert's rows in key order, so ids
- * in body order keep the rows in the order given, as a plain insert stores them.
- * @example timeOrderedIds(2) // ['0193…-7000-…', '0193…-7001-…']
+ * `n` random (version 4) UUIDs in ascending order. The service inserts an upsert's rows in key
+ * order, so ids in body order keep the rows in the order given, as a plain insert stores them. Not
+ * time-ordered (UUIDv7): ids made in the same minute would share their first 8 hex digits, the
+ * short form tables show and `get`/`update`/`remove` take.
+ * @example orderedIds(2) // ['3f2a…', 'c71e…'], the first sorting before the second
  */
-export function timeOrderedIds(n: number, now = Date.now()): string[] {
-  return Array.from({ length: n }, (_, i) => {
-    const b = randomBytes(16);
-    const ms = now + Math.floor(i / 4096); // past 4,096 ids the clock part moves on a millisecond
-    b.writeUIntBE(ms, 0, 6);
-    b.writeUInt16BE(0x7000 | (i % 4096), 6);
-    b[8] = 0x80 | (b[8] & 0x3f);
-    const h = b.toString('hex');
-    return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
-  });
+export function orderedIds(n: number): string[] {
+  return Array.from({ length: n }, () => randomUUID()).sort();
 }
 
 /**
- * Gives every record an id made here (time-ordered: `timeOrderedIds`) when the collection's key is one uuid
+ * Gives every record an id made here (random, in body order: `orderedIds`) when the collection's key is one uuid
  * column with a default and no record names it: the insert then goes with `on_conflict=<key>` and
  * `resolution=ignore-duplicates`, so a resend after a connection lost before the answer (the
  * holder killed at the wrong millisecond) cannot store a row twice. Returns the key, or null when
@@ -136,7 +129,7 @@ function withClientIds(table: TableInfo, records: WriteRecord[]): string | null 
   if (table.primaryKey.length !== 1) return null;
   const key = table.fields.find((f) => f.name === table.primaryKey[0]);
   if (!key || key.type !== 'uuid' || key.default === undefined || records.some((r) => key.name in r)) return null;
-  const ids = timeOrderedIds(records.length);
+  const ids = orderedIds(records.length);
   records.forEach((r, i) => {
     // the id first, as a person reading the request (--dry-run) expects it
     const rest = { ...r };
