@@ -7,6 +7,9 @@ import { acquireDirLock, currentHolder, directoryTag, type DirLock, HOLDER_HEADE
 import { ApiError, DEFAULT_MAX_BODY, defaultMaxBody, payloadTooLarge } from './errors.js';
 import type { Incoming } from './exchange.js';
 import { newHolderKey, privateApp, privateRefusal } from '../holder/guard.js';
+import { corsApp } from './cors.js';
+
+export { parseCorsOrigins } from './cors.js';
 
 export { currentHolder, DEFAULT_MAX_BODY, stopBackgroundHolder };
 
@@ -37,6 +40,8 @@ export interface StartOptions {
   statementTimeoutMs?: number;
   /** Aggregates in `select` (PostgREST's db-aggregates-enabled); default on. */
   aggregates?: boolean;
+  /** Origins that get CORS headers (`--cors-origins`); undefined: every origin (`*`), as PostgREST. */
+  corsOrigins?: string[];
   /** Use this store instead of opening one (tests). The server does not close it. */
   store?: Store;
   log?: (line: string) => void;
@@ -117,7 +122,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   const maxBodyBytes = opts.maxBodyBytes ?? defaultMaxBody(store.kind);
   const key = opts.private ? newHolderKey() : null;
   const shared = createApp({ store, jwtSecret: opts.jwtSecret, maxBodyBytes, maxRows: opts.maxRows, aggregates: opts.aggregates ?? true });
-  const app = key ? privateApp(shared) : shared;
+  const app = key ? privateApp(shared) : opts.corsOrigins ? corsApp(shared, opts.corsOrigins) : shared;
 
   const { Metrics, startAdmin } = await import('./admin.js');
   const metrics = new Metrics();

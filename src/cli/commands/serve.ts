@@ -2,24 +2,13 @@ import { Command } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { loadCluster, loadHolder, loadServer } from '../embedded.js';
+import type { ServeSettings } from './serve-config.js';
 import { examples } from './shared.js';
 
-export interface ServeOptions {
-  port?: string;
-  host?: string;
-  data?: string;
-  databaseUrl?: string;
-  jwtSecret?: string;
-  maxBody?: string;
-  workers?: string;
-  dbSchema?: string;
-  maxRows?: string;
-  statementTimeout?: string;
+export interface ServeOptions extends ServeSettings {
   idleExit?: string;
-  aggregates?: string;
-  adminPort?: string;
-  logLevel?: string;
-  logFormat?: string;
+  config?: string;
+  dumpConfig?: boolean;
 }
 
 /**
@@ -37,8 +26,8 @@ people use at once wants --database-url.`;
 export function defineServe(ctx: Context): Command {
   const cmd = new Command('serve')
     .description('Run the catalog service (PostgREST 12.2.3 interface) until Ctrl-C')
-    .option('-p, --port <port>', 'TCP port (0 picks a free one)', '3000')
-    .option('--host <host>', 'address to listen on (anything but loopback needs --jwt-secret)', '127.0.0.1')
+    .option('-p, --port <port>', 'TCP port (0 picks a free one; default 3000)')
+    .option('--host <host>', 'address to listen on (anything but loopback needs --jwt-secret; default 127.0.0.1)')
     .option('--data <dir>', 'embedded catalog directory (default: CATALOG_DATA or the XDG data directory)')
     .option('--database-url <url>', 'use this PostgreSQL database instead of the embedded catalog (env CATALOG_DATABASE_URL)')
     .option('--jwt-secret <secret>', 'require JWTs signed with this secret (env CATALOG_JWT_SECRET)')
@@ -46,14 +35,17 @@ export function defineServe(ctx: Context): Command {
     .option('--max-rows <n>', 'most rows one response carries (PostgREST db-max-rows); list --all and export still page through every row')
     .option('--statement-timeout <ms>', 'cancel a statement running longer than this (PostgreSQL only; answers 500 57014; default 30000, 0 for none)')
     .option('--db-schema <name>', 'PostgreSQL schema holding the catalog tables (env CATALOG_DB_SCHEMA; default public)')
-    .option('--workers <n>', 'processes serving one PostgreSQL together (needs --database-url)', '1')
-    .option('--aggregates <on|off>', 'count(), sum() … in select (PostgREST db-aggregates-enabled, which defaults to off; catalog count uses them)', 'on')
-    .option('--log-level <level>', 'crit, error (internal errors, lost connections: the default), warn, or info (also one line per request)', 'error')
-    .option('--log-format <format>', 'text or json (one JSON object per line)', 'text')
+    .option('--workers <n>', 'processes serving one PostgreSQL together (needs --database-url; default 1)')
+    .option('--aggregates <on|off>', 'count(), sum() … in select (PostgREST db-aggregates-enabled, which defaults to off; catalog count uses them; default on)')
+    .option('--log-level <level>', 'crit, error (internal errors, lost connections: the default), warn, or info (also one line per request)')
+    .option('--log-format <format>', 'text (default) or json (one JSON object per line)')
+    .option('--cors-origins <list>', 'origins that get CORS headers, comma-separated (https://app.example.com,…); default every origin (*), as PostgREST')
+    .option('--config <file>', 'read settings from a YAML or JSON file (port: 8080, database-url: …); flags and CATALOG_* variables win over it')
+    .option('--dump-config', 'print the settings in force (flags, CATALOG_* variables, --config file, defaults) as a config file, secrets redacted, and exit')
     .option('--admin-port <port>', 'serve /live, /ready (503 while the database does not answer) and /metrics (Prometheus) on this port')
     .option('--idle-exit <seconds>', 'stop after this many seconds without a request (the background holder commands start uses it)')
     .action(async (opts: ServeOptions) => runServe(opts, ctx))
-    .addHelpText('after', EMBEDDED_NOTE);
+    .addHelpText('after', `${EMBEDDED_NOTE}\n\nEvery setting also comes from a CATALOG_* variable named after its flag (CATALOG_PORT,\nCATALOG_DATABASE_URL, CATALOG_MAX_ROWS, CATALOG_CORS_ORIGINS, …) or a --config file (YAML or JSON):\na flag wins, then the variable, then the file. --dump-config prints what is in force.\n`);
   return examples(cmd, [
     'catalog serve',
     'catalog serve --port 8080 --data ./catalog-data',
@@ -125,9 +117,20 @@ async function untilReachable<T>(start: () => Promise<T>, stopping: Promise<stri
 }
 
 /** Starts the service, prints its URL on stderr, and closes it cleanly on SIGINT/SIGTERM. */
-export async function runServe(opts: ServeOptions, ctx: Context): Promise<void> {
+export async function runServe(flags: ServeOptions, ctx: Context): Promise<void> {
   // Loaded when the command runs: defining it (for `catalog --help`) must stay cheap.
-  const { count } = await import('../flags/query.js');
+  const [{ count }, { settleServe, dumpServeConfig }, { parseCorsOrigins }] = await Promise.all([import('../flags/query.js'), import('./serve-config.js'), loadServer()]);
+  const opts: ServeOptions = { ...flags, ...(await settleServe(flags, ctx.env, flags.config)) };
+  if (flags.dumpConfig) {
+    await ctx.io.stdout.write(dumpServeConfig(opts));
+    return;
+  }
+  let corsOrigins: string[] | undefined;
+  try {
+    corsOrigins = opts.corsOrigins === undefined ? undefined : parseCorsOrigins(opts.corsOrigins);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
   if (opts.data && opts.databaseUrl) throw new UsageError('give --data or --database-url, not both');
   const port = count('--port', opts.port ?? '3000') as number;
   if (port > 65535) throw new UsageError(`--port must be at most 65535, not ${port}`);
@@ -157,6 +160,7 @@ export async function runServe(opts: ServeOptions, ctx: Context): Promise<void> 
     maxRows,
     statementTimeoutMs,
     aggregates,
+    corsOrigins,
     ...serveLog(opts, ctx),
   };
   const { jwtSecretProblem } = await loadServer();
