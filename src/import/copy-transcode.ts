@@ -649,6 +649,7 @@ function keyText(plan: FieldPlan, buf: Buffer, a: number, b: number, escaped: bo
     case K_TIMESTAMP:
       return s.trim();
     case K_JSON:
+      if (plan.keyList) return s; // a credits cell's names, read by the match stage (--create-missing)
       try {
         return JSON.stringify(JSON.parse(s));
       } catch {

@@ -51,6 +51,34 @@ export function parseRef(table: TableDef, text: string, tables: readonly TableDe
 /** What a name resolves to: an id, nothing (an empty name), or why the row is refused. */
 export type Resolution = { id: string } | null | { code: string; message: string };
 
+/**
+ * Credit names (a tracks file's `*_artists` cells) name artists by stage name. Not a reference with
+ * an id field: the cell keeps its names and the database resolves them (docs/links.md); this spec
+ * only serves `--create-missing`, which makes the artists the names lack before the rows go.
+ */
+export const CREDIT_REF: RefSpec = { field: 'credit', idField: 'id', collection: 'artists', column: 'stage_name' };
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The artist names of a credits cell as the database reads them: a JSON array's string elements
+ * (objects carry an id, or a name alone for an outside writer), or a `;`-separated list; ids left out.
+ * @example creditNames('Tom Hale; Léa Marin') // ['Tom Hale', 'Léa Marin']
+ */
+export function creditNames(text: string): string[] {
+  let value: unknown = text;
+  const t = text.trim();
+  if (t.startsWith('[') || t.startsWith('"')) {
+    try {
+      value = JSON.parse(t);
+    } catch {
+      // not JSON: a list of names that happens to start so
+    }
+  }
+  const keys = Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : typeof value === 'string' ? value.split(';') : [];
+  return keys.map((k) => k.trim()).filter((k) => k !== '' && !UUID.test(k));
+}
+
 /** One parent collection's names → ids. */
 export class NameResolver {
   private pending: Array<Record<string, string>> = [];

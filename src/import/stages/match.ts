@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Transport } from '../../client/transport.js';
 import type { ColumnDef, TableDef } from '../../schema/catalog.js';
 import { DEFAULT_KEYS, KeyIndex, type KeySpec, keyColumns, keyOfRow, showKey } from '../keys.js';
-import { DEFAULT_REFS, NameResolver, type RefSpec } from '../names.js';
+import { CREDIT_REF, creditNames, DEFAULT_REFS, NameResolver, type RefSpec } from '../names.js';
 import { ImportError } from '../types.js';
 import type { RowFault } from './check.js';
 import type { ShapePlan } from './shape.js';
@@ -59,6 +59,8 @@ export class Matcher {
     readonly natural: boolean,
     readonly resolvers: NameResolver[],
     spec: KeySpec,
+    /** `--create-missing` on a tracks file: the credit columns whose names make missing artists. */
+    private readonly credits: { resolver: NameResolver; columns: string[] } | null = null,
   ) {
     this.injected = [...(natural ? ['id'] : []), ...resolvers.map((r) => r.ref.idField)];
     const needs = new Set<string>(natural ? keyColumns(spec) : []);
@@ -66,6 +68,7 @@ export class Matcher {
       needs.add(r.ref.field);
       if (r.ref.collection === 'subgenres') needs.add('genre');
     }
+    for (const c of credits?.columns ?? []) needs.add(c);
     this.needs = [...needs];
     this.reserve = CELL * this.injected.length;
     this.at = (c) => this.needs.indexOf(c);
@@ -83,10 +86,12 @@ export class Matcher {
     if (opts.sync && !natural && !keyed) {
       throw new ImportError(`--sync needs rows it can match: an id field, or a key (${table.name} has ${DEFAULT_KEYS[table.name] ? `the key ${describeKey(DEFAULT_KEYS[table.name])}` : 'no default key: give --key COLS'})`, 'usage');
     }
-    if (!natural && !opts.sync && refs.length === 0) return null;
+    const creditColumns = opts.createMissing ? table.columns.filter((c) => c.keyList === 'artists' && plan.columns.includes(c.name)).map((c) => c.name) : [];
+    if (!natural && !opts.sync && refs.length === 0 && creditColumns.length === 0) return null;
     const resolvers: NameResolver[] = [];
     for (const r of refs) resolvers.push(await NameResolver.open(transport, r, Boolean(opts.createMissing)));
-    const m = new Matcher(null, natural, resolvers, natural ? spec! : []);
+    const credits = creditColumns.length ? { resolver: await NameResolver.open(transport, CREDIT_REF, true), columns: creditColumns } : null;
+    const m = new Matcher(null, natural, resolvers, natural ? spec! : [], credits);
     m.pending = natural || opts.sync ? { table, spec: natural ? spec! : [], content: natural ? table.columns.filter((c) => c.name !== 'id' && (plan.columns.includes(c.name) || refs.some((r) => r.idField === c.name))) : [] } : null;
     return m;
   }
@@ -140,7 +145,25 @@ export class Matcher {
       if (r !== null && !('id' in r)) return r;
       out.push(r === null ? null : r.id);
     }
-    return out;
+    return this.createCredited(get) ?? out;
+  }
+
+  /**
+   * `--create-missing`: an artist for each credit name no artist has, made once however many rows
+   * and roles name it. The cell is sent as it is: the database resolves the names (now all known)
+   * as it does without the flag, so both stores and a real PostgREST read it the same way.
+   */
+  private createCredited(get: (i: number) => string | null): RowFault | null {
+    if (!this.credits) return null;
+    for (const col of this.credits.columns) {
+      const text = get(this.at(col));
+      if (text === null) continue;
+      for (const name of creditNames(text)) {
+        const r = this.credits.resolver.resolve(name);
+        if (r !== null && !('id' in r)) return { code: r.code, message: `${col}: ${r.message}` };
+      }
+    }
+    return null;
   }
 
   /** The id of the stored record with the row's key, a new one, or the row's fault. */
@@ -182,12 +205,13 @@ export class Matcher {
   /** Sends parent records made for unknown names (`--create-missing`) before rows that name them. */
   async flush(transport: Transport): Promise<void> {
     for (const r of this.resolvers) await r.flush(transport);
+    await this.credits?.resolver.flush(transport);
   }
 
   /** Parent records made (or in a dry run, to be made) per collection. */
   created(): Record<string, number> {
     const out: Record<string, number> = {};
-    for (const r of this.resolvers) if (r.created) out[r.ref.collection] = (out[r.ref.collection] ?? 0) + r.created;
+    for (const r of [...this.resolvers, ...(this.credits ? [this.credits.resolver] : [])]) if (r.created) out[r.ref.collection] = (out[r.ref.collection] ?? 0) + r.created;
     return out;
   }
 }

@@ -35,8 +35,14 @@ function retried(settings: Settings, send: () => Promise<HttpResponse>): Promise
   return retrying(send, { retries: 2, sleep, again });
 }
 
-/** `Key (id)=(…)`-style details make the reject message self-contained. */
-const faultMessage = (f: ServiceError): string => (f.details ? `${f.message} (${f.details})` : f.message);
+/**
+ * `Key (id)=(…)`-style details make the reject message self-contained; an unknown link key's hint
+ * (23503, `did you mean "Léa Marin"?`, docs/links.md) is the fix, so it is kept too.
+ */
+const faultMessage = (f: ServiceError): string => {
+  const m = f.details ? `${f.message} (${f.details})` : f.message;
+  return f.code === '23503' && f.hint ? `${m}; ${f.hint}` : m;
+};
 
 /**
  * The rows' COPY lines after `head`, as one buffer. Lines that follow each other in one buffer are
