@@ -16,7 +16,7 @@ import {
   linkShapeFindings,
   NAME_FIELD,
   nameKey,
-  RULES,
+  severityOf,
   rowFindings,
   type Severity,
   todayOf,
@@ -246,8 +246,7 @@ function idsByName(known: Known, from: string, names: Map<string, string>): Map<
 
 /** A finding of one of the link rules that compare a link with the rows it names. */
 function linkFinding(collection: string, row: Row, field: string, value: unknown, rule: string, message: string): Finding {
-  const severity = RULES.find((r) => r.name === rule)?.severity ?? 'warning';
-  return { collection, id: String(row.id), field, value, rule, severity, message, fixable: false, fix: null };
+  return { collection, id: String(row.id), field, value, rule, severity: severityOf(rule), message, fixable: false, fix: null };
 }
 
 /** `artist-reference` (an id no artist has) and `credit-name` (a name that is not the artist's). */

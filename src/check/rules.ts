@@ -59,6 +59,9 @@ export const SEVERITY_RANK: Readonly<Record<Severity, number>> = { warning: 1, e
 
 const SEVERITY_OF = new Map(RULES.map((r) => [r.name, r.severity]));
 
+/** A rule's default severity (a map lookup, not a search of RULES per finding). */
+export const severityOf = (rule: string): Severity => SEVERITY_OF.get(rule) ?? 'warning';
+
 /** Trimmed, case-folded, accents removed, runs of white space as one: the key duplicates compare by. */
 export function nameKey(s: string): string {
   return s.normalize('NFKD').replace(/\p{M}/gu, '').toLocaleLowerCase('und').replace(/\s+/gu, ' ').trim();
@@ -187,7 +190,7 @@ type Row = Readonly<Record<string, unknown>>;
 
 /** A finding of `rule` on `field` of `row`, with the rule's severity unless told. */
 function finding(collection: string, row: Row, field: string, rule: string, message: string, fix?: string | null, severity?: Severity): Finding {
-  return { collection, id: String(row.id ?? ''), field, value: row[field] ?? null, rule, severity: severity ?? SEVERITY_OF.get(rule)!, message, fixable: fix !== undefined && fix !== null, fix: fix ?? null };
+  return { collection, id: String(row.id ?? ''), field, value: row[field] ?? null, rule, severity: severity ?? severityOf(rule), message, fixable: fix !== undefined && fix !== null, fix: fix ?? null };
 }
 
 /** What "today" and "next year" mean for the plausibility rules. */
