@@ -8,7 +8,8 @@ import type { SyncOptions } from '../../import/sync.js';
 import { TABLES, type TableDef } from '../../schema/catalog.js';
 import type { Context } from '../context.js';
 import { Interrupted, PartialFailure, UsageError } from '../errors.js';
-import { confirmSync, contextTransport, type ImportFlags, importFlags, importOptions, summaryText } from './import.js';
+import type { ImportFlags } from './import.js';
+import { importFlags } from './import-flags.js';
 import { examples } from './shared.js';
 
 /**
@@ -103,12 +104,15 @@ function filesOf(opts: ImportDirOptions): Array<{ table: TableDef; file: string 
   return files;
 }
 
-/** Imports every file, then (a sync) removes what no file has, children first. */
 /** Options a caller sets per file (seed: rejects in the working directory). */
 type PerFile = (collection: string, file: string) => Partial<ImportOptions>;
 
+/** The import command's run (loaded when a directory is imported, not when the command is defined). */
+const importCommand = () => import('./import.js');
+
+/** Imports every file, then (a sync) removes what no file has, children first. */
 async function importAll(opts: ImportDirOptions, ctx: Context, dryRun: boolean, extra: Partial<ImportOptions> = {}, perFile: PerFile = () => ({})): Promise<ImportSummary[]> {
-  const [{ importFile }, { planSync, runSync }] = await Promise.all([import('../../import/engine.js'), import('../../import/sync.js')]);
+  const [{ importFile }, { planSync, runSync }, { contextTransport, importOptions }] = await Promise.all([import('../../import/engine.js'), import('../../import/sync.js'), importCommand()]);
   const transport = await contextTransport(ctx);
   const abort = new AbortController();
   void ctx.waitForSignal().then(() => abort.abort());
@@ -140,6 +144,7 @@ const fmt = (n: number) => n.toLocaleString('en-US');
 
 /** One summary for the directory: a line per file (its details when it has some), then the totals. */
 async function report(ctx: Context, summaries: ImportSummary[]): Promise<void> {
+  const { summaryText } = await importCommand();
   for (const s of summaries) {
     const removed = s.sync ? `, ${fmt(s.sync.held ? 0 : s.sync.deletes)} ${s.dryRun ? 'to remove' : 'removed'}` : '';
     const rejected = s.rejected ? `, ${fmt(s.rejected)} rejected${s.rejectsFile ? ` (${s.rejectsFile})` : ''}` : '';
@@ -170,7 +175,7 @@ export async function runImportDir(opts: ImportDirOptions, ctx: Context, extra: 
       total.updated += s.updated;
       total.sync!.deletes += s.sync && !s.sync.held ? s.sync.deletes : 0;
     }
-    if (!(await confirmSync(ctx, total))) {
+    if (!(await (await importCommand()).confirmSync(ctx, total))) {
       await ctx.note('Nothing written');
       return plan;
     }

@@ -5,7 +5,7 @@ import { Command } from 'commander';
 import type { ImportSummary } from '../../import/engine.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { importFlags } from './import.js';
+import { importFlags } from './import-flags.js';
 import { directoryFiles, type ImportDirOptions, runImportDir } from './import-dir.js';
 import { examples } from './shared.js';
 
