@@ -93,6 +93,39 @@ function conflictOnPrimaryKey(plan: WritePlan): boolean {
   return target.length === key.length && key.every((k) => target.includes(k));
 }
 
+const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The key of a COPY body's first row when it is the first column, unquoted (a client's ids are):
+ * the text between the header line's end and the first comma or line end; else null.
+ * @example firstKeyCell(Buffer.from('id,name\nb0c5a000-0000-4000-8000-000000000001,x\n')) // 'b0c5a000-0000-4000-8000-000000000001'
+ */
+export function firstKeyCell(body: Uint8Array): string | null {
+  const start = body.indexOf(10) + 1;
+  if (start <= 0 || start >= body.length || body[start] === 34) return null;
+  let end = start;
+  while (end < body.length && body[end] !== 44 && body[end] !== 10 && body[end] !== 13) end++;
+  if (end === start || end - start > 64) return null;
+  return Buffer.from(body.buffer, body.byteOffset + start, end - start).toString('latin1');
+}
+
+/**
+ * Whether the body's first row already has a stored record (one indexed lookup): then the
+ * straight COPY would fail on that row after its round trips and the body's transfer, as every
+ * batch of a re-import does, so the staging path is taken at once.
+ */
+async function firstRowStored(tx: Queryable, plan: WritePlan, schema: string, body: Uint8Array): Promise<boolean> {
+  const pk = plan.table.primaryKey;
+  if (pk.length !== 1 || plan.columns[0]?.name !== pk[0]) return false;
+  const key = firstKeyCell(body);
+  if (key === null) return false;
+  const col = plan.columns[0];
+  // a failed statement would abort the transaction: only keys that surely cast are looked up
+  if (col.type === 'uuid' ? !UUID_TEXT.test(key) : col.type !== 'text') return false;
+  const r = await tx.query(`SELECT 1 FROM ${tableRef(schema, plan.table)} WHERE ${ident(col.name)} = $1::text::${col.type} LIMIT 1`, [key]);
+  return r.rows.length > 0;
+}
+
 /**
  * A COPY body loaded straight into the table inside a savepoint: when no row conflicts (a first
  * load, new rows), this is the whole write, and PostgreSQL does half the work of the staging path
@@ -160,7 +193,7 @@ export async function execute(store: Store, planned: Planned, statement: Stateme
         // COPY_CSV: first straight into the table (copyDirect); else into this session's staging
         // table, which the statement reads
         if (!tx.copyCsv) throw new ApiError(415, 'PGRST102', 'This store cannot load COPY bodies');
-        if (directCopyAllowed(planned)) {
+        if (directCopyAllowed(planned) && !(await firstRowStored(tx, plan0, store.schema, plan0.payload.copy))) {
           const direct = await copyDirect(tx, plan0, store.schema, plan0.payload.copy, timezoneApplied);
           if (direct) return direct;
         }

@@ -437,7 +437,7 @@ function insertSource(plan: WritePlan, target: string, p: Params, rowsJson: stri
     return `SELECT ${cols.map((c) => `_b.${ident(c.name)}`).join(', ')} FROM ${copyStage(plan, schema).target} AS _b`;
   }
   if (plan.missingDefault && cols.length > 0) {
-    const exprs = cols.map((c) => `CASE WHEN _o.obj ? ${p.add(c.name)}::text THEN _b.${ident(c.name)} ELSE ${defaultExpr(c)} END`);
+    const exprs = cols.map((c) => `CASE WHEN _o.obj ? ${p.add(c.name)}::text THEN _b.${ident(c.name)} ELSE ${defaultExpr(c)} END AS ${ident(c.name)}`);
     return `SELECT ${exprs.join(', ')} FROM jsonb_array_elements(${p.add(rowsJson)}::text::jsonb) AS _o(obj), LATERAL jsonb_populate_record(NULL::${target}, _o.obj) AS _b`;
   }
   const exprs = cols.map((c) => `_b.${ident(c.name)}`);
@@ -456,6 +456,23 @@ function conflictSql(plan: WritePlan): string {
     ? ` WHERE (${plan.columns.map((c) => `${t}.${ident(c.name)}`).join(', ')}) IS DISTINCT FROM (${plan.columns.map((c) => `EXCLUDED.${ident(c.name)}`).join(', ')})`
     : '';
   return ` ON CONFLICT (${target}) DO UPDATE SET ${sets.join(', ')}${skip}`;
+}
+
+/**
+ * `unchanged=skip`: rows of the body equal to the stored row with their key are dropped before
+ * the insert, so they never reach the table's BEFORE INSERT triggers (the links trigger parses
+ * and resolves every credit of a track) nor the speculative insertion; a re-import of an
+ * unchanged file then costs an index lookup and a compare per row. Only rows equal as given are
+ * dropped: a row the triggers would rewrite still goes through them and the IS DISTINCT FROM of
+ * conflictSql, as before.
+ */
+function dropUnchanged(plan: WritePlan, schema: string, source: string): string {
+  if (!plan.skipUnchanged || plan.onConflict?.action !== 'merge' || plan.columns.length === 0) return source;
+  const keys = plan.onConflict.columns;
+  if (keys.length === 0 || !keys.every((k) => plan.columns.some((c) => c.name === k.name))) return source;
+  const on = keys.map((k) => `_x.${ident(k.name)} = _u.${ident(k.name)}`).join(' AND ');
+  const same = `(${plan.columns.map((c) => `_x.${ident(c.name)}`).join(', ')}) IS NOT DISTINCT FROM (${plan.columns.map((c) => `_u.${ident(c.name)}`).join(', ')})`;
+  return `SELECT * FROM (${source}) AS _u WHERE NOT EXISTS (SELECT 1 FROM ${tableRef(schema, plan.table)} AS _x WHERE ${on} AND ${same})`;
 }
 
 /**
@@ -478,7 +495,7 @@ function mutationSql(plan: WritePlan, schema: string, p: Params): string {
   switch (plan.kind) {
     case 'insert': {
       const rows = plan.payload?.json ?? '[]';
-      return `INSERT INTO ${target} AS ${t}${colList} ${lockOrdered(plan, insertSource(plan, target, p, rows, schema))}${conflictSql(plan)}`;
+      return `INSERT INTO ${target} AS ${t}${colList} ${lockOrdered(plan, dropUnchanged(plan, schema, insertSource(plan, target, p, rows, schema)))}${conflictSql(plan)}`;
     }
     case 'put': {
       const first = plan.payload?.first ? JSON.stringify([plan.payload.first]) : '[]';

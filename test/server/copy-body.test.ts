@@ -67,6 +67,27 @@ for (const { kind, make, skip } of STORE_KINDS) {
       expect(again.headers.get('catalog-counts')).toBe('inserted=0, updated=1, unchanged=0');
     });
 
+    it('unchanged=skip drops identical rows before the write triggers: a stored row with a dangling credit re-sent as it is stays unchanged, not refused', async () => {
+      const T = 'b0c5a000-0000-4000-8000-00000000c0de';
+      const ghost = 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd38dead';
+      const credits = `[{"id": "${ghost}", "name": "Gone"}]`;
+      // the row as an older catalog could hold it: its artist removed since (the links trigger would refuse it now)
+      await store.query('alter table tracks disable trigger user');
+      try {
+        await store.query('insert into tracks (id, track_title, primary_artists) values ($1, $2, $3::jsonb)', [T, 'Kept', credits]);
+      } finally {
+        await store.query('alter table tracks enable trigger user');
+      }
+      const body = `id,track_title,primary_artists\n${T},Kept,"${credits.replace(/"/g, '""')}"\n`;
+      const same = await copy(body, 'resolution=merge-duplicates, unchanged=skip', '/tracks?on_conflict=id');
+      expect([same.status, same.headers.get('catalog-counts')]).toEqual([200, 'inserted=0, updated=0, unchanged=1']);
+      const viaJson = await send(app, 'POST', '/tracks?on_conflict=id', { body: [{ id: T, track_title: 'Kept', primary_artists: JSON.parse(credits) }], headers: { Prefer: 'resolution=merge-duplicates, unchanged=skip' } });
+      expect(viaJson.headers.get('catalog-counts')).toBe('inserted=0, updated=0, unchanged=1');
+      // a changed row still takes the merge (and its triggers)
+      const changed = await copy(body.replace('Kept', 'Changed'), 'resolution=merge-duplicates, unchanged=skip', '/tracks?on_conflict=id');
+      expect([changed.status, changed.headers.get('catalog-counts')]).toEqual([200, 'inserted=0, updated=1, unchanged=0']);
+    });
+
     it('unchanged=skip works on JSON bodies too; ignore-duplicates counts existing keys as unchanged', async () => {
       await copy(`id,stage_name\n${A},One\n`);
       const json = await send(app, 'POST', '/artists', { body: [{ id: A, stage_name: 'One' }, { id: B, stage_name: 'Two' }], headers: { Prefer: 'resolution=merge-duplicates, unchanged=skip' } });
@@ -124,3 +145,16 @@ for (const { kind, make, skip } of STORE_KINDS) {
     });
   });
 }
+
+describe('firstKeyCell (the straight-COPY probe reads the first row key of a body)', () => {
+  it('reads an unquoted first cell after the header, and refuses what it cannot read', async () => {
+    const { firstKeyCell } = await import('../../src/server/execute.js');
+    const b = (s: string) => Buffer.from(s);
+    expect(firstKeyCell(b(`id,name\n${A},x\n${B},y\n`))).toBe(A);
+    expect(firstKeyCell(b(`id,name\r\n${A}\r\n`))).toBe(A);
+    expect(firstKeyCell(b(`id,name\n"${A}",x\n`))).toBeNull();
+    expect(firstKeyCell(b('id,name\n'))).toBeNull();
+    expect(firstKeyCell(b('id,name'))).toBeNull();
+    expect(firstKeyCell(b('id,name\n,x\n'))).toBeNull();
+  });
+});
