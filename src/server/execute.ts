@@ -180,7 +180,7 @@ export async function execute(store: Store, planned: Planned, statement: Stateme
     throw e;
   };
   try {
-    return await store.transaction(async (tx) => {
+    const result = await store.transaction(async (tx): Promise<ExecResult> => {
       const timezoneApplied = await applyTimezone(tx, prefs);
       if (prefs.timezone !== undefined && !timezoneApplied && prefs.handling === 'strict') {
         fail(new ApiError(400, 'PGRST122', 'Invalid preferences given with handling=strict', {
@@ -232,6 +232,8 @@ export async function execute(store: Store, planned: Planned, statement: Stateme
         timezoneApplied,
       };
     }, signal);
+    if (result.kind === 'write' && planned.plan.kind !== 'read') store.wrote?.(planned.plan.table.name, result.n);
+    return result;
   } catch (err) {
     // The store wraps whatever the callback throws; our own answer is kept aside.
     if (abort) throw abort;

@@ -38,6 +38,11 @@ export interface Store extends Queryable {
    * the transaction is rolled back; PGlite cannot stop a statement and finishes it.
    */
   transaction<T>(fn: (tx: Queryable) => Promise<T>, signal?: AbortSignal): Promise<T>;
+  /**
+   * Told the rows a committed write changed in a table. The embedded store has no autovacuum: it
+   * re-analyzes a table once writes settle, so planned counts and plans follow a bulk load.
+   */
+  wrote?(table: string, rows: number): void;
   close(): Promise<void>;
   /**
    * Settles with the reason when the store can answer nothing any more (PGlite aborted after a
