@@ -1,5 +1,6 @@
 import { compileQuery } from '../grammar/compile.js';
-import type { Query, SelectItem, WhereClause } from '../grammar/types.js';
+import type { Filter, Query, SelectItem, WhereClause } from '../grammar/types.js';
+import { splitLongQuery } from './in-list.js';
 import { renderPrefer } from '../grammar/prefer.js';
 import { parseContentRange } from '../grammar/range.js';
 import { faultCode, faultOf, type HttpResponse, type Transport } from './transport.js';
@@ -176,8 +177,51 @@ function pageRequester<T>(opts: PageOptions, format: PageFormat<T>, state: PageS
   return { request, keyset };
 }
 
-/** The page loop of exportPages for any page format. */
+const UUIDISH = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The parts of a read whose one `in.(…)` list on the key makes its URL too long, each under the
+ * limit and read one after another (splitLongQuery), or null to read it as it is. Only a read in
+ * key order (no order of the user's, no offset) is split: its values sorted, the parts' rows in
+ * sequence are the whole read's rows in its own order; a limit is carried across the parts.
+ */
+export function keyListParts(table: PagedTable, query: Query): Query[] | null {
+  const pk = table.primaryKey.length === 1 ? table.primaryKey[0] : null;
+  const root = query.page.find((p) => p.path.length === 0);
+  if (!pk || query.order.some((o) => o.path.length === 0) || (root?.offset ?? 0) > 0) return null;
+  const clause = query.where.find((w) => w.path.length === 0 && w.condition.kind === 'filter' && w.condition.op === 'in' && !w.condition.negated);
+  const filter = clause?.condition as Filter | undefined;
+  if (!clause || !filter || filter.field.name !== pk || filter.field.jsonPath.length > 0 || !Array.isArray(filter.value)) return null;
+  // uuids compare as their lowercase text does; other keys as given
+  const sorted = [...new Set(filter.value.map((v) => (UUIDISH.test(v) ? v.toLowerCase() : v)))].sort();
+  const keyed = { ...query, where: query.where.map((w) => (w === clause ? { ...w, condition: { ...filter, value: sorted } } : w)) };
+  const parts = splitLongQuery(keyed, compileQuery);
+  return parts.length > 1 ? parts : null;
+}
+
+/** The page loop of exportPages for any page format: a too-long key list read in parts (keyListParts). */
 export async function* pagesOf<T>(opts: PageOptions, format: PageFormat<T>): AsyncGenerator<T> {
+  const parts = keyListParts(opts.table, opts.query);
+  if (!parts) return yield* pagesOfOne(opts, format);
+  const limit = opts.query.page.find((p) => p.path.length === 0)?.limit;
+  let read = 0;
+  opts.onTotal?.(null);
+  for (const part of parts) {
+    if (limit !== undefined && read >= limit) return;
+    const page = limit === undefined ? part.page : [...part.page.filter((p) => p.path.length > 0), { path: [], limit: limit - read }];
+    const done = read;
+    let partRead = 0;
+    const onPage = (n: number) => {
+      partRead = n;
+      opts.onPage?.(done + n);
+    };
+    yield* pagesOfOne({ ...opts, query: { ...part, page }, count: undefined, onTotal: undefined, onPage }, format);
+    read = done + partRead;
+  }
+}
+
+/** The page loop of one read (its URL fits). */
+async function* pagesOfOne<T>(opts: PageOptions, format: PageFormat<T>): AsyncGenerator<T> {
   const state: PageState = { read: 0, lastKey: null };
   const { request, keyset } = pageRequester(opts, format, state);
   // AHEAD pages on their way while this one is written out; one after a page came back short
