@@ -49,7 +49,14 @@ export class JsonArraySplitter {
   /** `maxElement`: the longest element taken (characters); a longer one throws. */
   constructor(private readonly maxElement = Infinity) {}
 
-  /** Feeds the next chunk of text; returns the elements completed by it. (One loop over every character: the JSON reader's hot path; what happens once per element is in `opens` and `finish`.) */
+  /**
+   * Feeds the next chunk of text; returns the elements completed by it.
+   *
+   * 81 lines on purpose: the JSON reader's hot loop over every character, kept whole. Split, it
+   * measured slower per pass over a 100k-row JSON array (79 MB, CPU time, both versions in one
+   * process, passes alternated): an element's start moved into a method, +8% (3 runs of 4);
+   * only the chunk's tail moved out, +4% (4 of 4); an unchanged copy measured the same (min ±1%).
+   */
   push(chunk: string): JsonElement[] {
     const out: JsonElement[] = [];
     let start = this.collecting ? 0 : -1;
@@ -89,58 +96,47 @@ export class JsonArraySplitter {
         continue;
       }
       if (isSpace(c)) continue;
-      if (this.opens(c, chunk, i)) start = i;
+      if (this.mode === 'start') {
+        if (c === OPEN_BRACKET) {
+          this.mode = 'array';
+          continue;
+        }
+        if (c === OPEN_BRACE) this.mode = 'stream';
+        else throw new SyntaxError(`expected a JSON array (or objects) at line ${this.line}, found ${JSON.stringify(chunk[i])}`);
+      }
+      if (this.mode === 'done') throw new SyntaxError(`unexpected text after the end of the JSON array at line ${this.line}`);
+      if (this.mode === 'array') {
+        if (c === COMMA) {
+          if (!this.needComma) throw new SyntaxError(`unexpected ',' at line ${this.line}`);
+          this.needComma = false;
+          continue;
+        }
+        if (c === CLOSE_BRACKET) {
+          this.mode = 'done';
+          continue;
+        }
+        if (this.needComma) throw new SyntaxError(`expected ',' or ']' at line ${this.line}`);
+      }
+      // first character of a new element
+      this.collecting = true;
+      this.elementLine = this.line - (c === NEWLINE ? 1 : 0);
+      this.pieces = [];
+      this.collected = 0;
+      start = i;
+      this.depth = 0;
+      if (c === QUOTE) this.inString = true;
+      else if (c === OPEN_BRACE || c === OPEN_BRACKET) this.depth = 1;
+      this.firstChar = c;
+      if (c === CLOSE_BRACE) throw new SyntaxError(`unexpected '}' at line ${this.line}`);
     }
-    if (this.collecting && start >= 0) this.keep(chunk, start);
+    if (this.collecting && start >= 0) {
+      this.pieces.push(chunk.slice(start));
+      this.collected += chunk.length - start;
+      if (this.collected > this.maxElement) {
+        throw new SyntaxError(`the element starting at line ${this.elementLine} is longer than ${this.maxElement / 1048576} MiB, the largest record an import takes: is this the right file and --format?`);
+      }
+    }
     return out;
-  }
-
-  /**
-   * A character outside any element that is not space: array punctuation (false), or the first
-   * character of a new element (true: collecting starts). Apart from the per-character loop, as
-   * it runs once per element, not once per character.
-   */
-  private opens(c: number, chunk: string, i: number): boolean {
-    if (this.mode === 'start') {
-      if (c === OPEN_BRACKET) {
-        this.mode = 'array';
-        return false;
-      }
-      if (c === OPEN_BRACE) this.mode = 'stream';
-      else throw new SyntaxError(`expected a JSON array (or objects) at line ${this.line}, found ${JSON.stringify(chunk[i])}`);
-    }
-    if (this.mode === 'done') throw new SyntaxError(`unexpected text after the end of the JSON array at line ${this.line}`);
-    if (this.mode === 'array') {
-      if (c === COMMA) {
-        if (!this.needComma) throw new SyntaxError(`unexpected ',' at line ${this.line}`);
-        this.needComma = false;
-        return false;
-      }
-      if (c === CLOSE_BRACKET) {
-        this.mode = 'done';
-        return false;
-      }
-      if (this.needComma) throw new SyntaxError(`expected ',' or ']' at line ${this.line}`);
-    }
-    this.collecting = true;
-    this.elementLine = this.line - (c === NEWLINE ? 1 : 0);
-    this.pieces = [];
-    this.collected = 0;
-    this.depth = 0;
-    if (c === QUOTE) this.inString = true;
-    else if (c === OPEN_BRACE || c === OPEN_BRACKET) this.depth = 1;
-    this.firstChar = c;
-    if (c === CLOSE_BRACE) throw new SyntaxError(`unexpected '}' at line ${this.line}`);
-    return true;
-  }
-
-  /** Keeps the end of a chunk that an element still open at its end began in (or continues through). */
-  private keep(chunk: string, start: number): void {
-    this.pieces.push(chunk.slice(start));
-    this.collected += chunk.length - start;
-    if (this.collected > this.maxElement) {
-      throw new SyntaxError(`the element starting at line ${this.elementLine} is longer than ${this.maxElement / 1048576} MiB, the largest record an import takes: is this the right file and --format?`);
-    }
   }
 
   /** Signals the end of input; throws if the array or an element is unfinished. */
