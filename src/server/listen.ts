@@ -96,19 +96,26 @@ export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
-/** Opens the store, builds the app and listens: the only code that touches sockets. */
-export async function startServer(opts: StartOptions = {}): Promise<RunningServer> {
-  const host = opts.host ?? '127.0.0.1';
-  checkAuthentication(host, opts.jwtSecret);
+/** An opened store, with the directory lock and umask that hold it while it is served. */
+interface Held {
+  store: Store;
+  /** False when the caller gave the store (tests): the server does not close it. */
+  ownsStore: boolean;
+  lock: DirLock | null;
+  restoreUmask: () => void;
+}
+
+/** Takes the data directory's lock (an embedded store), then opens the store; undoes both when opening fails. */
+async function openHeld(opts: StartOptions): Promise<Held> {
   const ownsStore = !opts.store;
   // One process holds an embedded data directory: the lock is taken before any of its files is opened.
   const lock: DirLock | null = opts.dataDir && !opts.databaseUrl && ownsStore ? await acquireDirLock(opts.dataDir, opts.onIdle ? { version: opts.onIdle.version } : undefined) : null;
-  let store: Store;
   // The catalog's files are the owner's alone (0600, directories 0700), whatever the umask: PGlite
   // makes files later too (WAL, statistics at close), so for as long as this process holds it; the
   // few it gives a mode of its own are tightened after opening and closing (tightenModes).
   const umask = lock ? process.umask(0o077) : null;
   const restoreUmask = () => void (umask !== null && process.umask(umask));
+  let store: Store;
   try {
     store = opts.store ?? (await openStore(opts));
   } catch (err) {
@@ -117,34 +124,45 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     throw err;
   }
   if (lock) tightenModes(opts.dataDir!);
-  const holderTag = lock ? directoryTag(opts.dataDir!) : null;
-  const { createApp } = await import('./app.js');
-  const maxBodyBytes = opts.maxBodyBytes ?? defaultMaxBody(store.kind);
-  const key = opts.private ? newHolderKey() : null;
-  const shared = createApp({ store, jwtSecret: opts.jwtSecret, maxBodyBytes, maxRows: opts.maxRows, aggregates: opts.aggregates ?? true });
-  const app = key ? privateApp(shared) : opts.corsOrigins ? corsApp(shared, opts.corsOrigins) : shared;
+  return { store, ownsStore, lock, restoreUmask };
+}
 
-  const { Metrics, startAdmin } = await import('./admin.js');
-  const metrics = new Metrics();
-  let inFlight = 0;
-  let lastActive = Date.now();
-  let drained: (() => void) | null = null;
+/** Requests in flight and when the last one came or went: what the idle exit and a draining close watch. */
+interface Traffic {
+  inFlight: number;
+  lastActive: number;
+  /** Set by a close waiting for the requests in flight to end. */
+  drained: (() => void) | null;
+}
+
+/** What the socket adapter's request handler needs besides the request. */
+interface Handling {
+  app: App;
+  opts: StartOptions;
+  traffic: Traffic;
+  metrics: { record(method: string, status: number, ms: number): void };
+  key: string | null;
+  holderTag: string | null;
+  maxBodyBytes: number;
+  receiveMs: number;
+}
+
+/** node:http's request handler: counts and logs each request, refuses what the adapter's limits refuse, and serves the rest. */
+function requestHandler(h: Handling): (req: IncomingMessage, res: ServerResponse) => void {
+  const { opts, traffic, key } = h;
   const maxUrlBytes = opts.maxUrlBytes ?? DEFAULT_MAX_URL;
-  const receiveMs = opts.receiveTimeoutMs ?? DEFAULT_RECEIVE_TIMEOUT_MS;
-  // node checks headersTimeout only every connectionsCheckingInterval (30 s by default)
-  const timeouts = { headersTimeout: receiveMs, connectionsCheckingInterval: Math.min(1_000, receiveMs) };
-  const server = createServer({ keepAliveTimeout: 5_000, maxHeaderSize: opts.maxHeaderBytes ?? DEFAULT_MAX_HEADER, ...timeouts }, (req, res) => {
-    inFlight++;
-    lastActive = Date.now();
-    const arrived = lastActive;
+  return (req, res) => {
+    traffic.inFlight++;
+    traffic.lastActive = Date.now();
+    const arrived = traffic.lastActive;
     const sentBefore = req.socket.bytesWritten;
     res.on('close', () => {
-      inFlight--;
-      lastActive = Date.now();
-      metrics.record(req.method ?? 'GET', res.statusCode, lastActive - arrived);
+      traffic.inFlight--;
+      traffic.lastActive = Date.now();
+      h.metrics.record(req.method ?? 'GET', res.statusCode, traffic.lastActive - arrived);
       const path = (req.url ?? '/').split('?')[0];
-      opts.onRequest?.({ method: req.method ?? 'GET', path, status: res.statusCode, ms: lastActive - arrived, bytes: req.socket.bytesWritten - sentBefore });
-      if (inFlight === 0 && drained) drained();
+      opts.onRequest?.({ method: req.method ?? 'GET', path, status: res.statusCode, ms: traffic.lastActive - arrived, bytes: req.socket.bytesWritten - sentBefore });
+      if (traffic.inFlight === 0 && traffic.drained) traffic.drained();
     });
     const refusal = key ? privateRefusal(req, key) : null;
     if (refusal) {
@@ -157,8 +175,41 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
       req.resume();
       return;
     }
-    void serveOne(app, req, res, baseOf(req), maxBodyBytes, opts.log, holderTag, receiveMs);
-  });
+    void serveOne(h.app, req, res, baseOf(req), h.maxBodyBytes, opts.log, h.holderTag, h.receiveMs);
+  };
+}
+
+/** Calls `idle.run` once when no request has been in flight or arrived for `idle.idleMs`; the timer, or null without `onIdle`. */
+function idleWatch(idle: StartOptions['onIdle'], traffic: Traffic): NodeJS.Timeout | null {
+  if (!idle) return null;
+  const timer = setInterval(() => {
+    if (traffic.inFlight > 0 || Date.now() - traffic.lastActive < idle.idleMs) return;
+    clearInterval(timer);
+    idle.run();
+  }, Math.min(1000, idle.idleMs));
+  return timer;
+}
+
+/** Opens the store, builds the app and listens: the only code that touches sockets. */
+export async function startServer(opts: StartOptions = {}): Promise<RunningServer> {
+  const host = opts.host ?? '127.0.0.1';
+  checkAuthentication(host, opts.jwtSecret);
+  const { store, ownsStore, lock, restoreUmask } = await openHeld(opts);
+  const holderTag = lock ? directoryTag(opts.dataDir!) : null;
+  const { createApp } = await import('./app.js');
+  const maxBodyBytes = opts.maxBodyBytes ?? defaultMaxBody(store.kind);
+  const key = opts.private ? newHolderKey() : null;
+  const shared = createApp({ store, jwtSecret: opts.jwtSecret, maxBodyBytes, maxRows: opts.maxRows, aggregates: opts.aggregates ?? true });
+  const app = key ? privateApp(shared) : opts.corsOrigins ? corsApp(shared, opts.corsOrigins) : shared;
+
+  const { Metrics, startAdmin } = await import('./admin.js');
+  const metrics = new Metrics();
+  const traffic: Traffic = { inFlight: 0, lastActive: Date.now(), drained: null };
+  const receiveMs = opts.receiveTimeoutMs ?? DEFAULT_RECEIVE_TIMEOUT_MS;
+  // node checks headersTimeout only every connectionsCheckingInterval (30 s by default)
+  const timeouts = { headersTimeout: receiveMs, connectionsCheckingInterval: Math.min(1_000, receiveMs) };
+  const handler = requestHandler({ app, opts, traffic, metrics, key, holderTag, maxBodyBytes, receiveMs });
+  const server = createServer({ keepAliveTimeout: 5_000, maxHeaderSize: opts.maxHeaderBytes ?? DEFAULT_MAX_HEADER, ...timeouts }, handler);
   server.on('clientError', answerClientError(opts.maxHeaderBytes ?? DEFAULT_MAX_HEADER));
   try {
     await new Promise<void>((resolve, reject) => {
@@ -181,14 +232,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     throw err;
   });
   lock?.setUrl(url, key ?? undefined);
-  const idle = opts.onIdle;
-  const idleTimer = idle
-    ? setInterval(() => {
-        if (inFlight > 0 || Date.now() - lastActive < idle.idleMs) return;
-        clearInterval(idleTimer!);
-        idle.run();
-      }, Math.min(1000, idle.idleMs))
-    : null;
+  const idleTimer = idleWatch(opts.onIdle, traffic);
 
   let closing: Promise<void> | null = null;
   const close = () => {
@@ -197,8 +241,8 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();
-        if (inFlight === 0) resolve();
-        else drained = resolve;
+        if (traffic.inFlight === 0) resolve();
+        else traffic.drained = resolve;
       });
       server.closeAllConnections();
       if (admin) await new Promise((r) => (admin.server.close(r), admin.server.closeAllConnections()));

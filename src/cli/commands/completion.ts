@@ -78,18 +78,29 @@ export function completionSpec(program: Command): CompletionSpec {
 const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 const words = (xs: readonly string[]) => xs.map(q).join(' ');
 
-/**
- * The POSIX sh functions that compute candidates: `_catalog_candidates CWORD WORD...` prints a
- * mode line (`words`, `nospace`, `files` or `none`) and then one candidate per line. Only
- * portable constructs, so bash, zsh and sh (for fish) run the same code.
- */
-// Long because it is mostly the shell script it writes, not logic.
-export function posixFunctions(spec: CompletionSpec): string {
+/** What the script's functions are made of, worked out from the spec once. */
+interface ScriptParts {
+  spec: CompletionSpec;
+  /** Every flag that takes a value, in any command. */
+  valueFlags: string[];
+  rootFlags: string[];
+  /** Below the root the global flags still apply, but --version does not and --help is the command's own. */
+  globals: string[];
+  top: CommandSpec[];
+  collections: CommandSpec[];
+  /** Top-level commands that are not collections (serve, schema, token…). */
+  others: CommandSpec[];
+  verbs: CommandSpec[];
+  /** Long flags of each verb, over every collection. */
+  verbFlags: Map<string, Set<string>>;
+}
+
+const flagNames = (c: CommandSpec) => c.flags.flatMap((f) => f.names.filter((n) => n.startsWith('--')));
+
+function scriptParts(spec: CompletionSpec): ScriptParts {
   const all = (c: CommandSpec): CommandSpec[] => [c, ...c.subcommands.flatMap(all)];
   const valueFlags = [...new Set(all(spec.root).flatMap((c) => c.flags.filter((f) => f.takesValue).flatMap((f) => f.names)))].sort();
-  const flagNames = (c: CommandSpec) => c.flags.flatMap((f) => f.names.filter((n) => n.startsWith('--')));
   const rootFlags = flagNames(spec.root);
-  // Below the root the global flags still apply, but --version does not and --help is the command's own.
   const globals = rootFlags.filter((n) => n !== '--version' && n !== '--help');
   const top = spec.root.subcommands;
   const collections = top.filter((c) => spec.collections.includes(c.name));
@@ -97,66 +108,89 @@ export function posixFunctions(spec: CompletionSpec): string {
   const verbs = collections[0]?.subcommands ?? [];
   const verbFlags = new Map<string, Set<string>>();
   for (const coll of collections) for (const v of coll.subcommands) for (const f of flagNames(v)) (verbFlags.get(v.name) ?? verbFlags.set(v.name, new Set()).get(v.name)!).add(f);
+  return { spec, valueFlags, rootFlags, globals, top, collections, others, verbs, verbFlags };
+}
 
-  const lines: string[] = [];
-  const fn = (name: string, body: string[]) => lines.push(`${name}() {`, ...body.map((l) => `  ${l}`), '}', '');
+/** One sh function definition, followed by a blank line. */
+const shFunction = (name: string, body: string[]): string[] => [`${name}() {`, ...body.map((l) => `  ${l}`), '}', ''];
 
-  fn('_catalog_filter', [
-    '# _catalog_filter PREFIX CUR WORD...: the words that start with CUR, each after PREFIX',
-    '_cf_pre=$1; _cf_cur=$2; shift 2',
-    'for _cf_w in "$@"; do case $_cf_w in "$_cf_cur"*) printf \'%s%s\\n\' "$_cf_pre" "$_cf_w" ;; esac; done',
-  ]);
-  fn('_catalog_takes_value', [`case $1 in ${valueFlags.join('|') || '--'}) return 0 ;; esac`, 'return 1']);
-  fn('_catalog_fields', [
-    'case $1 in',
-    ...Object.entries(spec.fields).map(([t, fs]) => `  ${t}) printf '%s\\n' ${words(fs)} ;;`),
-    'esac',
-  ]);
-  fn('_catalog_embeds', ['case $1 in', ...Object.entries(spec.embeds).filter(([, e]) => e.length).map(([t, e]) => `  ${t}) printf '%s\\n' ${words(e)} ;;`), 'esac']);
+/** The lookup functions: word filtering and what the schema knows (fields, embeds, booleans). */
+function lookupFunctions({ spec, valueFlags }: ScriptParts): string[] {
   const bools = Object.entries(spec.booleans).flatMap(([t, fs]) => fs.map((f) => `${t}:${f}`));
-  fn('_catalog_is_boolean', [`case $1:$2 in ${bools.join('|') || '-'}) return 0 ;; esac`, 'return 1']);
-  fn('_catalog_values', [
-    '# _catalog_values FLAG COLLECTION PREFIX CUR: the values of a flag',
-    'case $1 in',
-    `  ${FIELD_FLAGS.join('|')})`,
-    '    echo nospace',
-    '    case $4 in *,*) _cv_head="${4%,*},"; _cv_last=${4##*,} ;; *) _cv_head=; _cv_last=$4 ;; esac',
-    '    { _catalog_fields "$2"; case $1 in --select|-s) _catalog_embeds "$2" ;; esac; } | while IFS= read -r _cv_f; do',
-    '      case $_cv_f in "$_cv_last"*) printf \'%s%s%s\\n\' "$3" "$_cv_head" "$_cv_f" ;; esac',
-    '    done ;;',
-    ...Object.entries(VALUE_LISTS).map(([f, vs]) => `  ${f}) echo words; _catalog_filter "$3" "$4" ${words(vs)} ;;`),
-    `  ${FILE_FLAGS.join('|')}) echo files ;;`,
-    '  *) echo none ;;',
-    'esac',
-  ]);
-  fn('_catalog_verb_flags', [
-    'case $1 in',
-    ...[...verbFlags].map(([v, fs]) => `  ${v}) _catalog_filter '' "$2" ${words([...fs].sort())} ;;`),
-    'esac',
-  ]);
-  fn('_catalog_command_words', [
+  return [
+    ...shFunction('_catalog_filter', [
+      '# _catalog_filter PREFIX CUR WORD...: the words that start with CUR, each after PREFIX',
+      '_cf_pre=$1; _cf_cur=$2; shift 2',
+      'for _cf_w in "$@"; do case $_cf_w in "$_cf_cur"*) printf \'%s%s\\n\' "$_cf_pre" "$_cf_w" ;; esac; done',
+    ]),
+    ...shFunction('_catalog_takes_value', [`case $1 in ${valueFlags.join('|') || '--'}) return 0 ;; esac`, 'return 1']),
+    ...shFunction('_catalog_fields', [
+      'case $1 in',
+      ...Object.entries(spec.fields).map(([t, fs]) => `  ${t}) printf '%s\\n' ${words(fs)} ;;`),
+      'esac',
+    ]),
+    ...shFunction('_catalog_embeds', ['case $1 in', ...Object.entries(spec.embeds).filter(([, e]) => e.length).map(([t, e]) => `  ${t}) printf '%s\\n' ${words(e)} ;;`), 'esac']),
+    ...shFunction('_catalog_is_boolean', [`case $1:$2 in ${bools.join('|') || '-'}) return 0 ;; esac`, 'return 1']),
+  ];
+}
+
+/** `_catalog_values`: the values of a flag (field names, fixed lists, files), and `_catalog_verb_flags`. */
+function valueFunctions({ verbFlags }: ScriptParts): string[] {
+  return [
+    ...shFunction('_catalog_values', [
+      '# _catalog_values FLAG COLLECTION PREFIX CUR: the values of a flag',
+      'case $1 in',
+      `  ${FIELD_FLAGS.join('|')})`,
+      '    echo nospace',
+      '    case $4 in *,*) _cv_head="${4%,*},"; _cv_last=${4##*,} ;; *) _cv_head=; _cv_last=$4 ;; esac',
+      '    { _catalog_fields "$2"; case $1 in --select|-s) _catalog_embeds "$2" ;; esac; } | while IFS= read -r _cv_f; do',
+      '      case $_cv_f in "$_cv_last"*) printf \'%s%s%s\\n\' "$3" "$_cv_head" "$_cv_f" ;; esac',
+      '    done ;;',
+      ...Object.entries(VALUE_LISTS).map(([f, vs]) => `  ${f}) echo words; _catalog_filter "$3" "$4" ${words(vs)} ;;`),
+      `  ${FILE_FLAGS.join('|')}) echo files ;;`,
+      '  *) echo none ;;',
+      'esac',
+    ]),
+    ...shFunction('_catalog_verb_flags', [
+      'case $1 in',
+      ...[...verbFlags].map(([v, fs]) => `  ${v}) _catalog_filter '' "$2" ${words([...fs].sort())} ;;`),
+      'esac',
+    ]),
+  ];
+}
+
+/** The `case` arms of `_catalog_command_words` for one command that is not a collection. */
+function commandArms(c: CommandSpec, globals: string[]): string[] {
+  const subs = c.subcommands.map((s) => s.name);
+  const own = flagNames(c);
+  const out = [`  ${c.name}:-*)`, '    echo words'];
+  if (subs.length) {
+    out.push('    case $2 in');
+    for (const s of c.subcommands) out.push(`      ${s.name}) _catalog_filter '' "$3" ${words(flagNames(s))} ;;`);
+    out.push(`      *) _catalog_filter '' "$3" ${words(own)} ;;`, '    esac');
+  } else out.push(`    _catalog_filter '' "$3" ${words(own)}`);
+  out.push(`    _catalog_filter '' "$3" ${words(globals)} ;;`);
+  if (subs.length) out.push(`  ${c.name}:*) if [ -z "$2" ]; then echo words; _catalog_filter '' "$3" ${words(subs)}; else echo none; fi ;;`);
+  else if (c.name === 'completion') out.push(`  completion:*) if [ -z "$2" ]; then echo words; _catalog_filter '' "$3" ${words(SHELLS)}; else echo none; fi ;;`);
+  else if (c.name === 'seed') out.push('  seed:*) echo files ;;');
+  return out;
+}
+
+/** `_catalog_command_words`: flags or arguments of a command that is not a collection. */
+function commandWordsFunction({ others, globals, top }: ScriptParts): string[] {
+  return shFunction('_catalog_command_words', [
     '# _catalog_command_words COMMAND SUB CUR: flags or arguments of a command that is not a collection',
     'case $1:$3 in',
-    ...others.flatMap((c) => {
-      const subs = c.subcommands.map((s) => s.name);
-      const own = flagNames(c);
-      const out = [`  ${c.name}:-*)`, '    echo words'];
-      if (subs.length) {
-        out.push('    case $2 in');
-        for (const s of c.subcommands) out.push(`      ${s.name}) _catalog_filter '' "$3" ${words(flagNames(s))} ;;`);
-        out.push(`      *) _catalog_filter '' "$3" ${words(own)} ;;`, '    esac');
-      } else out.push(`    _catalog_filter '' "$3" ${words(own)}`);
-      out.push(`    _catalog_filter '' "$3" ${words(globals)} ;;`);
-      if (subs.length) out.push(`  ${c.name}:*) if [ -z "$2" ]; then echo words; _catalog_filter '' "$3" ${words(subs)}; else echo none; fi ;;`);
-      else if (c.name === 'completion') out.push(`  completion:*) if [ -z "$2" ]; then echo words; _catalog_filter '' "$3" ${words(SHELLS)}; else echo none; fi ;;`);
-      else if (c.name === 'seed') out.push('  seed:*) echo files ;;');
-      return out;
-    }),
+    ...others.flatMap((c) => commandArms(c, globals)),
     `  help:*) echo words; _catalog_filter '' "$3" ${words(top.map((c) => c.name))} ;;`,
     '  *) echo none ;;',
     'esac',
   ]);
-  fn('_catalog_candidates', [
+}
+
+/** `_catalog_candidates`: finds the command, verb and current word on the line, then asks the functions above. */
+function candidatesFunction({ rootFlags, top, collections, verbs, globals }: ScriptParts): string[] {
+  return shFunction('_catalog_candidates', [
     '# _catalog_candidates CWORD WORD...: candidates for word number CWORD (0 is the command itself)',
     '_cc_cword=$1; shift',
     '_cc_i=0; _cc_cur=; _cc_prev=; _cc_cmd=; _cc_sub=; _cc_skip=0',
@@ -207,7 +241,16 @@ export function posixFunctions(spec: CompletionSpec): string {
     '    esac ;;',
     'esac',
   ]);
-  return lines.join('\n');
+}
+
+/**
+ * The POSIX sh functions that compute candidates: `_catalog_candidates CWORD WORD...` prints a
+ * mode line (`words`, `nospace`, `files` or `none`) and then one candidate per line. Only
+ * portable constructs, so bash, zsh and sh (for fish) run the same code.
+ */
+export function posixFunctions(spec: CompletionSpec): string {
+  const parts = scriptParts(spec);
+  return [...lookupFunctions(parts), ...valueFunctions(parts), ...commandWordsFunction(parts), ...candidatesFunction(parts)].join('\n');
 }
 
 /** The bash script: the POSIX functions plus a wrapper that reads the line as typed (URLs and FIELD=VALUE keep their `:` and `=`). */

@@ -1,49 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { didYouMean } from '../../format/suggest.js';
 import { UsageError } from '../errors.js';
-
-/** `catalog serve`'s settings as strings, the way commander hands flags over. */
-export interface ServeSettings {
-  port?: string;
-  host?: string;
-  data?: string;
-  databaseUrl?: string;
-  jwtSecret?: string;
-  maxBody?: string;
-  workers?: string;
-  dbSchema?: string;
-  maxRows?: string;
-  statementTimeout?: string;
-  aggregates?: string;
-  adminPort?: string;
-  logLevel?: string;
-  logFormat?: string;
-  corsOrigins?: string;
-}
-
-/**
- * Every setting `catalog serve` takes from a flag, an environment variable or a config file, in
- * that order of precedence, then its default. One table: the flags' help, `--dump-config` and
- * the file's keys all come from it. `secret`: shown redacted by `--dump-config`.
- */
-export const SERVE_SETTINGS: ReadonlyArray<{ key: keyof ServeSettings; flag: string; /** '' for none */ env: string; fallback?: string; secret?: boolean }> = [
-  { key: 'port', flag: 'port', env: 'CATALOG_PORT', fallback: '3000' },
-  { key: 'host', flag: 'host', env: 'CATALOG_HOST', fallback: '127.0.0.1' },
-  // CATALOG_DATA already names the embedded catalog for every command (the default of --data)
-  { key: 'data', flag: 'data', env: '' },
-  { key: 'databaseUrl', flag: 'database-url', env: 'CATALOG_DATABASE_URL', secret: true },
-  { key: 'dbSchema', flag: 'db-schema', env: 'CATALOG_DB_SCHEMA' },
-  { key: 'jwtSecret', flag: 'jwt-secret', env: 'CATALOG_JWT_SECRET', secret: true },
-  { key: 'maxBody', flag: 'max-body', env: 'CATALOG_MAX_BODY' },
-  { key: 'maxRows', flag: 'max-rows', env: 'CATALOG_MAX_ROWS' },
-  { key: 'statementTimeout', flag: 'statement-timeout', env: 'CATALOG_STATEMENT_TIMEOUT' },
-  { key: 'workers', flag: 'workers', env: 'CATALOG_WORKERS', fallback: '1' },
-  { key: 'aggregates', flag: 'aggregates', env: 'CATALOG_AGGREGATES', fallback: 'on' },
-  { key: 'logLevel', flag: 'log-level', env: 'CATALOG_LOG_LEVEL', fallback: 'error' },
-  { key: 'logFormat', flag: 'log-format', env: 'CATALOG_LOG_FORMAT', fallback: 'text' },
-  { key: 'adminPort', flag: 'admin-port', env: 'CATALOG_ADMIN_PORT' },
-  { key: 'corsOrigins', flag: 'cors-origins', env: 'CATALOG_CORS_ORIGINS' },
-];
+import { SERVE_SETTINGS, type ServeSettings } from './serve-settings.js';
 
 /** The settings a `--config` file gives: a YAML or JSON mapping of flag names to values. */
 async function fromFile(path: string): Promise<ServeSettings> {

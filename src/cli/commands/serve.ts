@@ -1,8 +1,8 @@
 import { Command } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { loadCluster, loadHolder, loadServer } from '../embedded.js';
-import type { ServeSettings } from './serve-config.js';
+import { loadCluster, loadHolder, loadServer, type StartOptions } from '../embedded.js';
+import { SERVE_SETTINGS, settingOption, type ServeSettings } from './serve-settings.js';
 import { examples } from './shared.js';
 
 export interface ServeOptions extends ServeSettings {
@@ -25,27 +25,18 @@ people use at once wants --database-url.`;
 /** `catalog serve`. */
 export function defineServe(ctx: Context): Command {
   const cmd = new Command('serve')
-    .description('Run the catalog service (PostgREST 12.2.3 interface) until Ctrl-C')
-    .option('-p, --port <port>', 'TCP port (0 picks a free one; default 3000)')
-    .option('--host <host>', 'address to listen on (anything but loopback needs --jwt-secret; default 127.0.0.1)')
-    .option('--data <dir>', 'embedded catalog directory (default: CATALOG_DATA or the XDG data directory)')
-    .option('--database-url <url>', 'use this PostgreSQL database instead of the embedded catalog (env CATALOG_DATABASE_URL)')
-    .option('--jwt-secret <secret>', 'require JWTs signed with this secret (env CATALOG_JWT_SECRET)')
-    .option('--max-body <bytes>', 'largest request body accepted, in bytes (default 64 MiB; 8 MiB on the embedded catalog)')
-    .option('--max-rows <n>', 'most rows one response carries (PostgREST db-max-rows); list --all and export still page through every row')
-    .option('--statement-timeout <ms>', 'cancel a statement running longer than this (PostgreSQL only; answers 500 57014; default 30000, 0 for none)')
-    .option('--db-schema <name>', 'PostgreSQL schema holding the catalog tables (env CATALOG_DB_SCHEMA; default public)')
-    .option('--workers <n>', 'processes serving one PostgreSQL together (needs --database-url; default 1)')
-    .option('--aggregates <on|off>', 'count(), sum() … in select (PostgREST db-aggregates-enabled, which defaults to off; catalog count uses them; default on)')
-    .option('--log-level <level>', 'crit, error (internal errors, lost connections: the default), warn, or info (also one line per request)')
-    .option('--log-format <format>', 'text (default) or json (one JSON object per line)')
-    .option('--cors-origins <list>', 'origins that get CORS headers, comma-separated (https://app.example.com,…); default every origin (*), as PostgREST')
+    .description('Run the catalog service (PostgREST 12.2.3 interface) until Ctrl-C');
+  // The settings first (from their table), then the options about settings and the holder's own.
+  for (const s of SERVE_SETTINGS) {
+    const { flags, help } = settingOption(s);
+    cmd.option(flags, help);
+  }
+  cmd
     .option('--config <file>', 'read settings from a YAML or JSON file (port: 8080, database-url: …); flags and CATALOG_* variables win over it')
     .option('--dump-config', 'print the settings in force (flags, CATALOG_* variables, --config file, defaults) as a config file, secrets redacted, and exit')
-    .option('--admin-port <port>', 'serve /live, /ready (503 while the database does not answer) and /metrics (Prometheus) on this port')
     .option('--idle-exit <seconds>', 'stop after this many seconds without a request (the background holder commands start uses it)')
     .action(async (opts: ServeOptions) => runServe(opts, ctx))
-    .addHelpText('after', `${EMBEDDED_NOTE}\n\nEvery setting also comes from a CATALOG_* variable named after its flag (CATALOG_PORT,\nCATALOG_DATABASE_URL, CATALOG_MAX_ROWS, CATALOG_CORS_ORIGINS, …) or a --config file (YAML or JSON):\na flag wins, then the variable, then the file. --dump-config prints what is in force.\n`);
+    .addHelpText('after', `${EMBEDDED_NOTE}\n\nEvery setting also comes from its CATALOG_* variable (named after its flag, shown above) or a\n--config file (YAML or JSON): a flag wins, then the variable, then the file. --dump-config prints\nwhat is in force.\n`);
   return examples(cmd, [
     'catalog serve',
     'catalog serve --port 8080 --data ./catalog-data',
@@ -116,18 +107,22 @@ async function untilReachable<T>(start: () => Promise<T>, stopping: Promise<stri
   }
 }
 
-/** Starts the service, prints its URL on stderr, and closes it cleanly on SIGINT/SIGTERM. */
-export async function runServe(flags: ServeOptions, ctx: Context): Promise<void> {
-  // Loaded when the command runs: defining it (for `catalog --help`) must stay cheap.
-  const [{ count }, { settleServe, dumpServeConfig }, { parseCorsOrigins }] = await Promise.all([import('../flags/query.js'), import('./serve-config.js'), loadServer()]);
-  const opts: ServeOptions = { ...flags, ...(await settleServe(flags, ctx.env, flags.config)) };
-  if (flags.dumpConfig) {
-    await ctx.io.stdout.write(dumpServeConfig(opts));
-    return;
-  }
+type ServerModule = Awaited<ReturnType<typeof loadServer>>;
+type Count = (flag: string, text: string | undefined) => number | undefined;
+
+/** What the settled settings come to: the server's start options, and what serving needs besides. */
+interface ServePlan {
+  start: StartOptions & { port: number };
+  workers: number;
+  databaseUrl: string | undefined;
+  dataDir: string | undefined;
+}
+
+/** Reads and checks the settled settings (exit 2 for a value or a combination that cannot serve). */
+function servePlan(opts: ServeOptions, ctx: Context, count: Count, server: ServerModule): ServePlan {
   let corsOrigins: string[] | undefined;
   try {
-    corsOrigins = opts.corsOrigins === undefined ? undefined : parseCorsOrigins(opts.corsOrigins);
+    corsOrigins = opts.corsOrigins === undefined ? undefined : server.parseCorsOrigins(opts.corsOrigins);
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
@@ -148,7 +143,7 @@ export async function runServe(flags: ServeOptions, ctx: Context): Promise<void>
   const adminPort = count('--admin-port', opts.adminPort);
   if (adminPort !== undefined && adminPort > 65535) throw new UsageError(`--admin-port must be at most 65535, not ${adminPort}`);
   if (adminPort !== undefined && adminPort !== 0 && adminPort === port) throw new UsageError('--admin-port must differ from --port');
-  const startOptions = {
+  const start = {
     port,
     adminPort,
     host: opts.host ?? '127.0.0.1',
@@ -163,26 +158,45 @@ export async function runServe(flags: ServeOptions, ctx: Context): Promise<void>
     corsOrigins,
     ...serveLog(opts, ctx),
   };
-  const { jwtSecretProblem } = await loadServer();
-  const secretProblem = jwtSecretProblem(startOptions.jwtSecret);
+  const secretProblem = server.jwtSecretProblem(start.jwtSecret);
   if (secretProblem) throw new UsageError(secretProblem);
-  if (workers > 1) {
-    const cluster = await loadCluster();
-    // A forked worker re-runs this command line: it serves, and the primary owns the signals.
-    if (cluster.isClusterWorker()) {
-      await cluster.runClusterWorker(startOptions);
-      return;
-    }
-    const handle = await cluster.startCluster(startOptions, workers, (line) => void ctx.note(line));
-    // Listening for the signal before saying where it serves: a SIGTERM right after must stop it cleanly.
-    const stopping = ctx.waitForSignal();
-    await ctx.io.stderr.write(`Serving the catalog at ${handle.url} with ${workers} workers (PostgreSQL). Press Ctrl-C to stop.\n`);
-    const signal = await stopping;
-    await ctx.note(`${signal}: stopping`);
-    await handle.close();
+  return { start, workers, databaseUrl, dataDir };
+}
+
+/** Starts the service, prints its URL on stderr, and closes it cleanly on SIGINT/SIGTERM. */
+export async function runServe(flags: ServeOptions, ctx: Context): Promise<void> {
+  // Loaded when the command runs: defining it (for `catalog --help`) must stay cheap.
+  const [{ count }, { settleServe, dumpServeConfig }, server] = await Promise.all([import('../flags/query.js'), import('./serve-config.js'), loadServer()]);
+  const opts: ServeOptions = { ...flags, ...(await settleServe(flags, ctx.env, flags.config)) };
+  if (flags.dumpConfig) {
+    await ctx.io.stdout.write(dumpServeConfig(opts));
     return;
   }
-  const idleSeconds = count('--idle-exit', opts.idleExit);
+  const plan = servePlan(opts, ctx, count, server);
+  if (plan.workers > 1) await serveWorkers(plan, ctx);
+  else await serveHere(plan, count('--idle-exit', opts.idleExit), ctx);
+}
+
+/** `--workers N`: a cluster of processes serving one PostgreSQL until a signal. */
+async function serveWorkers({ start, workers }: ServePlan, ctx: Context): Promise<void> {
+  const cluster = await loadCluster();
+  // A forked worker re-runs this command line: it serves, and the primary owns the signals.
+  if (cluster.isClusterWorker()) {
+    await cluster.runClusterWorker(start);
+    return;
+  }
+  const handle = await cluster.startCluster(start, workers, (line) => void ctx.note(line));
+  // Listening for the signal before saying where it serves: a SIGTERM right after must stop it cleanly.
+  const stopping = ctx.waitForSignal();
+  await ctx.io.stderr.write(`Serving the catalog at ${handle.url} with ${workers} workers (PostgreSQL). Press Ctrl-C to stop.\n`);
+  const signal = await stopping;
+  await ctx.note(`${signal}: stopping`);
+  await handle.close();
+}
+
+/** One process serving until a signal, `--idle-exit` seconds without a request, or its embedded store dying. */
+async function serveHere({ start: startOptions, databaseUrl, dataDir }: ServePlan, idleSeconds: number | undefined, ctx: Context): Promise<void> {
+  const port = startOptions.port;
   if (idleSeconds === 0) throw new UsageError('--idle-exit must be at least 1 second');
   let idleNow: (s: 'idle') => void = () => {};
   const idled = new Promise<'idle'>((r) => (idleNow = r));
@@ -197,7 +211,7 @@ export async function runServe(flags: ServeOptions, ctx: Context): Promise<void>
   const stopping = ctx.waitForSignal();
   const start = () =>
     control.startServer({ ...startOptions, ...background }).catch((err: NodeJS.ErrnoException) => {
-      if (err.code === 'EADDRINUSE') throw new Error(`port ${port} on ${opts.host ?? '127.0.0.1'} is already in use: choose another with --port`);
+      if (err.code === 'EADDRINUSE') throw new Error(`port ${port} on ${startOptions.host} is already in use: choose another with --port`);
       if (/^refusing|already served|is held by/.test(err.message)) throw new UsageError(err.message, 'one process holds an embedded catalog: stop that one, or give this one another --data');
       throw err;
     });

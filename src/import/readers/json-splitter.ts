@@ -49,7 +49,14 @@ export class JsonArraySplitter {
   /** `maxElement`: the longest element taken (characters); a longer one throws. */
   constructor(private readonly maxElement = Infinity) {}
 
-  /** Feeds the next chunk of text; returns the elements completed by it. (One loop over every character: the JSON reader's hot path, kept whole.) */
+  /**
+   * Feeds the next chunk of text; returns the elements completed by it.
+   *
+   * 81 lines on purpose: the JSON reader's hot loop over every character, kept whole. Split, it
+   * measured slower per pass over a 100k-row JSON array (79 MB, CPU time, both versions in one
+   * process, passes alternated): an element's start moved into a method, +8% (3 runs of 4);
+   * only the chunk's tail moved out, +4% (4 of 4); an unchanged copy measured the same (min ±1%).
+   */
   push(chunk: string): JsonElement[] {
     const out: JsonElement[] = [];
     let start = this.collecting ? 0 : -1;

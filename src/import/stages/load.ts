@@ -207,6 +207,58 @@ function injectCells(lines: LineBuffers, prefix: string, reserve: number, end: n
   return end - (reserve - n);
 }
 
+/** One byte-path pass: what its helpers share, set once per pass. */
+interface BytePass extends Pass {
+  c: LoadContext;
+  file: ByteCsvFile;
+  tc: CopyTranscoder;
+  lines: LineBuffers;
+  headers: string[];
+  /** The row's own key columns the transcoder notes first (none with a natural key). */
+  lead: string[];
+  /** Bytes left before each line for the match stage's cells. */
+  reserve: number;
+}
+
+/** The record the byte reader stands on, decoded the ordinary way (the record way, a reject, a comparison). */
+function currentRecord(b: BytePass, index: number): SourceRecord {
+  const { file } = b;
+  return csvRecordAt(file.buf.toString('utf8', file.recStart, file.p), b.headers, index, file.recLine, b.c.source.delimiter);
+}
+
+/** Checks judge a row before the match stage does (a repeated key is a check's finding first); true when they rejected it. */
+function rejectedByChecks(b: BytePass, index: number): boolean {
+  const rec = currentRecord(b, index);
+  const shaped = b.c.shape.shaper.shape(rec);
+  if (shaped.ok) return false;
+  b.c.batcher.reject(rec, shaped);
+  return true;
+}
+
+/**
+ * The match stage on a COPY line: its cells written before the line, with the line's new end
+ * and the row's key; null when the record was skipped, rejected or found unchanged.
+ */
+function matchLine(b: BytePass, m: Matcher, index: number, end: number): { end: number; key: string | null } | null {
+  const { c, tc, lead } = b;
+  const own = lead.length === 0 ? null : leadKey(tc, lead.length);
+  const values = m.assign((i) => tc.part(lead.length + i), own);
+  if (values === REPEAT && c.settings.dedupe !== 'error') {
+    c.batcher.skip();
+    return null;
+  }
+  if (!Array.isArray(values)) {
+    c.batcher.reject(currentRecord(b, index), values === REPEAT ? repeatFault() : values);
+    return null;
+  }
+  if (m.comparing && unchangedLine(c, m, values, currentRecord(b, index))) {
+    c.batcher.same();
+    if (b.read % 500 === 0) c.account.progress(b.bytes(), b.read, c.records);
+    return null;
+  }
+  return { end: injectCells(b.lines, m.prefix(values), b.reserve, end), key: m.natural ? values[0] : own };
+}
+
 /**
  * The byte path: CSV bytes → COPY lines (no strings or objects per cell); a record the
  * transcoder cannot write as a line (a value to check, a default to fill) takes the record way.
@@ -220,14 +272,13 @@ export async function loadCopyLines(c: LoadContext): Promise<LoadResult> {
   const keyCols = m ? [...lead, ...m.needs] : c.shape.plan.conflictKey;
   const delimiter = c.source.delimiter;
   const tc = new CopyTranscoder(fieldPlans(headers.map((h) => resolver.resolve(h)), keyCols), nullToken, keyCols?.length ?? 0, false, delimiter);
-  const reserve = m?.reserve ?? 0;
   const file = await ByteCsvFile.open(c.source.path);
   const lines = new LineBuffers(c.copyHead!, c.batcher.limits);
-  const pass: Pass = { read: 0, bytes: () => file.bytesRead() };
+  const b: BytePass = { c, file, tc, lines, headers, lead, reserve: m?.reserve ?? 0, read: 0, bytes: () => file.bytesRead() };
   let interrupted = false;
   try {
     for (let index = 0; ; ) {
-      const status = file.read(tc, lines.out, lines.pos + reserve);
+      const status = file.read(tc, lines.out, lines.pos + b.reserve);
       if (status === MORE) {
         await file.fill();
         continue;
@@ -238,7 +289,7 @@ export async function loadCopyLines(c: LoadContext): Promise<LoadResult> {
         continue;
       }
       const recIndex = index++;
-      pass.read++;
+      b.read++;
       if (recIndex < c.start) {
         c.deduper.skipped(tc.key, recIndex); // a resumed `--dedupe first` must still know the keys sent
         continue;
@@ -251,45 +302,23 @@ export async function loadCopyLines(c: LoadContext): Promise<LoadResult> {
       if (status === MALFORMED) throw new ImportError(`${c.source.input}: CSV is malformed near line ${file.recLine}`, 'usage');
       c.batcher.begin(recIndex, file.recLine);
       if (status !== OK) {
-        await addRecord(c, pass, csvRecordAt(file.buf.toString('utf8', file.recStart, file.p), headers, recIndex, file.recLine, delimiter));
+        await addRecord(c, b, currentRecord(b, recIndex));
         continue;
       }
+      const checked = m !== null && c.settings.checks.length > 0;
+      if (checked && rejectedByChecks(b, recIndex)) continue;
       let end = tc.outEnd;
       let key = tc.key;
-      const checked = m !== null && c.settings.checks.length > 0;
-      if (checked) {
-        // checks judge a row before the match stage does (a repeated key is a check's finding first)
-        const rec = csvRecordAt(file.buf.toString('utf8', file.recStart, file.p), headers, recIndex, file.recLine, delimiter);
-        const shaped = c.shape.shaper.shape(rec);
-        if (!shaped.ok) {
-          c.batcher.reject(rec, shaped);
-          continue;
-        }
-      }
       if (m) {
-        const own = lead.length === 0 ? null : leadKey(tc, lead.length);
-        const values = m.assign((i) => tc.part(lead.length + i), own);
-        if (values === REPEAT && c.settings.dedupe !== 'error') {
-          c.batcher.skip();
-          continue;
-        }
-        if (!Array.isArray(values)) {
-          c.batcher.reject(csvRecordAt(file.buf.toString('utf8', file.recStart, file.p), headers, recIndex, file.recLine, delimiter), values === REPEAT ? repeatFault() : values);
-          continue;
-        }
-        if (m.comparing && unchangedLine(c, m, values, csvRecordAt(file.buf.toString('utf8', file.recStart, file.p), headers, recIndex, file.recLine, delimiter))) {
-          c.batcher.same();
-          if (pass.read % 500 === 0) c.account.progress(pass.bytes(), pass.read, c.records);
-          continue;
-        }
-        end = injectCells(lines, m.prefix(values), reserve, end);
-        key = m.natural ? values[0] : own;
+        const matched = matchLine(b, m, recIndex, end);
+        if (!matched) continue;
+        ({ end, key } = matched);
       }
       const row = new CopyRow(key, file.buf, file.recStart, file.p, recIndex, file.recLine, headers, delimiter);
-      if (await addLine(c, pass, row, lines, end, m?.natural === true, checked)) lines.renew();
+      if (await addLine(c, b, row, lines, end, m?.natural === true, checked)) lines.renew();
     }
   } finally {
     await file.close();
   }
-  return { interrupted, read: pass.read, bytes: pass.bytes() };
+  return { interrupted, read: b.read, bytes: b.bytes() };
 }
