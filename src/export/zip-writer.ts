@@ -46,6 +46,97 @@ export interface ZipWriter {
   end(): Promise<void>;
 }
 
+/** An entry's local file header: sizes and CRC left zero, a data descriptor follows the data. */
+function localHeader(name: Buffer): Buffer {
+  const head = Buffer.alloc(30);
+  head.writeUInt32LE(0x04034b50, 0);
+  head.writeUInt16LE(20, 4); // version needed: 2.0 (deflate)
+  head.writeUInt16LE(0x0808, 6); // data descriptor follows; names are UTF-8
+  head.writeUInt16LE(8, 8); // deflate
+  head.writeUInt16LE(0, 10);
+  head.writeUInt16LE(DOS_DATE, 12);
+  head.writeUInt16LE(name.length, 26);
+  return head;
+}
+
+/** The data descriptor after an entry's data: its CRC and sizes. */
+function dataDescriptor(crc: number, compressed: number, size: number): Buffer {
+  const desc = Buffer.alloc(16);
+  desc.writeUInt32LE(0x08074b50, 0);
+  desc.writeUInt32LE(crc >>> 0, 4);
+  desc.writeUInt32LE(compressed, 8);
+  desc.writeUInt32LE(size, 12);
+  return desc;
+}
+
+/** An entry's central directory header (its name follows it). */
+function centralHeader(e: Written): Buffer {
+  const h = Buffer.alloc(46);
+  h.writeUInt32LE(0x02014b50, 0);
+  h.writeUInt16LE(20, 4);
+  h.writeUInt16LE(20, 6);
+  h.writeUInt16LE(0x0808, 8);
+  h.writeUInt16LE(8, 10);
+  h.writeUInt16LE(0, 12);
+  h.writeUInt16LE(DOS_DATE, 14);
+  h.writeUInt32LE(e.crc, 16);
+  h.writeUInt32LE(e.compressed, 20);
+  h.writeUInt32LE(e.size, 24);
+  h.writeUInt16LE(e.name.length, 28);
+  h.writeUInt32LE(e.offset, 42);
+  return h;
+}
+
+/** The end of central directory record. */
+function endOfDirectory(count: number, dirSize: number, dirStart: number): Buffer {
+  const eocd = Buffer.alloc(22);
+  eocd.writeUInt32LE(0x06054b50, 0);
+  eocd.writeUInt16LE(count, 8);
+  eocd.writeUInt16LE(count, 10);
+  eocd.writeUInt32LE(dirSize, 12);
+  eocd.writeUInt32LE(dirStart, 16);
+  return eocd;
+}
+
+type Entry = Awaited<ReturnType<ZipWriter['entry']>>;
+
+/** One entry's data, deflated as it is written; `close` writes its descriptor and records it. */
+function deflatedEntry(emit: (b: Uint8Array) => Promise<void>, level: number, done: (crc: number, compressed: number, size: number) => void): Entry {
+  let crc = 0;
+  let size = 0;
+  let compressed = 0;
+  const deflate = zlib.createDeflateRaw({ level });
+  const pending: Buffer[] = [];
+  deflate.on('data', (c: Buffer) => pending.push(c));
+  const drain = async () => {
+    for (const c of pending.splice(0)) {
+      compressed += c.length;
+      await emit(c);
+    }
+  };
+  return {
+    async write(text) {
+      const bytes = Buffer.from(text, 'utf8');
+      crc = crc32(bytes, crc);
+      size += bytes.length;
+      if (size > LIMIT) throw new Error('a workbook sheet would pass 4 GiB uncompressed, more than this writer handles (no ZIP64): export fewer rows, or use CSV');
+      if (!deflate.write(bytes)) await new Promise((r) => deflate.once('drain', r));
+      await drain();
+    },
+    async close() {
+      // 'end' (not the end() callback, which is 'finish'): the last compressed bytes have come out
+      await new Promise<void>((resolve, reject) => {
+        deflate.once('error', reject);
+        deflate.once('end', () => resolve());
+        deflate.end();
+      });
+      await drain();
+      await emit(dataDescriptor(crc, compressed, size));
+      done(crc >>> 0, compressed, size);
+    },
+  };
+}
+
 /** A streaming zip writer over a sink; `level` is the deflate level (1: fast, the default here). */
 export function zipWriter(out: TextSink, level = 1): ZipWriter {
   let offset = 0;
@@ -59,81 +150,17 @@ export function zipWriter(out: TextSink, level = 1): ZipWriter {
     async entry(nameText) {
       const name = Buffer.from(nameText, 'utf8');
       const start = offset;
-      const head = Buffer.alloc(30);
-      head.writeUInt32LE(0x04034b50, 0);
-      head.writeUInt16LE(20, 4); // version needed: 2.0 (deflate)
-      head.writeUInt16LE(0x0808, 6); // data descriptor follows; names are UTF-8
-      head.writeUInt16LE(8, 8); // deflate
-      head.writeUInt16LE(0, 10);
-      head.writeUInt16LE(DOS_DATE, 12);
-      head.writeUInt16LE(name.length, 26);
-      await emit(head);
+      await emit(localHeader(name));
       await emit(name);
-      let crc = 0;
-      let size = 0;
-      let compressed = 0;
-      const deflate = zlib.createDeflateRaw({ level });
-      const pending: Buffer[] = [];
-      deflate.on('data', (c: Buffer) => pending.push(c));
-      const drain = async () => {
-        for (const c of pending.splice(0)) {
-          compressed += c.length;
-          await emit(c);
-        }
-      };
-      return {
-        async write(text) {
-          const bytes = Buffer.from(text, 'utf8');
-          crc = crc32(bytes, crc);
-          size += bytes.length;
-          if (size > LIMIT) throw new Error('a workbook sheet would pass 4 GiB uncompressed, more than this writer handles (no ZIP64): export fewer rows, or use CSV');
-          if (!deflate.write(bytes)) await new Promise((r) => deflate.once('drain', r));
-          await drain();
-        },
-        async close() {
-          // 'end' (not the end() callback, which is 'finish'): the last compressed bytes have come out
-          await new Promise<void>((resolve, reject) => {
-            deflate.once('error', reject);
-            deflate.once('end', () => resolve());
-            deflate.end();
-          });
-          await drain();
-          const desc = Buffer.alloc(16);
-          desc.writeUInt32LE(0x08074b50, 0);
-          desc.writeUInt32LE(crc >>> 0, 4);
-          desc.writeUInt32LE(compressed, 8);
-          desc.writeUInt32LE(size, 12);
-          await emit(desc);
-          entries.push({ name, crc: crc >>> 0, compressed, size, offset: start });
-        },
-      };
+      return deflatedEntry(emit, level, (crc, compressed, size) => entries.push({ name, crc, compressed, size, offset: start }));
     },
     async end() {
       const dirStart = offset;
       for (const e of entries) {
-        const h = Buffer.alloc(46);
-        h.writeUInt32LE(0x02014b50, 0);
-        h.writeUInt16LE(20, 4);
-        h.writeUInt16LE(20, 6);
-        h.writeUInt16LE(0x0808, 8);
-        h.writeUInt16LE(8, 10);
-        h.writeUInt16LE(0, 12);
-        h.writeUInt16LE(DOS_DATE, 14);
-        h.writeUInt32LE(e.crc, 16);
-        h.writeUInt32LE(e.compressed, 20);
-        h.writeUInt32LE(e.size, 24);
-        h.writeUInt16LE(e.name.length, 28);
-        h.writeUInt32LE(e.offset, 42);
-        await emit(h);
+        await emit(centralHeader(e));
         await emit(e.name);
       }
-      const eocd = Buffer.alloc(22);
-      eocd.writeUInt32LE(0x06054b50, 0);
-      eocd.writeUInt16LE(entries.length, 8);
-      eocd.writeUInt16LE(entries.length, 10);
-      eocd.writeUInt32LE(offset - dirStart, 12);
-      eocd.writeUInt32LE(dirStart, 16);
-      await emit(eocd);
+      await emit(endOfDirectory(entries.length, offset - dirStart, dirStart));
     },
   };
 }
