@@ -1,5 +1,10 @@
 import type { Output } from '../io/streams.js';
 
+/** Where a document goes (the CLI's output, a file): text, or UTF-8 bytes written as they are (a file) or decoded (the CLI's output). */
+export interface TextSink {
+  write(chunk: string | Uint8Array): Promise<void>;
+}
+
 /** A record as it comes from the service (parsed JSON object). */
 export type Row = Record<string, unknown>;
 
@@ -10,6 +15,12 @@ export type FormatName = (typeof FORMATS)[number];
 /** Receives rows one at a time; `end()` finishes the document. Every writer streams (a table sizes its columns by its first rows). */
 export interface RowWriter {
   write(row: Row): Promise<void>;
+  end(): Promise<void>;
+}
+
+/** Receives rows a page at a time; `end()` finishes the document. */
+export interface PageWriter {
+  write(rows: Row[]): Promise<void>;
   end(): Promise<void>;
 }
 

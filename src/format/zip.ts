@@ -1,5 +1,5 @@
 import * as zlib from 'node:zlib';
-import type { TextSink } from './writers.js';
+import type { TextSink } from './types.js';
 
 /**
  * A zip archive written front to back (no seeking), each entry deflated as it streams: the
@@ -40,8 +40,8 @@ const LIMIT = 0xffffffff;
 const DOS_DATE = (0 << 9) | (1 << 5) | 1;
 
 export interface ZipWriter {
-  /** Starts an entry; write its text with `write`, then `close` it before the next one. */
-  entry(name: string): Promise<{ write(text: string): Promise<void>; close(): Promise<void> }>;
+  /** Starts an entry; write its text or UTF-8 bytes with `write`, then `close` it before the next one (bytes are not reused by the caller once written). */
+  entry(name: string): Promise<{ write(chunk: string | Uint8Array): Promise<void>; close(): Promise<void> }>;
   /** Writes the central directory. */
   end(): Promise<void>;
 }
@@ -115,8 +115,8 @@ function deflatedEntry(emit: (b: Uint8Array) => Promise<void>, level: number, do
     }
   };
   return {
-    async write(text) {
-      const bytes = Buffer.from(text, 'utf8');
+    async write(chunk) {
+      const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
       crc = crc32(bytes, crc);
       size += bytes.length;
       if (size > LIMIT) throw new Error('a workbook sheet would pass 4 GiB uncompressed, more than this writer handles (no ZIP64): export fewer rows, or use CSV');
