@@ -1,7 +1,7 @@
 import type { Query, SelectItem } from '../grammar/types.js';
 import type { TableDef } from '../schema/catalog.js';
 import type { Transport } from '../client/transport.js';
-import type { InputFormat } from '../import/types.js';
+import type { InputFormat } from '../format/types.js';
 import { copyPageFormat } from './copy-csv.js';
 import { copyRead } from './copy-read.js';
 import { csvPageFormat, csvPassThrough } from './csv-pages.js';

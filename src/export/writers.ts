@@ -1,7 +1,7 @@
 import type { ColumnDef, TableDef } from '../schema/catalog.js';
 import { knownDefault } from '../schema/conventions.js';
 import { csvHeader, csvRows, type CsvColumn } from '../format/csv-dialect.js';
-import type { InputFormat } from '../import/types.js';
+import type { InputFormat } from '../format/types.js';
 
 /** Where export text goes (the CLI's Output, a file). */
 export interface TextSink {

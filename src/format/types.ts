@@ -8,6 +8,10 @@ export interface TextSink {
 /** A record as it comes from the service (parsed JSON object). */
 export type Row = Record<string, unknown>;
 
+/** The file formats import reads and export writes (each re-importable). */
+export const INPUT_FORMATS = ['csv', 'json', 'ndjson', 'yaml', 'xlsx'] as const;
+export type InputFormat = (typeof INPUT_FORMATS)[number];
+
 /** The output formats, in the order help lists them. */
 export const FORMATS = ['table', 'json', 'ndjson', 'csv', 'tsv', 'yaml'] as const;
 export type FormatName = (typeof FORMATS)[number];
