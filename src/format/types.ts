@@ -16,12 +16,6 @@ export type InputFormat = (typeof INPUT_FORMATS)[number];
 export const FORMATS = ['table', 'json', 'ndjson', 'csv', 'tsv', 'yaml'] as const;
 export type FormatName = (typeof FORMATS)[number];
 
-/** Receives rows one at a time; `end()` finishes the document. Every writer streams (a table sizes its columns by its first rows). */
-export interface RowWriter {
-  write(row: Row): Promise<void>;
-  end(): Promise<void>;
-}
-
 /** Receives rows a page at a time; `end()` finishes the document. */
 export interface PageWriter {
   write(rows: Row[]): Promise<void>;
@@ -29,13 +23,20 @@ export interface PageWriter {
 }
 
 export interface WriterOptions {
-  out: Output;
+  /** A terminal, pipe or pager (Output: a table needs one) or any sink (export's file or stdout). */
+  out: Output | TextSink;
   /** Column order to use when known up front (CSV header of an empty result, table columns). */
   columns?: string[];
   /** PostgreSQL type per column (`timestamp with time zone` → relative dates in a terminal table). */
   columnTypes?: Record<string, string>;
   /** Column defaults as the schema shows them (CSV writes a null as `\\N` where a column has one). */
   columnDefaults?: Record<string, unknown>;
+  /** The document's columns are `columns`, whatever keys rows carry (export); else the first row's keys head CSV and TSV (list). */
+  fixedColumns?: boolean;
+  /** CSV text for SQL null (`--null`); see src/format/csv-dialect.ts. */
+  nullToken?: string;
+  /** CSV's field separator (default `,`). */
+  delimiter?: string;
   /** One record, not a list: `get` prints an object (JSON/YAML) or a field/value view (table). */
   single?: boolean;
   /** Current time in ms (relative dates). */
