@@ -5,7 +5,7 @@ import { parseContentRange, renderRange } from '../../grammar/range.js';
 import type { Query } from '../../grammar/types.js';
 import type { TableDef } from '../../schema/catalog.js';
 import type { TableInfo } from '../schema/model.js';
-import type { PageWriter, Row } from '../../format/types.js';
+import type { PageWriter, Row, TextSink } from '../../format/types.js';
 import { startSpinner } from '../../io/spinner.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
@@ -116,15 +116,17 @@ async function listAll(opts: ListOptions, ctx: Context, table: TableInfo, query:
   const quietTerminal = !ctx.io.stdout.isTTY || (w.format === 'table' && !pager);
   const spinner = quietTerminal && !ctx.globals.quiet ? startSpinner(ctx.io.stderr, `Reading ${table.name}…`) : { update() {}, stop() {} };
   let total: number | null = null;
-  // Nobody reads any more (`| head`): stop fetching further pages.
+  // Nobody reads any more (`| head`): stop fetching further pages (or the COPY read).
   const writer: PageWriter = { write: async (rows) => (w.target.closed ? abort.abort() : w.writer.write(rows)), end: () => w.writer.end() };
+  const text = textSink(w.out);
+  const out: TextSink = { write: async (chunk) => (w.target.closed ? abort.abort() : text.write(chunk)) };
   let shown: number;
   try {
     shown = await exportTable({
       transport,
       table: def,
       format: w.format,
-      out: textSink(w.out),
+      out,
       writer,
       embeds: w.embeds,
       query,
