@@ -1,7 +1,7 @@
 import type { Transport } from '../client/transport.js';
 import { exportPages } from '../client/pages.js';
 import type { Query } from '../grammar/types.js';
-import { DuplicateFinder } from '../import/dedupe.js';
+import { DuplicateFinder } from '../io/duplicate-finder.js';
 import { tableByName, TABLES } from '../schema/catalog.js';
 import { linkIds } from '../schema/links.js';
 import { IdSet } from './id-set.js';

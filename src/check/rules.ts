@@ -4,6 +4,11 @@
  * consistency) declare their keys here; src/check/check.ts reads the catalog and applies them.
  */
 
+import { isrcState, nameKey, upcKey } from '../schema/keys.js';
+
+// the keys duplicates are compared by live below the engines (import's dedupe and sync use them too)
+export { isrcKey, isrcState, NAME_FIELD, nameKey, upcKey } from '../schema/keys.js';
+
 export type Severity = 'error' | 'warning';
 
 /** One defect in one field of one row. */
@@ -61,32 +66,6 @@ const SEVERITY_OF = new Map(RULES.map((r) => [r.name, r.severity]));
 
 /** A rule's default severity (a map lookup, not a search of RULES per finding). */
 export const severityOf = (rule: string): Severity => SEVERITY_OF.get(rule) ?? 'warning';
-
-/** Trimmed, case-folded, accents removed, runs of white space as one: the key duplicates compare by. */
-export function nameKey(s: string): string {
-  return s.normalize('NFKD').replace(/\p{M}/gu, '').toLocaleLowerCase('und').replace(/\s+/gu, ' ').trim();
-}
-
-const ISRC = /^[A-Z]{2}[A-Z0-9]{3}\d{7}$/;
-
-/**
- * An ISRC's state: valid as it is, fixable (only separators and case are off: the fix), or invalid.
- * @example isrcState('us-00c-16-00121') // { ok: false, fix: 'US00C1600121' }
- */
-export function isrcState(raw: string): { ok: true } | { ok: false; fix: string | null } {
-  if (ISRC.test(raw)) return { ok: true };
-  const bare = raw.replace(/[\s\-_.]/g, '').toUpperCase();
-  return { ok: false, fix: ISRC.test(bare) ? bare : null };
-}
-
-/** The form two ISRCs are compared in: the fixed form when only separators or case differ. */
-export function isrcKey(raw: string): string {
-  const s = isrcState(raw);
-  return s.ok ? raw : (s.fix ?? raw.trim().toUpperCase());
-}
-
-/** The form two UPCs are compared in: without spaces and hyphens. */
-export const upcKey = (raw: string): string => raw.replace(/[\s-]/g, '');
 
 /** Whether a 12- or 13-digit code's last digit is the GTIN check digit of the others. */
 export function gtinValid(digits: string): boolean {
@@ -175,16 +154,6 @@ const EMAIL = /^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/u;
 /** The fields of tracks that hold lists of credited artists ({id?, name, …} objects). */
 export { CREDIT_FIELDS } from '../schema/links.js';
 import { CREDIT_FIELDS, creditProblems, releaseTrackProblems } from '../schema/links.js';
-
-/** The fields whose duplicates the duplicate rules look for, per collection. */
-export const NAME_FIELD: Readonly<Record<string, string>> = {
-  labels: 'name',
-  genres: 'name',
-  subgenres: 'name',
-  countries: 'name',
-  languages: 'name',
-  artists: 'stage_name',
-};
 
 type Row = Readonly<Record<string, unknown>>;
 

@@ -1,6 +1,6 @@
 import { batchedOutput, type Output } from '../io/streams.js';
 import { type Embeds, embedsOf, flatTypes, flattenRow, selectColumns, type SelectResolver } from '../format/flatten.js';
-import { createWriter, defaultFormat, type FormatName, type Row } from '../format/index.js';
+import { createWriter, defaultFormat, type FormatName, type PageWriter, type Row } from '../format/index.js';
 import type { SelectItem } from '../grammar/types.js';
 import type { Context } from './context.js';
 import { relationsOf, type SchemaModel, type TableInfo, typeKind } from './schema/model.js';
@@ -71,8 +71,22 @@ export function schemaResolver(schema: SchemaModel): SelectResolver {
   };
 }
 
-/** Streams rows to stdout in the chosen format; returns how many were written. */
-export async function writeRows(ctx: Context, rows: Iterable<Row> | AsyncIterable<Row>, opts: WriteOptions = {}): Promise<number> {
+/** A format's page writer set up for the command's output (stdout, or a pager): the embeds it flattens and what to flush at the end. */
+export interface CommandWriter {
+  format: FormatName;
+  writer: PageWriter;
+  /** The select's to-one embeds, flattened to `embed.field` columns in the flat formats. */
+  embeds: Embeds;
+  /** Where the rows go (stdout or a pager); `closed` once nobody reads. */
+  target: Output;
+  /** What the writer writes to (`target`, batched when it is no terminal). */
+  out: Output;
+  /** Passes on what is batched (call at the end, also after an error). */
+  flush(): Promise<void>;
+}
+
+/** The writer for rows printed by a command, in the chosen format. */
+export async function commandWriter(ctx: Context, opts: WriteOptions = {}): Promise<CommandWriter> {
   const format = opts.format ?? (await outputFormat(ctx));
   // The embeds' columns come from the select, not the rows: a null embed in the first row (or
   // page) still gets its columns, and the header never changes while rows stream in.
@@ -82,9 +96,10 @@ export async function writeRows(ctx: Context, rows: Iterable<Row> | AsyncIterabl
   const columns = opts.table && !opts.selected ? (format === 'table' ? displayColumns(opts.table) : opts.table.fields.map((f) => f.name)) : resolver && FLAT_FORMATS.has(format) ? selectColumns(opts.select!, opts.table!.name, resolver) : undefined;
   // a pipe, file or pager gets the rows in chunks, a terminal line by line
   const target = opts.out ?? ctx.io.stdout;
-  const out = ctx.io.stdout.isTTY && !opts.out ? null : batchedOutput(target);
-  const writer = await createWriter(format, {
-    out: out ?? target,
+  const batched = ctx.io.stdout.isTTY && !opts.out ? null : batchedOutput(target);
+  const out = batched ?? target;
+  const writer = createWriter(format, {
+    out,
     columns,
     columnTypes: opts.table ? { ...Object.fromEntries(opts.table.fields.map((f) => [f.name, f.type])), ...flatTypes(embeds) } : undefined,
     columnDefaults: opts.table ? Object.fromEntries(opts.table.fields.map((f) => [f.name, f.default])) : undefined,
@@ -93,18 +108,30 @@ export async function writeRows(ctx: Context, rows: Iterable<Row> | AsyncIterabl
     now: ctx.clock.now(),
     notice: (m) => void ctx.note(ctx.style().dim(m)),
   });
+  return { format, writer, embeds, target, out, flush: async () => void (await batched?.flush()) };
+}
+
+/** Streams rows to stdout in the chosen format (an array is one page, an iterable a row at a time); returns how many were written. */
+export async function writeRows(ctx: Context, rows: Iterable<Row> | AsyncIterable<Row>, opts: WriteOptions = {}): Promise<number> {
+  const w = await commandWriter(ctx, opts);
+  const flat = (r: Row) => flattenRow(r, w.embeds);
   let n = 0;
   try {
-    for await (const row of rows) {
-      // Nobody reads any more (`| head`): stop fetching further pages.
-      if (target.closed) break;
-      await writer.write(flattenRow(row, embeds));
-      n++;
+    if (Array.isArray(rows)) {
+      await w.writer.write(rows.map(flat));
+      n = rows.length;
+    } else {
+      for await (const row of rows) {
+        // Nobody reads any more (`| head`): stop reading further rows.
+        if (w.target.closed) break;
+        await w.writer.write([flat(row)]);
+        n++;
+      }
     }
-    await writer.end();
+    await w.writer.end();
   } finally {
     // what was written before an error still reaches the reader
-    await out?.flush();
+    await w.flush();
   }
   return n;
 }

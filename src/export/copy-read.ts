@@ -5,7 +5,7 @@ import { faultCode, faultOf, type Transport } from '../client/transport.js';
 import type { TableDef } from '../schema/catalog.js';
 import { copyCsvRewriter } from './copy-csv.js';
 import { ExportError, exportOrder } from '../client/pages.js';
-import type { TextSink } from './writers.js';
+import type { TextSink } from '../format/types.js';
 import { csvHeader } from '../format/csv-dialect.js';
 
 const BATCH_BYTES = 1 << 20;

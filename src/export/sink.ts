@@ -2,7 +2,7 @@ import { createWriteStream } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
-import type { TextSink } from './writers.js';
+import type { TextSink } from '../format/types.js';
 
 /**
  * A file written through a temporary name and renamed into place on `commit()`, so an

@@ -1,13 +1,13 @@
 import { csvWriter, tsvWriter } from './delimited.js';
 import { jsonWriter, ndjsonWriter } from './json.js';
 import { tableWriter } from './table.js';
-import type { FormatName, RowWriter, WriterOptions } from './types.js';
+import type { FormatName, PageWriter, WriterOptions } from './types.js';
 import { yamlWriter } from './yaml.js';
 
 export * from './types.js';
 
-/** The writer for a format. */
-export async function createWriter(format: FormatName, opts: WriterOptions): Promise<RowWriter> {
+/** The writer for a format: every one takes a page of rows at a time (list, get, export). */
+export function createWriter(format: FormatName, opts: WriterOptions): PageWriter {
   switch (format) {
     case 'table':
       return tableWriter(opts);

@@ -1,33 +1,39 @@
-import type { Row, RowWriter, WriterOptions } from './types.js';
+import type { PageWriter, Row, WriterOptions } from './types.js';
 
 /**
- * JSON: one array, streamed row by row (a page at a time never holds the whole result), or one
- * object with `single`. Indented on a terminal, one row per line when piped.
+ * JSON: one array, streamed a page at a time (never the whole result in memory), or one object
+ * with `single`. Indented on a terminal, one row per line anywhere else (a pipe, a file).
  */
-export function jsonWriter(opts: WriterOptions): RowWriter {
+export function jsonWriter(opts: WriterOptions): PageWriter {
   const { out } = opts;
-  const pretty = out.isTTY;
-  const render = (row: Row) => (pretty ? JSON.stringify(row, null, 2) : JSON.stringify(row));
+  const pretty = 'isTTY' in out && out.isTTY;
+  const render = (row: Row) => (pretty ? JSON.stringify(row, null, 2).replace(/^/gm, '  ') : JSON.stringify(row));
   if (opts.single) {
     return {
-      write: (row) => out.write(`${render(row)}\n`),
+      write: async (rows) => {
+        for (const row of rows) await out.write(`${pretty ? JSON.stringify(row, null, 2) : JSON.stringify(row)}\n`);
+      },
       end: () => Promise.resolve(),
     };
   }
   let count = 0;
   return {
-    async write(row) {
-      const text = render(row);
-      await out.write(`${count++ === 0 ? '[\n' : ',\n'}${pretty ? text.replace(/^/gm, '  ') : text}`);
+    async write(rows) {
+      if (!rows.length) return;
+      const text = rows.map(render).join(',\n');
+      await out.write(`${count === 0 ? '[\n' : ',\n'}${text}`);
+      count += rows.length;
     },
     end: () => out.write(count === 0 ? '[]\n' : '\n]\n'),
   };
 }
 
 /** NDJSON: one compact JSON object per line. */
-export function ndjsonWriter(opts: WriterOptions): RowWriter {
+export function ndjsonWriter(opts: WriterOptions): PageWriter {
   return {
-    write: (row) => opts.out.write(`${JSON.stringify(row)}\n`),
+    async write(rows) {
+      if (rows.length) await opts.out.write(`${rows.map((r) => JSON.stringify(r)).join('\n')}\n`);
+    },
     end: () => Promise.resolve(),
   };
 }

@@ -1,6 +1,10 @@
 import { style } from '../io/style.js';
 import { relativeTime } from './relative-time.js';
-import { cellText, type Row, type RowWriter, type WriterOptions } from './types.js';
+import type { Output } from '../io/streams.js';
+import { cellText, type PageWriter, type Row, type WriterOptions } from './types.js';
+
+/** A table's options: it is drawn for a terminal (or its pipe or pager), so it needs an Output. */
+type TableOptions = WriterOptions & { out: Output };
 import { displayWidth, fitWidths, truncate } from './width.js';
 
 const GAP = 2;
@@ -18,7 +22,9 @@ const TYPE_WIDTH: Record<string, number> = { uuid: 36, date: 10, boolean: 5 };
  * timestamps read as relative times. Anywhere else every value is printed whole (a value wider
  * than its column's first rows pushes the rest of its line right; one with newlines takes lines).
  */
-export function tableWriter(opts: WriterOptions): RowWriter {
+export function tableWriter(options: WriterOptions): PageWriter {
+  if (!('isTTY' in options.out)) throw new Error('a table is written to an Output (a terminal, pipe or pager)');
+  const opts = options as TableOptions;
   if (opts.single) return recordWriter(opts);
   const first: Row[] = [];
   let layout: Layout | null = null;
@@ -27,11 +33,15 @@ export function tableWriter(opts: WriterOptions): RowWriter {
     if (!layout) return;
     await opts.out.write(headLine(layout, opts) + first.map((r) => rowLines(r, layout!, opts)).join(''));
   };
+  const firstRows = opts.firstRows ?? LAYOUT_ROWS;
   return {
-    async write(row) {
-      if (layout) return void (await opts.out.write(rowLines(row, layout, opts)));
-      first.push(row);
-      if (first.length >= (opts.firstRows ?? LAYOUT_ROWS)) await start();
+    async write(rows) {
+      let i = 0;
+      while (!layout && i < rows.length) {
+        first.push(rows[i++]);
+        if (first.length >= firstRows) await start();
+      }
+      if (layout && i < rows.length) await opts.out.write(rows.slice(i).map((r) => rowLines(r, layout!, opts)).join(''));
     },
     async end() {
       if (!layout) await start();
@@ -42,7 +52,7 @@ export function tableWriter(opts: WriterOptions): RowWriter {
 /** How a null looks in a table on a terminal: unlike an empty string, which stays blank. */
 export const NULL_MARK = '∅';
 
-function display(value: unknown, column: string, opts: WriterOptions): string {
+function display(value: unknown, column: string, opts: TableOptions): string {
   const text = cellText(value);
   if (!opts.out.isTTY) return text;
   if (value === null) return NULL_MARK;
@@ -61,10 +71,10 @@ interface Layout {
   idLength: number[];
 }
 
-const isIdColumn = (c: string, opts: WriterOptions) => c === 'id' || c.endsWith('.id') || opts.columnTypes?.[c] === 'uuid';
+const isIdColumn = (c: string, opts: TableOptions) => c === 'id' || c.endsWith('.id') || opts.columnTypes?.[c] === 'uuid';
 
 /** The widest cell of each column (one pass, no spread: safe at any row count). */
-function naturalWidths(columns: string[], cells: string[][], opts: WriterOptions): number[] {
+function naturalWidths(columns: string[], cells: string[][], opts: TableOptions): number[] {
   return columns.map((c, i) => {
     let w = Math.max(displayWidth(c), TYPE_WIDTH[opts.columnTypes?.[c] ?? ''] ?? 0);
     for (const row of cells) for (const line of row[i].split('\n')) w = Math.max(w, displayWidth(line));
@@ -73,7 +83,7 @@ function naturalWidths(columns: string[], cells: string[][], opts: WriterOptions
 }
 
 /** Sizes the table by its first rows: columns the caller named first, then any others the rows carry. */
-function planLayout(rows: Row[], opts: WriterOptions): Layout | null {
+function planLayout(rows: Row[], opts: TableOptions): Layout | null {
   const present = new Set<string>();
   for (const r of rows) for (const k of Object.keys(r)) present.add(k);
   let columns = [...new Set([...(opts.columns ?? []).filter((c) => present.has(c)), ...present])];
@@ -101,7 +111,7 @@ function planLayout(rows: Row[], opts: WriterOptions): Layout | null {
   return { columns, widths, cut: true, idLength };
 }
 
-function headLine(layout: Layout, opts: WriterOptions): string {
+function headLine(layout: Layout, opts: TableOptions): string {
   const s = style(opts.out.color);
   const names = layout.columns.map((c, i) => (layout.cut ? truncate(c, layout.widths[i]) : c));
   return line(names.map((n, i) => (i === names.length - 1 ? s.bold(n) : s.bold(n) + pad(n, layout.widths[i]))));
@@ -116,7 +126,7 @@ const pad = (text: string, width: number) => {
 const line = (cells: string[]) => `${cells.join(' '.repeat(GAP)).trimEnd()}\n`;
 
 /** One row's line (off a terminal, a cell with newlines makes it several). */
-function rowLines(row: Row, layout: Layout, opts: WriterOptions): string {
+function rowLines(row: Row, layout: Layout, opts: TableOptions): string {
   const { columns, widths } = layout;
   const cells = columns.map((c, i) => {
     const text = shortId(display(row[c], c, opts), layout.idLength[i]);
@@ -161,11 +171,11 @@ export function abbreviate(ids: string[]): string[] {
 }
 
 /** `get`'s view of one record: field/value pairs, the values cut to the terminal's width. */
-function recordWriter(opts: WriterOptions): RowWriter {
+function recordWriter(opts: TableOptions): PageWriter {
   let row: Row | null = null;
   return {
-    async write(r) {
-      row ??= r;
+    async write(rows) {
+      row ??= rows[0] ?? null;
     },
     async end() {
       const keys = Object.keys(row ?? {});

@@ -4,7 +4,7 @@ import { faultOf, type Transport } from '../client/transport.js';
 import type { ColumnDef } from '../schema/catalog.js';
 import { knownDefault } from '../schema/conventions.js';
 import { instantKey } from './coerce.js';
-import { isrcKey, nameKey, upcKey } from '../check/rules.js';
+import { isrcKey, nameKey, upcKey } from '../schema/keys.js';
 import type { WhereClause } from '../grammar/types.js';
 import { tableScan } from './requests.js';
 

@@ -1,6 +1,6 @@
 import { faultOf, type Transport } from '../client/transport.js';
 import { inListChunks } from '../client/in-list.js';
-import { NAME_FIELD } from '../check/rules.js';
+import { NAME_FIELD } from '../schema/keys.js';
 import type { WhereClause } from '../grammar/types.js';
 import { TABLES, type TableDef } from '../schema/catalog.js';
 import { type KeyIndex, readPages } from './keys.js';

@@ -1,6 +1,6 @@
-/** The input formats an import reads. */
-export const INPUT_FORMATS = ['csv', 'json', 'ndjson', 'yaml', 'xlsx'] as const;
-export type InputFormat = (typeof INPUT_FORMATS)[number];
+// the file formats import reads and export writes live below both (src/format/types.ts)
+import type { InputFormat } from '../format/types.js';
+export { INPUT_FORMATS, type InputFormat } from '../format/types.js';
 
 /** One record read from an input, before mapping to fields. */
 export interface SourceRecord {

@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -79,6 +79,26 @@ describe('the layout keeps its promises', () => {
       if (/setFlagsFromString|process\.exit|process\.exitCode/.test(readFileSync(f, 'utf8'))) offenders.push(`${rel} touches process flags`);
     }
     expect(offenders).toEqual([]);
+  });
+
+  it('the engines (import/, export/, check/) import only downward: never each other, only the layers below', () => {
+    // the allowed table: an engine reaches its own folder and these; cli/ composes engines (e.g.
+    // cli/import-check.ts, check's rules as an import RowCheck), engines never reach each other
+    const BELOW = ['schema', 'grammar', 'format', 'io', 'client'];
+    const ALLOWED: Record<string, readonly string[]> = { import: BELOW, export: BELOW, check: BELOW };
+    const offenders: string[] = [];
+    for (const f of files) {
+      const rel = relative(SRC, f);
+      const engine = rel.split(sep)[0];
+      if (!(engine in ALLOWED)) continue;
+      for (const dep of graph.get(f)!) {
+        const layer = relative(SRC, dep).split(sep)[0];
+        if (layer !== engine && !ALLOWED[engine].includes(layer)) offenders.push(`${rel} → ${relative(SRC, dep)}`);
+      }
+    }
+    expect(offenders).toEqual([]);
+    // the walk sees every engine and its imports (the table is not checked against nothing)
+    for (const engine of Object.keys(ALLOWED)) expect(files.filter((f) => relative(SRC, f).startsWith(engine + sep) && graph.get(f)!.length > 0).length).toBeGreaterThan(0);
   });
 
   it('in cli/, only embedded.ts reaches server/ or store/ (the embedded catalog has one home)', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { gtinValid, isrcState, nameKey, profileProblem, rowFindings, RULE_NAMES, todayOf, upcProblem, whitespaceProblem } from '../../src/check/rules.js';
-import { qualityCheck } from '../../src/check/import-check.js';
+import { qualityCheck } from '../../src/cli/import-check.js';
 
 describe('check rules (issue 18)', () => {
   it('ISRC: valid as is, fixable when only separators and case are off, invalid otherwise', () => {

@@ -1,7 +1,8 @@
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportTable, selectedColumns } from '../../src/export/export.js';
-import { exportWriter } from '../../src/export/writers.js';
+import { exportWriterOptions } from '../../src/export/writers.js';
+import { createWriter } from '../../src/format/index.js';
 import { parseQuery } from '../../src/grammar/parse.js';
 import { importFile } from '../../src/import/engine.js';
 import type { Store } from '../../src/store/store.js';
@@ -92,7 +93,7 @@ describe('export', () => {
 
   it('CSV: jsonb as PostgreSQL prints it, booleans t/f, "" for an empty string (as COPY writes them), nulls readable back exactly', async () => {
     const out = sink();
-    const w = exportWriter('csv', out, { table: table('artists'), columns: ['stage_name', 'is_signed', 'birthdate', 'metadata'] });
+    const w = createWriter('csv', exportWriterOptions(out, table('artists'), { columns: ['stage_name', 'is_signed', 'birthdate', 'metadata'] }));
     await w.write([
       { stage_name: null, is_signed: null, birthdate: null, metadata: 'text' },
       { stage_name: '', is_signed: true, birthdate: '2024-01-31', metadata: { a: [1] } },
@@ -100,7 +101,7 @@ describe('export', () => {
     await w.end();
     expect(out.text()).toBe('stage_name,is_signed,birthdate,metadata\n\\N,\\N,,"""text"""\n"",t,2024-01-31,"{""a"": [1]}"\n');
     const withToken = sink();
-    const w2 = exportWriter('csv', withToken, { table: table('artists'), columns: ['stage_name', 'birthdate'], nullToken: 'NULL' });
+    const w2 = createWriter('csv', exportWriterOptions(withToken, table('artists'), { columns: ['stage_name', 'birthdate'], nullToken: 'NULL' }));
     await w2.write([{ stage_name: null, birthdate: null }]);
     await w2.end();
     expect(withToken.text()).toBe('stage_name,birthdate\nNULL,NULL\n');

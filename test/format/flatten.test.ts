@@ -88,7 +88,7 @@ describe('flattening embeds into columns (issue 17)', () => {
     const embeds = embedsOf(parseSelect('release_title,labels(name)'), 'releases', resolver);
     const out = bufferOutput();
     const w = await createWriter('csv', { out });
-    for (const r of [{ release_title: 'A', labels: null }, { release_title: 'B', labels: { name: 'X, Y' } }]) await w.write(flattenRow(r, embeds));
+    for (const r of [{ release_title: 'A', labels: null }, { release_title: 'B', labels: { name: 'X, Y' } }]) await w.write([flattenRow(r, embeds)]);
     await w.end();
     expect(out.text()).toBe('release_title,labels.name\nA,\nB,"X, Y"\n');
   });

@@ -12,7 +12,7 @@ import { TRICKY } from '../support/tricky.js';
 async function render(format: FormatName, rows: Row[], opts: { single?: boolean; tty?: boolean; columns?: number } = {}): Promise<string> {
   const out = bufferOutput({ isTTY: opts.tty, columns: opts.columns });
   const w = await createWriter(format, { out, single: opts.single, now: Date.parse('2025-01-25T12:00:00Z') });
-  for (const r of rows) await w.write(r);
+  for (const r of rows) await w.write([r]);
   await w.end();
   return out.text();
 }
@@ -97,7 +97,7 @@ describe('tables on a terminal', () => {
     const out = bufferOutput({ isTTY: true, columns: 50 });
     const notices: string[] = [];
     const w = await createWriter('table', { out, notice: (m) => notices.push(m) });
-    await w.write(row);
+    await w.write([row]);
     await w.end();
     expect(out.text().split('\n')[0]).toMatch(/^field_0/);
     expect(notices[0]).toMatch(/more fields not shown \(.*field_19\); choose with --select/);
@@ -106,7 +106,7 @@ describe('tables on a terminal', () => {
   it('show timestamps as relative times', async () => {
     const out = bufferOutput({ isTTY: true, columns: 100 });
     const w = await createWriter('table', { out, columnTypes: { created: 'timestamp with time zone' }, now: Date.parse('2025-01-25T12:00:00Z') });
-    await w.write({ created: '2025-01-25T11:55:00+00:00' });
+    await w.write([{ created: '2025-01-25T11:55:00+00:00' }]);
     await w.end();
     expect(out.text()).toContain('5 minutes ago');
   });
@@ -164,12 +164,12 @@ describe('tables stream (issue 27)', () => {
   it('print the header and the first rows before the input ends, sized by those rows', async () => {
     const out = bufferOutput();
     const w = await createWriter('table', { out, firstRows: 2 });
-    await w.write({ id: 1, name: 'Aa' });
+    await w.write([{ id: 1, name: 'Aa' }]);
     expect(out.text()).toBe('');
-    await w.write({ id: 2, name: 'Bbbb' });
+    await w.write([{ id: 2, name: 'Bbbb' }]);
     // sized by the first two rows, written at once
     expect(out.text()).toBe('id  name\n1   Aa\n2   Bbbb\n');
-    await w.write({ id: 3, name: 'Cc' });
+    await w.write([{ id: 3, name: 'Cc' }]);
     expect(out.text().split('\n')[3]).toBe('3   Cc');
     await w.end();
   });
@@ -177,7 +177,7 @@ describe('tables stream (issue 27)', () => {
   it('lay out 300,000 rows without a stack overflow, every row on its line', async () => {
     const out = bufferOutput();
     const w = await createWriter('table', { out, columns: ['id', 'track_title'] });
-    for (let i = 0; i < 300_000; i++) await w.write({ id: i, track_title: `T${i}` });
+    for (let i = 0; i < 300_000; i++) await w.write([{ id: i, track_title: `T${i}` }]);
     await w.end();
     const lines = out.text().trimEnd().split('\n');
     expect(lines).toHaveLength(300_001);
@@ -187,8 +187,8 @@ describe('tables stream (issue 27)', () => {
   it('off a terminal, a value wider than the first rows pushes its line right but is printed whole', async () => {
     const out = bufferOutput();
     const w = await createWriter('table', { out, firstRows: 1 });
-    await w.write({ a: 'x', b: 'y' });
-    await w.write({ a: 'a much longer value', b: 'z' });
+    await w.write([{ a: 'x', b: 'y' }]);
+    await w.write([{ a: 'a much longer value', b: 'z' }]);
     await w.end();
     expect(out.text()).toBe('a  b\nx  y\na much longer value  z\n');
   });

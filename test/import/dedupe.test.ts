@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DedupeJudge, DuplicateFinder } from '../../src/import/dedupe.js';
+import { DedupeJudge } from '../../src/import/dedupe.js';
+import { DuplicateFinder } from '../../src/io/duplicate-finder.js';
 
 /** The verdicts for a sequence of keys, the way the engine uses the two classes. */
 function verdicts(keys: string[], policy: 'last' | 'first' | 'error', inputBytes = 0): string[] {

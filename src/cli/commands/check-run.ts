@@ -78,7 +78,7 @@ export async function runCheck(collectionArgs: string[], opts: CheckFlags, ctx: 
   const [{ checkCatalog }, { createProgress }, { contextTransport }, { boundHeapGrowth }] = await Promise.all([
     import('../../check/check.js'),
     import('../progress.js'),
-    import('./import.js'),
+    import('../transport.js'),
     import('../memory.js'),
   ]);
   boundHeapGrowth();

@@ -1,7 +1,7 @@
 import { basename, extname } from 'node:path';
 import { Command, Option } from 'commander';
 import type { TableDef } from '../../schema/catalog.js';
-import type { InputFormat } from '../../import/types.js';
+import type { InputFormat } from '../../format/types.js';
 import type { Context } from '../context.js';
 import { Interrupted, UsageError } from '../errors.js';
 import { buildReadQuery, count, type ReadFlags } from '../flags/query.js';
@@ -96,7 +96,7 @@ export async function runExport(opts: RunExportOptions, ctx: Context): Promise<n
     import('../../export/sink.js'),
     import('../progress.js'),
     import('../../schema/catalog.js'),
-    import('./import.js'),
+    import('../transport.js'),
     import('../memory.js'),
   ]);
   boundHeapGrowth();

@@ -112,7 +112,7 @@ const importCommand = () => import('./import.js');
 
 /** Imports every file, then (a sync) removes what no file has, children first. */
 async function importAll(opts: ImportDirOptions, ctx: Context, dryRun: boolean, extra: Partial<ImportOptions> = {}, perFile: PerFile = () => ({})): Promise<ImportSummary[]> {
-  const [{ importFile }, { planSync, runSync }, { contextTransport, importOptions }] = await Promise.all([import('../../import/engine.js'), import('../../import/sync.js'), importCommand()]);
+  const [{ importFile }, { planSync, runSync }, { importOptions }, { contextTransport }] = await Promise.all([import('../../import/engine.js'), import('../../import/sync.js'), importCommand(), import('../transport.js')]);
   const transport = await contextTransport(ctx);
   const abort = new AbortController();
   void ctx.waitForSignal().then(() => abort.abort());

@@ -3,19 +3,19 @@ import { basename } from 'node:path';
 import { Command } from 'commander';
 import type { TableDef } from '../../schema/catalog.js';
 import type { ImportOptions, ImportSummary } from '../../import/engine.js';
-import type { Transport } from '../../client/transport.js';
 import type { Context } from '../context.js';
 import { Interrupted, PartialFailure, UsageError } from '../errors.js';
 import { parseMaps } from '../../import/mapping.js';
 import { examples, singularOf, titleField } from './shared.js';
 import { importFlags } from './import-flags.js';
-import { type QualityCheck, qualityCheck } from '../../check/import-check.js';
+import { type QualityCheck, qualityCheck } from '../import-check.js';
 import { todayOf } from '../../check/rules.js';
 import { parseRef } from '../../import/names.js';
 import type { SyncOptions } from '../../import/sync.js';
 import { TABLES } from '../../schema/catalog.js';
 import { parseFilters } from '../flags/query.js';
 import { confirmWrite } from './confirm.js';
+import { contextTransport } from '../transport.js';
 
 /** The flags of `catalog <collection> import`, as commander parses them. */
 export interface ImportFlags {
@@ -185,16 +185,6 @@ export function syncOptions(opts: ImportFlags): SyncOptions | undefined {
   if (opts.resume) throw new UsageError('--sync cannot --resume: run the sync again from the start (rows already sent are left alone)');
   const all = opts.scope.trim() === 'all';
   return { scope: all ? 'all' : parseFilters([opts.scope]), scopeText: opts.scope.trim(), cascade: Boolean(opts.cascade) };
-}
-
-/**
- * The service as the engine's Transport: the context's (the CLI's client, or an in-process one);
- * writes are not retried by it (the engine retries keyed batches itself). Engine errors reach
- * the CLI as they are: ImportError (usage or input) and the service's ServiceError, which
- * src/cli/errors.ts maps to exit codes.
- */
-export async function contextTransport(ctx: Context): Promise<Transport> {
-  return (await ctx.endpoint()).client;
 }
 
 /** Asks before a sync writes (a terminal), or insists on --yes. */

@@ -5,12 +5,12 @@ import { parseContentRange, renderRange } from '../../grammar/range.js';
 import type { Query } from '../../grammar/types.js';
 import type { TableDef } from '../../schema/catalog.js';
 import type { TableInfo } from '../schema/model.js';
-import type { Row } from '../../format/types.js';
+import type { PageWriter, Row, TextSink } from '../../format/types.js';
 import { startSpinner } from '../../io/spinner.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { buildReadQuery, count, type ReadFlags } from '../flags/query.js';
-import { outputFormat, plural, writeRows } from '../output.js';
+import { commandWriter, outputFormat, plural, writeRows } from '../output.js';
 import { addReadFlags, examples, pathOf, titleField } from './shared.js';
 
 export interface ListOptions extends ReadFlags {
@@ -88,39 +88,57 @@ function withRootLimit(q: Query, limit: number): Query {
 }
 
 /**
- * `list --all`: the one pager (keyset or offset, pages ahead; src/client/pages.ts) into the
- * format's streaming writer; on a terminal through $PAGER. Memory stays flat at any row count.
+ * `list --all`: an export to stdout (src/export/export.ts: the one pager, keyset or offset, pages
+ * ahead) through the format's page writer set up for the terminal, pipe or pager; CSV takes the
+ * export's bytes path (COPY). On a terminal through $PAGER. Memory stays flat at any row count.
  */
 async function listAll(opts: ListOptions, ctx: Context, table: TableInfo, query: Query, pageSize: number): Promise<void> {
-  const { pagesOf, jsonPages, exportOrder } = await import('../../client/pages.js');
+  const [{ exportTable }, { exportOrder }, { tableByName }, { textSink }] = await Promise.all([
+    import('../../export/export.js'),
+    import('../../client/pages.js'),
+    import('../../schema/catalog.js'),
+    import('../../export/sink.js'),
+  ]);
   if (ctx.dryRun) {
     const root = query.page.find((p) => p.path.length === 0);
     const first = { ...query, order: exportOrder(table, query), page: [{ path: [], limit: pageSize, ...(root?.offset ? { offset: root.offset } : {}) }] };
     await ctx.send({ method: 'GET', path: pathOf(table), query: compileQuery(first), headers: opts.count ? { Prefer: renderPrefer({ count: 'exact' }) } : {} });
     return;
   }
+  const def = tableByName(table.name);
+  if (!def) throw new UsageError(`this tool cannot read every row of '${table.name}'`);
   const transport = (await ctx.endpoint()).client;
-  const format = await outputFormat(ctx);
   const pager = await ctx.pager();
   // Ctrl-C while reading in the pager stops the reading, not the pager (as git does)
   const abort = new AbortController();
   if (pager) void ctx.waitForSignal().then(() => abort.abort());
-  const quietTerminal = !ctx.io.stdout.isTTY || (format === 'table' && !pager);
+  const w = await commandWriter(ctx, { table, selected: query.select !== undefined, select: query.select, out: pager?.out });
+  const quietTerminal = !ctx.io.stdout.isTTY || (w.format === 'table' && !pager);
   const spinner = quietTerminal && !ctx.globals.quiet ? startSpinner(ctx.io.stderr, `Reading ${table.name}…`) : { update() {}, stop() {} };
   let total: number | null = null;
-  let n = 0;
-  async function* rows(): AsyncGenerator<Row> {
-    const paging = { transport, table, query, pageSize, signal: abort.signal, count: opts.count ? ('exact' as const) : undefined, onTotal: (t: number | null) => (total = t) };
-    for await (const page of pagesOf(paging, jsonPages)) {
-      spinner.update(`Reading ${table.name}: ${(n += page.length).toLocaleString('en-US')}${total === null ? '' : ` of ${total}`}`);
-      yield* page;
-    }
-  }
+  // Nobody reads any more (`| head`): stop fetching further pages (or the COPY read).
+  const writer: PageWriter = { write: async (rows) => (w.target.closed ? abort.abort() : w.writer.write(rows)), end: () => w.writer.end() };
+  const text = textSink(w.out);
+  const out: TextSink = { write: async (chunk) => (w.target.closed ? abort.abort() : text.write(chunk)) };
   let shown: number;
   try {
-    shown = await writeRows(ctx, rows(), { table, selected: query.select !== undefined, select: query.select, out: pager?.out });
+    shown = await exportTable({
+      transport,
+      table: def,
+      format: w.format,
+      out,
+      writer,
+      embeds: w.embeds,
+      query,
+      pageSize,
+      signal: abort.signal,
+      count: opts.count ? 'exact' : undefined,
+      onTotal: (t) => (total = t),
+      onPage: (n) => spinner.update(`Reading ${table.name}: ${n.toLocaleString('en-US')}${total === null ? '' : ` of ${total}`}`),
+    });
   } finally {
     spinner.stop();
+    await w.flush();
     await pager?.done();
   }
   await reportCount(ctx, { ...opts, all: !pager }, shown, total, table.name);

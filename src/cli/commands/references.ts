@@ -15,7 +15,7 @@ export async function resolveReferences(records: WriteRecord[], collection: stri
   if (!table || ctx.dryRun) return;
   const [{ DEFAULT_REFS, NameResolver, parseRef }, { contextTransport }, { ImportError }] = await Promise.all([
     import('../../import/names.js'),
-    import('./import.js'),
+    import('../transport.js'),
     import('../../import/types.js'),
   ]);
   let extra;

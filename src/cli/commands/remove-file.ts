@@ -41,7 +41,7 @@ export async function idsFromFile(file: string, table: TableInfo, ctx: Context):
     return [...new Set(values.map((v) => v.value.toLowerCase()))];
   }
   if (!table.fields.some((f) => f.name === header)) throw new UsageError(`${file}: the header "${header}" is no field of ${table.name}`, 'name the column id, or the key field (isrc_code, name, …)');
-  const [{ KeyIndex, keyText }, { contextTransport }] = await Promise.all([import('../../import/keys.js'), import('./import.js')]);
+  const [{ KeyIndex, keyText }, { contextTransport }] = await Promise.all([import('../../import/keys.js'), import('../transport.js')]);
   const index = await KeyIndex.load(await contextTransport(ctx), table.name, [[header]]);
   const ids = new Set<string>();
   const missing: string[] = [];

@@ -1,5 +1,6 @@
 import { ByteCsvFile, CopyTranscoder, END, fieldPlans, MALFORMED, MORE, RAGGED, REFUSED } from '../copy-transcode.js';
-import { DedupeJudge, DuplicateFinder } from '../dedupe.js';
+import { DedupeJudge } from '../dedupe.js';
+import { DuplicateFinder } from '../../io/duplicate-finder.js';
 import type { DedupePolicy, ImportProgress } from '../options.js';
 import { csvRecordAt } from '../readers/csv.js';
 import { csvKey, keyCellIndexes, keyOf } from '../rows.js';
@@ -11,7 +12,7 @@ import { type Source, sourceRecords } from './source.js';
 /**
  * The dedupe stage. Before anything is sent, a scan pass reads the whole input once: it counts the
  * records, resolves every field (so unknown headers stop the import before any row is sent) and
- * notes every conflict key in a Bloom filter (src/import/dedupe.ts); a key that is probably a
+ * notes every conflict key in a Bloom filter (src/io/duplicate-finder.ts); a key that is probably a
  * repeat is kept exactly, with the index of its last valid occurrence. In the load pass a
  * `Deduper` then says of each keyed row: send it, skip it, or reject it (`--dedupe error`).
  */

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import ExcelJS from 'exceljs';
 import { excelNumberText, xlsxReader } from '../../../src/import/readers/xlsx.js';
-import { xlsxWriter } from '../../../src/export/xlsx-writer.js';
+import { xlsxWriter } from '../../../src/format/xlsx.js';
 import { tableByName } from '../../../src/schema/catalog.js';
 import type { SourceRecord } from '../../../src/import/types.js';
 

@@ -1,5 +1,6 @@
+// The glue between two engines: check's per-row rules as an import RowCheck (the CLI composes engines; they never import each other).
 import type { RowCheck } from '../import/stages/check.js';
-import { isrcKey, RULES, rowFindings, SEVERITY_RANK as RANK, type Severity, type Today, upcKey } from './rules.js';
+import { isrcKey, RULES, rowFindings, SEVERITY_RANK as RANK, type Severity, type Today, upcKey } from '../check/rules.js';
 
 /** The per-row rules (those that need no other row). */
 const ROW_RULES: ReadonlySet<string> = new Set(RULES.filter((r) => !/duplicate|consistency|reference/.test(r.name)).map((r) => r.name));

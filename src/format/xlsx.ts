@@ -1,11 +1,12 @@
 import type { ColumnDef } from '../schema/catalog.js';
 import { DEFAULT_NULL_TOKEN, knownDefault } from '../schema/conventions.js';
-import type { ExportWriter, TextSink, WriterOptions } from './writers.js';
-import { zipWriter } from './zip-writer.js';
+import type { TableDef } from '../schema/catalog.js';
+import type { PageWriter, TextSink } from './types.js';
+import { type ZipWriter, zipWriter } from './zip.js';
 
 /**
  * Writes .xlsx by hand, streaming: the sheet's XML is deflated into the zip a page at a time
- * (src/export/zip-writer.ts), strings are inline (no shared-string table to hold), so memory
+ * (src/format/zip.ts), strings are inline (no shared-string table to hold), so memory
  * stays flat at any row count. Measured against exceljs' streaming writer on 300k tracks: see
  * BENCHMARKS.md.
  */
@@ -14,7 +15,7 @@ import { zipWriter } from './zip-writer.js';
 export const EXCEL_MAX_ROWS = 1_048_576;
 
 /** Styles (cellXfs): 0 plain, 1 bold header, 2 date yyyy-mm-dd, 3 text (`@`: what is typed later stays text). */
-const STYLE = { plain: 0, header: 1, date: 2, text: 3 } as const;
+export const STYLE = { plain: 0, header: 1, date: 2, text: 3 } as const;
 
 const STYLES_XML =
   '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n' +
@@ -65,22 +66,22 @@ export function xmlText(s: string): string {
 }
 
 /** A column's letters: 0 → A, 26 → AA. */
-function columnName(i: number): string {
+export function columnName(i: number): string {
   let s = '';
   for (let n = i + 1; n > 0; n = Math.floor((n - 1) / 26)) s = String.fromCharCode(65 + ((n - 1) % 26)) + s;
   return s;
 }
 
 const NUMERIC = /^(integer|bigint|smallint|numeric|real|double)/;
-const DAY_MS = 86_400_000;
+export const DAY_MS = 86_400_000;
 /** Excel's day 0 in its 1900 date system (serials past 60 count from here: Excel's 1900-02-29 is a day that never was). */
-const EPOCH_1900 = Date.UTC(1899, 11, 30);
+export const EPOCH_1900 = Date.UTC(1899, 11, 30);
 
-type Kind = 'date' | 'boolean' | 'number' | 'text';
-const kindOf = (c: ColumnDef | undefined): Kind => (c?.type === 'date' ? 'date' : c?.type === 'boolean' ? 'boolean' : c && NUMERIC.test(c.type) ? 'number' : 'text');
+export type Kind = 'date' | 'boolean' | 'number' | 'text';
+export const kindOf = (c: ColumnDef | undefined): Kind => (c?.type === 'date' ? 'date' : c?.type === 'boolean' ? 'boolean' : c && NUMERIC.test(c.type) ? 'number' : 'text');
 
 /** An inline-string cell (space kept: xml:space only when it matters). */
-function textCell(ref: string, s: string, style: number): string {
+export function textCell(ref: string, s: string, style: number): string {
   const t = xmlText(s);
   const space = /^\s|\s$|\n/.test(s) ? ' xml:space="preserve"' : '';
   return `<c r="${ref}" s="${style}" t="inlineStr"><is><t${space}>${t}</t></is></c>`;
@@ -106,13 +107,30 @@ function cell(ref: string, kind: Kind, col: ColumnDef | undefined, v: unknown, n
   return textCell(ref, typeof v === 'object' ? JSON.stringify(v) : String(v), STYLE.text);
 }
 
-/**
- * Streams rows into an .xlsx workbook (one sheet named after the table): a bold, frozen header
- * row; text columns carry the Text format; dates are Excel dates. Re-importable as is. Past
- * Excel's 1,048,576 rows it stops with an error (the file is not kept).
- * @example const w = await xlsxWriter(out, { table }); await w.write(rows); await w.end();
- */
-export async function xlsxWriter(out: TextSink, opts: WriterOptions): Promise<ExportWriter> {
+export interface XlsxOptions {
+  table: TableDef;
+  /** Column order; default every column of the table. */
+  columns?: string[];
+  /** Text for SQL null, as CSV writes it (see src/format/csv-dialect.ts). */
+  nullToken?: string;
+}
+
+/** An open workbook: its sheet's columns and what kind of cell each takes, the sheet entry being written, and rows so far (the header is row 1). */
+export interface OpenSheet {
+  columns: string[];
+  cols: Array<ColumnDef | undefined>;
+  kinds: Kind[];
+  letters: string[];
+  sheet: Awaited<ReturnType<ZipWriter['entry']>>;
+  zip: ZipWriter;
+  row: number;
+  /** Throws past Excel's last row when `more` rows are added. */
+  room(more: number): void;
+  end(): Promise<void>;
+}
+
+/** Starts a workbook: the package's parts, then the sheet up to its header row (bold, frozen); text columns carry the Text format. */
+export async function openSheet(out: TextSink, opts: XlsxOptions): Promise<OpenSheet> {
   const columns = opts.columns ?? opts.table.columns.map((c) => c.name);
   const byName = new Map(opts.table.columns.map((c) => [c.name, c]));
   const cols = columns.map((c) => byName.get(c));
@@ -132,24 +150,49 @@ export async function xlsxWriter(out: TextSink, opts: WriterOptions): Promise<Ex
       '<sheetViews><sheetView workbookViewId="0"><pane ySplit="1" topLeftCell="A2" activePane="bottomLeft" state="frozen"/></sheetView></sheetViews>' +
       `<cols>${widths.join('')}</cols><sheetData><row r="1">${header}</row>`,
   );
-  let row = 1;
-  return {
-    async write(rows) {
-      if (row + rows.length > EXCEL_MAX_ROWS) throw new Error(`an Excel sheet holds at most ${EXCEL_MAX_ROWS.toLocaleString('en-US')} rows (the header one of them): narrow the export with --where or --limit, or use CSV`);
-      // one string per page, joined once (concatenating cell by cell left the collector most of the work)
-      const parts: string[] = [];
-      for (const r of rows) {
-        row++;
-        parts.push(`<row r="${row}">`);
-        for (let i = 0; i < columns.length; i++) parts.push(cell(`${letters[i]}${row}`, kinds[i], cols[i], r[columns[i]], opts.nullToken));
-        parts.push('</row>');
-      }
-      if (parts.length) await sheet.write(parts.join(''));
+  const open: OpenSheet = {
+    columns,
+    cols,
+    kinds,
+    letters,
+    sheet,
+    zip,
+    row: 1,
+    room(more) {
+      if (this.row + more > EXCEL_MAX_ROWS) throw new Error(`an Excel sheet holds at most ${EXCEL_MAX_ROWS.toLocaleString('en-US')} rows (the header one of them): narrow the export with --where or --limit, or use CSV`);
     },
     async end() {
       await sheet.write('</sheetData></worksheet>');
       await sheet.close();
       await zip.end();
     },
+  };
+  return open;
+}
+
+/**
+ * Streams rows read as JSON into an .xlsx workbook (one sheet named after the table): a bold,
+ * frozen header row; text columns carry the Text format; dates are Excel dates. Re-importable as
+ * is. Past Excel's 1,048,576 rows it stops with an error (the file is not kept). A CSV export's
+ * bytes take xlsxCsvWriter (src/format/xlsx-csv.ts) instead.
+ * @example const w = await xlsxWriter(out, { table }); await w.write(rows); await w.end();
+ */
+export async function xlsxWriter(out: TextSink, opts: XlsxOptions): Promise<PageWriter> {
+  const s = await openSheet(out, opts);
+  const { columns, kinds, cols, letters } = s;
+  return {
+    async write(rows) {
+      s.room(rows.length);
+      // one string per page, joined once (concatenating cell by cell left the collector most of the work)
+      const parts: string[] = [];
+      for (const r of rows) {
+        const row = ++s.row;
+        parts.push(`<row r="${row}">`);
+        for (let i = 0; i < columns.length; i++) parts.push(cell(`${letters[i]}${row}`, kinds[i], cols[i], r[columns[i]], opts.nullToken));
+        parts.push('</row>');
+      }
+      if (parts.length) await s.sheet.write(parts.join(''));
+    },
+    end: () => s.end(),
   };
 }
