@@ -4,7 +4,6 @@ import { renderPrefer } from '../../grammar/prefer.js';
 import { parseContentRange, renderRange } from '../../grammar/range.js';
 import type { Query } from '../../grammar/types.js';
 import type { TableDef } from '../../schema/catalog.js';
-import type { TableInfo } from '../schema/model.js';
 import type { Row } from '../../format/types.js';
 import { startSpinner } from '../../io/spinner.js';
 import type { Context } from '../context.js';
@@ -91,7 +90,7 @@ function withRootLimit(q: Query, limit: number): Query {
  * `list --all`: the one pager (keyset or offset, pages ahead; src/client/pages.ts) into the
  * format's streaming writer; on a terminal through $PAGER. Memory stays flat at any row count.
  */
-async function listAll(opts: ListOptions, ctx: Context, table: TableInfo, query: Query, pageSize: number): Promise<void> {
+async function listAll(opts: ListOptions, ctx: Context, table: TableDef, query: Query, pageSize: number): Promise<void> {
   const { pagesOf, jsonPages, exportOrder } = await import('../../client/pages.js');
   if (ctx.dryRun) {
     const root = query.page.find((p) => p.path.length === 0);
