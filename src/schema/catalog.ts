@@ -1,5 +1,5 @@
 import { COMPUTED_RELATIONSHIPS } from './links.js';
-import type { ColumnDef, TableDef } from './model.js';
+import type { ColumnDef, SchemaModel, TableDef } from './model.js';
 
 /**
  * The catalog's tables as one typed description. The migrations in `migrations.ts` create
@@ -95,6 +95,11 @@ export const COLLECTIONS: readonly string[] = TABLES.map((t) => t.name).sort();
 
 /** The interface version this catalog implements. */
 export const INTERFACE_VERSION = '12.2.3';
+
+/** The built-in schema: the compiled tables as the one table model (the embedded catalog, and the fallback when a service has no description). */
+export function builtinSchema(): SchemaModel {
+  return { version: INTERFACE_VERSION, tables: new Map(TABLES.map((t) => [t.name, t])), source: 'builtin' };
+}
 
 const BY_NAME = new Map(TABLES.map((t) => [t.name, t]));
 

@@ -1,4 +1,3 @@
-import { INTERFACE_VERSION, TABLES } from './catalog.js';
 import { COMPUTED_RELATIONSHIPS } from './links.js';
 
 /**
@@ -94,11 +93,6 @@ export function singularOf(name: string): string {
   if (/[^aeiou]ies$/.test(name)) return `${name.slice(0, -3)}y`;
   if (/[^s]s$/.test(name)) return name.slice(0, -1);
   return name;
-}
-
-/** The built-in schema (the embedded catalog, and the fallback when a service has no description). */
-export function builtinSchema(): SchemaModel {
-  return { version: INTERFACE_VERSION, tables: new Map(TABLES.map((t) => [t.name, t])), source: 'builtin' };
 }
 
 interface OpenApiProperty {

@@ -4,7 +4,8 @@ import { parseAssignments, checkRecords } from '../../src/cli/flags/body.js';
 import { buildReadQuery, byId, parseFilters } from '../../src/cli/flags/query.js';
 import { didYouMean, editDistance } from '../../src/format/suggest.js';
 import { bodyValue, checkText, isDate } from '../../src/cli/flags/values.js';
-import { builtinSchema, displayDefault, schemaFromOpenApi } from '../../src/schema/model.js';
+import { builtinSchema } from '../../src/schema/catalog.js';
+import { displayDefault, schemaFromOpenApi } from '../../src/schema/model.js';
 import { compileQuery } from '../../src/grammar/compile.js';
 import { openApiDocument } from '../../src/server/openapi.js';
 
