@@ -343,6 +343,11 @@ export class Context {
     return t;
   }
 
+  /** Every collection the schema describes: what import DIR, --sync, --ref and check take as the table model. */
+  async tables(): Promise<TableDef[]> {
+    return [...(await this.schema()).tables.values()];
+  }
+
   /** Fields the interface removed from a collection (for friendlier errors). */
   removedFields(table: string): string[] {
     return REMOVED_FIELDS[table] ?? [];

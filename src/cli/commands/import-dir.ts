@@ -152,7 +152,7 @@ export async function runImportDir(opts: ImportDirOptions, ctx: Context, extra: 
   if (ctx.globals.dryRun) ctx.globals.dryRun = false;
   if (!existsSync(opts.dir) || !statSync(opts.dir).isDirectory()) throw new UsageError(`${opts.dir} is not a directory`);
   // the collections the service describes, parents first: the files are matched against these
-  const tables = foreignKeyOrder((await ctx.schema()).tables.values());
+  const tables = foreignKeyOrder(await ctx.tables());
   filesOf(opts, tables);
   if (opts.sync && !dryRun && !opts.yes) {
     const plan = await importAll(opts, ctx, tables, true, { ...extra, checkpointPath: null }, perFile);

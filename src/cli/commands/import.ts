@@ -219,7 +219,7 @@ export async function runImport(opts: RunImportOptions, ctx: Context): Promise<I
   if (ctx.globals.dryRun) ctx.globals.dryRun = false;
   // the service's description of the collection (fields, types, keys), not the binary's
   const table = await ctx.table(opts.collection);
-  const tables = [...(await ctx.schema()).tables.values()];
+  const tables = await ctx.tables();
 
   const abort = new AbortController();
   void ctx.waitForSignal().then(() => abort.abort());
