@@ -1,24 +1,15 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ROOT, sources, SRC } from './sources.js';
 
 /**
  * Issue 25: one table model (src/schema/model.ts), built from the compiled catalog or from a
  * service's root description, and engines that take it as input.
  */
 
-const ROOT = resolve(import.meta.dirname, '../..');
-const SRC = join(ROOT, 'src');
 const MODEL = 'src/schema/model.ts';
 
-function sources(dir: string, out: string[] = []): string[] {
-  for (const e of readdirSync(dir)) {
-    const p = join(dir, e);
-    if (statSync(p).isDirectory()) sources(p, out);
-    else if (p.endsWith('.ts')) out.push(p);
-  }
-  return out;
-}
 
 /** The text with comments blanked (a comment may name anything). */
 function code(text: string): string {
