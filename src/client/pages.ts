@@ -39,6 +39,8 @@ export interface PageOptions {
   /** Asks the first page for a count of every matching row, handed to `onTotal` (null when the service gave none). */
   count?: 'exact' | 'planned' | 'estimated';
   onTotal?: (total: number | null) => void;
+  /** The error of a page the service refused (default: an ExportError naming the collection). */
+  fault?: (res: HttpResponse) => Error;
 }
 
 /** Rows per page unless told (`--page-size`). */
@@ -162,6 +164,7 @@ function pageRequester<T>(opts: PageOptions, format: PageFormat<T>, state: PageS
     const headers: Record<string, string> = { Accept: format.accept, ...(counted ? { Prefer: renderPrefer({ count: opts.count }) } : {}) };
     const result = opts.transport.send({ method: 'GET', path: `/${table.name}`, query: compileQuery(q), headers }).then((res) => {
       if (res.status !== 200 && res.status !== 206) {
+        if (opts.fault) throw opts.fault(res);
         const f = faultOf(res);
         throw new ExportError(`reading ${table.name} failed: ${f.message}${f.details ? ` (${f.details})` : ''}`, res.status, faultCode(f));
       }

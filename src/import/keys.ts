@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
+import { jsonPages, pagesOf } from '../client/pages.js';
 import { faultOf, type Transport } from '../client/transport.js';
 import type { ColumnDef } from '../schema/catalog.js';
 import { knownDefault } from '../schema/conventions.js';
 import { instantKey } from './coerce.js';
 import { isrcKey, nameKey, upcKey } from '../check/rules.js';
 import type { WhereClause } from '../grammar/types.js';
-import { keysetQuery } from './requests.js';
+import { tableScan } from './requests.js';
 
 /**
  * Natural keys: how a row that carries no `id` is matched to a stored record, and how a name
@@ -402,8 +403,12 @@ export class KeyIndex {
   }
 }
 
-/** A table's rows in id order, a page at a time (keyset pages with the caller's filters). */
-export async function* readPages(
+/**
+ * A table's rows in id order, a page at a time (keyset pages with the caller's filters, the next
+ * pages on their way while one is handled: the client's one pager). A failed read throws the
+ * service's fault as every other import request does.
+ */
+export function readPages(
   transport: Transport,
   table: string,
   select: string[],
@@ -412,17 +417,15 @@ export async function* readPages(
   /** Told the row count (the first page asks `Prefer: count=exact`), when the service gives it. */
   onTotal?: (total: number) => void,
 ): AsyncGenerator<Record<string, unknown>[]> {
-  let after: string | null = null;
-  for (;;) {
-    const query = keysetQuery(select, after, pageSize, filters);
-    const counted = onTotal !== undefined && after === null;
-    const res = await transport.send({ method: 'GET', path: `/${table}`, query, headers: { Accept: 'application/json', ...(counted ? { Prefer: 'count=exact' } : {}) } });
-    if (res.status !== 200 && res.status !== 206) throw faultOf(res, `GET /${table}?${query}`);
-    const total = counted ? /\/(\d+)$/.exec(res.headers['content-range'] ?? '')?.[1] : undefined;
-    if (total !== undefined) onTotal!(Number(total));
-    const page = JSON.parse(res.body) as Record<string, unknown>[];
-    if (page.length === 0) return;
-    yield page;
-    after = String(page[page.length - 1].id);
-  }
+  return pagesOf(
+    {
+      transport,
+      table: { name: table, primaryKey: ['id'] },
+      query: tableScan(select, filters),
+      pageSize,
+      ...(onTotal ? { count: 'exact' as const, onTotal: (n: number | null) => n !== null && onTotal(n) } : {}),
+      fault: (res) => faultOf(res, `GET /${table}`),
+    },
+    jsonPages,
+  );
 }

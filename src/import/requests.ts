@@ -51,13 +51,11 @@ export function probeQuery(key: string): string {
 }
 
 /**
- * One page of a keyset walk over a table in id order: `select=<cols>&order=id.asc&limit=<n>`
- * (and `id=gt.<after>` past the first page), with the caller's filters (a sync's scope).
- * @example keysetQuery(['id', 'name'], null, 2) // 'select=id,name&order=id.asc&limit=2'
+ * A whole table in id order (the client pager, `client/pages.ts`, pages it by keyset on id):
+ * the given columns, with the caller's filters (a sync's scope).
  */
-export function keysetQuery(select: string[], after: string | null, limit: number, filters: WhereClause[] = []): string {
-  const w = after === null ? filters : [...filters, where('id', 'gt', after)];
-  return query({ select: selectOf(select), where: w, order: [{ path: [], terms: [{ field: field('id'), direction: 'asc' }] }], page: [{ path: [], limit }] });
+export function tableScan(select: string[], filters: WhereClause[] = []): Query {
+  return { select: selectOf(select), where: filters, order: [], page: [] };
 }
 
 /** `<key>=in.(…)` alone: the rows a DELETE of a list removes. */

@@ -122,5 +122,47 @@ for (const store of STORES) {
       expect(restored.stderr).toMatch(/releases\s+3 rows: 1 inserted, 0 updated, 2 unchanged, 0 removed/);
       expect((await json(['releases', 'list', '--select', 'release_title', '--order', 'release_title'])).map((r) => r.release_title)).toEqual(['Free for All', 'Moanin’', 'Wave']);
     }, 120_000);
+
+    it('--sync refuses to remove labels that releases still name, says --cascade; --cascade removes those releases first', async () => {
+      // its own catalog: the test above syncs --scope all, which must not meet these rows
+      const own = store.kind === 'PostgreSQL' ? ['--database-url', PG_URL!, '--db-schema', `catalog_cascade_${process.pid}`] : ['--data', join(dir, 'cascade-data')];
+      const mine = await startServe(own);
+      const cli = (args: string[]) => catalog(['--url', mine.url, ...args]);
+      try {
+        const w = (name: string, rows: string[][]) => writeFileSync(join(dir, name), csv(rows));
+        w('cascade-labels.csv', [['name'], ['Cascade A'], ['Cascade B'], ['Other']]);
+        w('cascade-releases.csv', [['release_title', 'catalog_number', 'label'], ['One', 'CA-1', 'Cascade A'], ['Two', 'CA-2', 'Cascade A'], ['Three', 'CB-1', 'Cascade B']]);
+        expect((await cli(['labels', 'import', join(dir, 'cascade-labels.csv')])).code).toBe(0);
+        const rel = await cli(['releases', 'import', join(dir, 'cascade-releases.csv')]);
+        expect(rel.code, rel.stderr).toBe(0);
+        expect(rel.stderr).toMatch(/3 inserted/);
+
+        // the source no longer has label A; the scope leaves "Other" out of the sync
+        w('cascade-labels.csv', [['name'], ['Cascade B']]);
+        const sync = ['labels', 'import', join(dir, 'cascade-labels.csv'), '--sync', '--scope', 'name=like.Cascade*', '--yes'];
+        const refused = await cli(sync);
+        expect(refused.code).toBe(1);
+        expect(refused.stderr).toMatch(/--sync would remove labels that releases still refer to \(label_id\): .*“One”.*“Two”|--sync would remove labels that releases still refer to \(label_id\): .*“Two”.*“One”/);
+        expect(refused.stderr).toMatch(/--cascade removes those releases first \(nothing was removed/);
+        const names = async () => JSON.parse((await cli(['labels', 'list', '--select', 'name', '--order', 'name', '-o', 'json'])).stdout).map((r: { name: string }) => r.name);
+        expect(await names()).toEqual(['Cascade A', 'Cascade B', 'Other']);
+
+        const cascaded = await cli([...sync, '--cascade']);
+        expect(cascaded.code, cascaded.stderr).toBe(0);
+        expect(cascaded.stderr).toMatch(/removed first \(--cascade\): 2 releases that refer to them/);
+        expect(await names()).toEqual(['Cascade B', 'Other']);
+        const titles = JSON.parse((await cli(['releases', 'list', '--select', 'release_title', '-o', 'json'])).stdout).map((r: { release_title: string }) => r.release_title);
+        expect(titles).toEqual(['Three']);
+      } finally {
+        await mine.stop();
+        if (store.kind === 'PostgreSQL' && PG_URL) {
+          const { default: pg } = await import('pg');
+          const c = new pg.Client({ connectionString: PG_URL });
+          await c.connect();
+          await c.query(`drop schema if exists catalog_cascade_${process.pid} cascade`);
+          await c.end();
+        }
+      }
+    }, 120_000);
   });
 }

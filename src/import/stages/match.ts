@@ -178,8 +178,7 @@ export class Matcher {
       index.mark(index.add(id, [k]));
       return id;
     }
-    const what = `the key ${index.spec[k.alt].join(', ')} “${showKey(k.key)}”`;
-    if ('ambiguous' in hit) return { code: 'ambiguous-key', message: `${what} matches ${hit.ambiguous.length} ${index.table}: ${hit.ambiguous.join(', ')} (give the row an id, or fix the duplicates: catalog check)` };
+    if ('ambiguous' in hit) return { code: 'ambiguous-key', message: `the key ${index.spec[k.alt].join(', ')} “${showKey(k.key)}” matches ${hit.ambiguous.length} ${index.table}: ${hit.ambiguous.join(', ')} (give the row an id, or fix the duplicates: catalog check)` };
     if (!index.mark(hit.slot)) return REPEAT;
     this.lastSlot = hit.slot;
     return index.idOf(hit.slot);
