@@ -27,8 +27,8 @@ export interface ImportDirOptions extends ImportFlags {
 
 /** Input extensions a directory's files may have. */
 const EXTENSIONS = ['csv', 'tsv', 'json', 'ndjson', 'jsonl', 'yaml', 'yml', 'xlsx'];
-/** Files an import itself leaves beside its input (rejects, checkpoints): never inputs. */
-const OWN_FILES = /\.(rejects\.(csv|ndjson)|checkpoint\.json)$/;
+/** Files an import itself leaves beside its input (rejects, checkpoints, a checkpoint being written): never inputs. */
+const OWN_FILES = /\.(rejects\.(csv|ndjson)|checkpoint\.json(\.[0-9a-f]+\.tmp)?)$/;
 
 /** The collection a file name stands for (`labels.csv`, `Label.json`), or null. */
 function collectionOf(name: string, tables: readonly TableDef[]): TableDef | null {
