@@ -2,7 +2,7 @@ import type { Transport } from '../client/transport.js';
 import { exportPages } from '../client/pages.js';
 import type { Query } from '../grammar/types.js';
 import { DuplicateFinder } from '../import/dedupe.js';
-import { foreignKeyOrder, type TableDef } from '../schema/model.js';
+import { foreignKeyOrder, type TableDef, typeKind } from '../schema/model.js';
 import { linkIds } from '../schema/links.js';
 import { IdSet } from './id-set.js';
 import {
@@ -184,9 +184,8 @@ function fieldsFor(table: TableDef, rules: ReadonlySet<string>): string[] | unde
   const releaseLinks = ['track-reference', 'track-position', 'link-shape'].some((r) => rules.has(r));
   const wanted = table.columns.filter(
     (c) =>
-      c.type === 'text' ||
-      c.type === 'date' ||
-      c.type === 'uuid' ||
+      // by family: a service's character varying is text to the rules
+      ['text', 'date', 'uuid'].includes(typeKind(c.type)) ||
       (collection === 'tracks' && credits && CREDIT_FIELDS.includes(c.name)) ||
       (collection === 'releases' && releaseLinks && c.name === 'tracks'),
   );
