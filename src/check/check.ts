@@ -2,7 +2,7 @@ import type { Transport } from '../client/transport.js';
 import { exportPages } from '../client/pages.js';
 import type { Query } from '../grammar/types.js';
 import { DuplicateFinder } from '../io/duplicate-finder.js';
-import { tableByName, TABLES } from '../schema/catalog.js';
+import { foreignKeyOrder, type TableDef, typeKind } from '../schema/model.js';
 import { linkIds } from '../schema/links.js';
 import { IdSet } from './id-set.js';
 import {
@@ -34,6 +34,8 @@ import {
  */
 export interface CheckOptions {
   transport: Transport;
+  /** Every collection the service describes (the table model: fields read, parents-first order, the names rules look up). */
+  tables: readonly TableDef[];
   /** Collections to check (any order: they are checked parents first). */
   collections: readonly string[];
   rules: ReadonlySet<string>;
@@ -95,8 +97,7 @@ function everyRow(fields?: string[]): Query {
 
 /** The rows of a collection, page by page (all fields, or the ones named). */
 function read(opts: CheckOptions, collection: string, fields?: string[]): AsyncGenerator<Row[]> {
-  const table = tableByName(collection);
-  if (!table) throw new Error(`no collection ${collection}`);
+  const table = tableOf(opts, collection);
   return exportPages({ transport: opts.transport, table, query: everyRow(fields), pageSize: opts.pageSize, signal: opts.signal });
 }
 
@@ -136,8 +137,12 @@ interface Known {
 /** Filter size for the duplicate scan: 8 MB of bits, a few per cent false candidates at 1M keys. */
 const FILTER_BYTES = 128 << 20;
 
-/** Collections in the order they are checked (parents before children). */
-export const CHECK_ORDER: readonly string[] = TABLES.map((t) => t.name);
+/** A collection of the model; the service not describing it is the caller's mistake. */
+function tableOf(opts: CheckOptions, collection: string): TableDef {
+  const table = opts.tables.find((t) => t.name === collection);
+  if (!table) throw new Error(`the service describes no collection ${collection}`);
+  return table;
+}
 
 /**
  * Every finding of the chosen rules in the chosen collections, a page's worth at a time (one
@@ -145,7 +150,8 @@ export const CHECK_ORDER: readonly string[] = TABLES.map((t) => t.name);
  */
 export async function* checkCatalog(opts: CheckOptions): AsyncGenerator<Finding[]> {
   const today = todayOf(opts.now);
-  const wanted = CHECK_ORDER.filter((c) => opts.collections.includes(c));
+  // parents before children
+  const wanted = foreignKeyOrder(opts.tables).map((t) => t.name).filter((c) => opts.collections.includes(c));
   const consistency = (opts.rules.has('consistency') || opts.rules.has('unresolved-reference')) && wanted.includes('releases');
   const references = (opts.rules.has('artist-reference') || opts.rules.has('credit-name')) && wanted.includes('tracks');
   const trackReferences = opts.rules.has('track-reference') && wanted.includes('releases');
@@ -172,16 +178,14 @@ export async function* checkCatalog(opts: CheckOptions): AsyncGenerator<Finding[
  * when references are checked. Timestamps, booleans and other jsonb are left unread (on artists
  * that is most of the row's bytes).
  */
-function fieldsFor(collection: string, rules: ReadonlySet<string>): string[] | undefined {
-  const table = tableByName(collection);
-  if (!table) return undefined;
+function fieldsFor(table: TableDef, rules: ReadonlySet<string>): string[] | undefined {
+  const collection = table.name;
   const credits = ['artist-reference', 'credit-name', 'link-shape'].some((r) => rules.has(r));
   const releaseLinks = ['track-reference', 'track-position', 'link-shape'].some((r) => rules.has(r));
   const wanted = table.columns.filter(
     (c) =>
-      c.type === 'text' ||
-      c.type === 'date' ||
-      c.type === 'uuid' ||
+      // by family: a service's character varying is text to the rules
+      ['text', 'date', 'uuid'].includes(typeKind(c.type)) ||
       (collection === 'tracks' && credits && CREDIT_FIELDS.includes(c.name)) ||
       (collection === 'releases' && releaseLinks && c.name === 'tracks'),
   );
@@ -198,7 +202,7 @@ async function* checkCollection(
 ): AsyncGenerator<Finding[]> {
   const dups = duplicateKeys(collection, opts.rules).map((d) => ({ d, finder: new DuplicateFinder(FILTER_BYTES) }));
   let rows = 0;
-  for await (const page of read(opts, collection, fieldsFor(collection, opts.rules))) {
+  for await (const page of read(opts, collection, fieldsFor(tableOf(opts, collection), opts.rules))) {
     const found: Finding[] = [];
     for (const row of page) {
       found.push(...rowFindings(collection, row, opts.rules, today), ...linkShapeFindings(collection, row, opts.rules));

@@ -16,7 +16,7 @@ import { loadHolder, loadPGlite, loadServer } from './embedded.js';
 import { type EffectiveConfig, readConfigFile, resolveConfig } from './config.js';
 import { UsageError } from './errors.js';
 import { type Paths, resolvePaths } from './paths.js';
-import type { SchemaModel, TableInfo } from './schema/model.js';
+import type { SchemaModel, TableDef } from '../schema/model.js';
 
 /** The global flags, as commander parses them on the root program. */
 export interface GlobalOptions {
@@ -334,13 +334,18 @@ export class Context {
   }
 
   /** One collection of the schema; a usage error naming the collections when it is missing. */
-  async table(name: string): Promise<TableInfo> {
+  async table(name: string): Promise<TableDef> {
     const schema = await this.schema();
     const t = schema.tables.get(name);
     if (!t) {
       throw new UsageError(`the service has no collection '${name}'`, `collections: ${[...schema.tables.keys()].sort().join(', ')}`);
     }
     return t;
+  }
+
+  /** Every collection the schema describes: what import DIR, --sync, --ref and check take as the table model. */
+  async tables(): Promise<TableDef[]> {
+    return [...(await this.schema()).tables.values()];
   }
 
   /** Fields the interface removed from a collection (for friendlier errors). */

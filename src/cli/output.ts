@@ -3,7 +3,7 @@ import { type Embeds, embedsOf, flatTypes, flattenRow, selectColumns, type Selec
 import { createWriter, defaultFormat, type FormatName, type PageWriter, type Row } from '../format/index.js';
 import type { SelectItem } from '../grammar/types.js';
 import type { Context } from './context.js';
-import { relationsOf, type SchemaModel, type TableInfo, typeKind } from './schema/model.js';
+import { displayDefault, relationsOf, type SchemaModel, type TableDef, typeKind } from '../schema/model.js';
 
 /** The output format: -o / CATALOG_OUTPUT / profile, else a table on a terminal and JSON when piped. */
 export async function outputFormat(ctx: Context): Promise<FormatName> {
@@ -23,7 +23,7 @@ const TITLES = [
  * The order a table shows a collection's fields in when it cannot show them all: key and title
  * fields first, plain fields next, timestamps, then JSON documents.
  */
-export function displayColumns(table: TableInfo): string[] {
+export function displayColumns(table: TableDef): string[] {
   const rank = (name: string, type: string): number => {
     if (table.primaryKey.includes(name)) return 0;
     const t = TITLES.indexOf(name);
@@ -31,7 +31,7 @@ export function displayColumns(table: TableInfo): string[] {
     const k = typeKind(type);
     return k === 'json' ? 5 : k === 'timestamp' ? 4 : 3;
   };
-  return table.fields
+  return table.columns
     .map((f, i) => ({ f, r: rank(f.name, f.type) + i / 1000 }))
     .sort((a, b) => a.r - b.r)
     .map(({ f }) => f.name);
@@ -39,7 +39,7 @@ export function displayColumns(table: TableInfo): string[] {
 
 export interface WriteOptions {
   /** The collection the rows come from (column order and types for tables and CSV headers). */
-  table?: TableInfo;
+  table?: TableDef;
   /** Whether the request named its own columns (then the rows' own key order wins). */
   selected?: boolean;
   /** One record: an object in JSON/YAML, a field/value view in a table. */
@@ -59,10 +59,10 @@ const FLAT_FORMATS: ReadonlySet<FormatName> = new Set(['table', 'csv', 'tsv']);
 /** What `*` and each embed stand for, from the schema's fields and foreign keys. */
 export function schemaResolver(schema: SchemaModel): SelectResolver {
   return {
-    fields: (table) => schema.tables.get(table)?.fields ?? [],
+    fields: (table) => schema.tables.get(table)?.columns ?? [],
     embed(table, relation, hint) {
       // `label_id(name)`: the foreign-key column names the target, always to-one.
-      const fk = schema.tables.get(table)?.fields.find((f) => f.name === relation && f.foreignKey);
+      const fk = schema.tables.get(table)?.columns.find((f) => f.name === relation && f.foreignKey);
       if (fk) return { table: fk.foreignKey!.table, one: true };
       const related = relationsOf(schema, table).filter((r) => r.table === relation);
       const r = related.find((x) => x.via === hint) ?? related[0];
@@ -93,7 +93,7 @@ export async function commandWriter(ctx: Context, opts: WriteOptions = {}): Prom
   const resolver = opts.table && opts.select ? schemaResolver(await ctx.schema()) : null;
   const embeds: Embeds = resolver && FLAT_FORMATS.has(format) ? embedsOf(opts.select, opts.table!.name, resolver) : new Map();
   // what heads an empty result too: the table's fields, or the select's columns
-  const columns = opts.table && !opts.selected ? (format === 'table' ? displayColumns(opts.table) : opts.table.fields.map((f) => f.name)) : resolver && FLAT_FORMATS.has(format) ? selectColumns(opts.select!, opts.table!.name, resolver) : undefined;
+  const columns = opts.table && !opts.selected ? (format === 'table' ? displayColumns(opts.table) : opts.table.columns.map((f) => f.name)) : resolver && FLAT_FORMATS.has(format) ? selectColumns(opts.select!, opts.table!.name, resolver) : undefined;
   // a pipe, file or pager gets the rows in chunks, a terminal line by line
   const target = opts.out ?? ctx.io.stdout;
   const batched = ctx.io.stdout.isTTY && !opts.out ? null : batchedOutput(target);
@@ -101,8 +101,8 @@ export async function commandWriter(ctx: Context, opts: WriteOptions = {}): Prom
   const writer = createWriter(format, {
     out,
     columns,
-    columnTypes: opts.table ? { ...Object.fromEntries(opts.table.fields.map((f) => [f.name, f.type])), ...flatTypes(embeds) } : undefined,
-    columnDefaults: opts.table ? Object.fromEntries(opts.table.fields.map((f) => [f.name, f.default])) : undefined,
+    columnTypes: opts.table ? { ...Object.fromEntries(opts.table.columns.map((f) => [f.name, f.type])), ...flatTypes(embeds) } : undefined,
+    columnDefaults: opts.table ? Object.fromEntries(opts.table.columns.map((f) => [f.name, displayDefault(f.default)])) : undefined,
     single: opts.single,
     firstRows: opts.firstRows,
     now: ctx.clock.now(),

@@ -10,7 +10,7 @@ import { faultCode, faultOf, type HttpResponse, type Transport } from './transpo
  * offset, two ahead of the one being handled, in constant memory.
  */
 
-/** What paging needs to know of a collection (the compiled TableDef or the service's TableInfo). */
+/** What paging needs to know of a collection (a TableDef of the table model, src/schema/model.ts). */
 export interface PagedTable {
   name: string;
   primaryKey: string[];

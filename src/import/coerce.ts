@@ -130,5 +130,7 @@ export function coerce(col: ColumnDef, raw: unknown, fromText: boolean, nullToke
       }
       return ok(value);
     }
+    default:
+      return ok(raw); // a type the catalog does not compile (a service's integer, numeric, …): the service parses it
   }
 }

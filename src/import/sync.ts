@@ -2,7 +2,7 @@ import { faultOf, type Transport } from '../client/transport.js';
 import { inListChunks } from '../client/in-list.js';
 import { NAME_FIELD } from '../schema/keys.js';
 import type { WhereClause } from '../grammar/types.js';
-import { TABLES, type TableDef } from '../schema/catalog.js';
+import type { TableDef } from '../schema/model.js';
 import { type KeyIndex, readPages } from './keys.js';
 import { inFilterQuery, inListQuery } from './requests.js';
 import { ImportError } from './types.js';
@@ -22,6 +22,8 @@ export interface SyncOptions {
   /** The scope as the user wrote it (reports). */
   scopeText: string;
   cascade: boolean;
+  /** Every collection the service describes: the ones referring to the synced collection block its removals, or lose rows first with --cascade. */
+  tables: readonly TableDef[];
   /**
    * A directory's sync: the engine hands over what the input matched instead of removing, and the
    * directory removes children before parents once every file has landed.
@@ -48,8 +50,8 @@ export interface SyncPlan {
 }
 
 /** The collections whose rows refer to `table`, with the referring field. */
-const childrenOf = (table: TableDef): Array<{ table: TableDef; field: string }> =>
-  TABLES.flatMap((t) => t.columns.filter((c) => c.foreignKey?.table === table.name).map((c) => ({ table: t, field: c.name })));
+const childrenOf = (table: TableDef, tables: readonly TableDef[]): Array<{ table: TableDef; field: string }> =>
+  tables.flatMap((t) => t.columns.filter((c) => c.foreignKey?.table === table.name).map((c) => ({ table: t, field: c.name })));
 
 async function getJson(transport: Transport, table: string, query: string): Promise<Record<string, unknown>[]> {
   const res = await transport.send({ method: 'GET', path: `/${table}`, query, headers: { Accept: 'application/json' } });
@@ -81,7 +83,7 @@ export async function planSync(transport: Transport, table: TableDef, index: Key
     report.held = `${rejected} row${rejected > 1 ? 's' : ''} of the input ${rejected > 1 ? 'were' : 'was'} rejected: nothing is removed until the input loads whole`;
     return { ids: [], report };
   }
-  for (const child of checkBlocking ? childrenOf(table) : []) {
+  for (const child of checkBlocking ? childrenOf(table, opts.tables) : []) {
     const blocking = await referring(transport, child.table, child.field, ids, opts.cascade ? Infinity : 5);
     if (blocking.length === 0) continue;
     if (!opts.cascade) {
@@ -110,7 +112,7 @@ async function referring(transport: Transport, child: TableDef, field: string, i
 /** Removes the planned records (children first with `--cascade`), a URL-sized list at a time. */
 export async function runSync(transport: Transport, table: TableDef, plan: SyncPlan, opts: SyncOptions): Promise<void> {
   if (plan.ids.length === 0) return;
-  if (opts.cascade) for (const child of childrenOf(table)) await removeWhere(transport, child.table.name, child.field, plan.ids);
+  if (opts.cascade) for (const child of childrenOf(table, opts.tables)) await removeWhere(transport, child.table.name, child.field, plan.ids);
   await removeWhere(transport, table.name, 'id', plan.ids);
 }
 

@@ -1,4 +1,5 @@
 import { COMPUTED_RELATIONSHIPS } from './links.js';
+import type { ColumnDef, SchemaModel, TableDef } from './model.js';
 
 /**
  * The catalog's tables as one typed description. The migrations in `migrations.ts` create
@@ -6,39 +7,9 @@ import { COMPUTED_RELATIONSHIPS } from './links.js';
  * Commands, validation, prompts and the OpenAPI document are all derived from this table.
  */
 
-/** PostgreSQL type of a column, as PostgreSQL prints it in `format_type`. */
-export type ColumnType = 'uuid' | 'text' | 'boolean' | 'date' | 'timestamp with time zone' | 'jsonb';
-
-export interface ForeignKey {
-  table: string;
-  column: string;
-  /** PostgreSQL's default constraint name, e.g. `releases_label_id_fkey`. */
-  constraint: string;
-}
-
-export interface ColumnDef {
-  name: string;
-  type: ColumnType;
-  nullable: boolean;
-  /** The DEFAULT expression as PostgreSQL prints it (`''::text`, `now()`, `false`), or undefined. */
-  default?: string;
-  primaryKey?: boolean;
-  foreignKey?: ForeignKey;
-  /**
-   * A link field (src/schema/links.ts) that also takes its keys as text: `;`-separated ISRCs or
-   * track ids (`tracks`), artist names or ids (`artists`). Import sends such a cell as a JSON
-   * string, which the database resolves.
-   */
-  keyList?: 'tracks' | 'artists';
-}
-
-export interface TableDef {
-  name: string;
-  /** Singular noun for messages ("label", "release"). */
-  singular: string;
-  columns: ColumnDef[];
-  primaryKey: string[];
-}
+// The table model's types live in model.ts (one model, built from here or from a service's
+// root description); re-exported for the modules that only read the compiled catalog.
+export type { ColumnDef, ColumnType, ForeignKey, TableDef } from './model.js';
 
 const id = (): ColumnDef => ({ name: 'id', type: 'uuid', nullable: false, default: 'gen_random_uuid()', primaryKey: true });
 const ts = (name: 'created' | 'updated'): ColumnDef => ({ name, type: 'timestamp with time zone', nullable: false, default: 'now()' });
@@ -124,6 +95,11 @@ export const COLLECTIONS: readonly string[] = TABLES.map((t) => t.name).sort();
 
 /** The interface version this catalog implements. */
 export const INTERFACE_VERSION = '12.2.3';
+
+/** The built-in schema: the compiled tables as the one table model (the embedded catalog, and the fallback when a service has no description). */
+export function builtinSchema(): SchemaModel {
+  return { version: INTERFACE_VERSION, tables: new Map(TABLES.map((t) => [t.name, t])), source: 'builtin' };
+}
 
 const BY_NAME = new Map(TABLES.map((t) => [t.name, t]));
 

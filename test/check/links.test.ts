@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkCatalog } from '../../src/check/check.js';
+import { TABLES } from '../../src/schema/catalog.js';
 import { IdSet } from '../../src/check/id-set.js';
 import { type Finding, RULE_NAMES } from '../../src/check/rules.js';
 import { appTransport } from '../../src/client/transport.js';
@@ -101,7 +102,7 @@ for (const { kind, make, skip } of STORE_KINDS) {
 
       const transport = appTransport(createApp({ store, log: () => {} }));
       const found: Finding[] = [];
-      for await (const page of checkCatalog({ transport, collections: ['releases', 'tracks'], rules: new Set(RULE_NAMES), now: Date.parse('2026-01-01') })) found.push(...page);
+      for await (const page of checkCatalog({ transport, tables: TABLES, collections: ['releases', 'tracks'], rules: new Set(RULE_NAMES), now: Date.parse('2026-01-01') })) found.push(...page);
       const links = found.filter((f) => ['link-shape', 'track-position', 'track-reference', 'credit-name', 'artist-reference'].includes(f.rule));
       expect(links.map((f) => `${f.id} ${f.field} ${f.rule} ${f.message}`).sort()).toEqual(
         [

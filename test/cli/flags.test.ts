@@ -4,7 +4,8 @@ import { parseAssignments, checkRecords } from '../../src/cli/flags/body.js';
 import { buildReadQuery, byId, parseFilters } from '../../src/cli/flags/query.js';
 import { didYouMean, editDistance } from '../../src/format/suggest.js';
 import { bodyValue, checkText, isDate } from '../../src/cli/flags/values.js';
-import { builtinSchema, displayDefault, schemaFromOpenApi } from '../../src/cli/schema/model.js';
+import { builtinSchema } from '../../src/schema/catalog.js';
+import { displayDefault, schemaFromOpenApi } from '../../src/schema/model.js';
 import { compileQuery } from '../../src/grammar/compile.js';
 import { openApiDocument } from '../../src/server/openapi.js';
 
@@ -165,7 +166,7 @@ describe('values and suggestions', () => {
   });
 
   it('converts body values by type', () => {
-    const f = (type: string) => ({ name: 'f', type, required: false, primaryKey: false });
+    const f = (type: string) => ({ name: 'f', type, nullable: true, primaryKey: false });
     expect(bodyValue(f('boolean'), 'TRUE')).toBe(true);
     expect(bodyValue(f('integer'), '42')).toBe(42);
     expect(bodyValue(f('text'), 'null')).toBe('null');
@@ -188,7 +189,7 @@ describe('the schema model', () => {
     for (const [name, t] of schema.tables) {
       const other = fromDoc.tables.get(name)!;
       expect(other.primaryKey).toEqual(t.primaryKey);
-      expect(other.fields.map((f) => [f.name, f.type, f.required, f.primaryKey, f.foreignKey])).toEqual(t.fields.map((f) => [f.name, f.type, f.required, f.primaryKey, f.foreignKey]));
+      expect(other.columns.map((f) => [f.name, f.type, f.nullable, Boolean(f.primaryKey), f.foreignKey])).toEqual(t.columns.map((f) => [f.name, f.type, f.nullable, Boolean(f.primaryKey), f.foreignKey]));
     }
   });
 

@@ -1,6 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { directoryFiles } from '../../src/cli/commands/import-dir.js';
+import { TABLES } from '../../src/schema/catalog.js';
 import { tempDir } from '../support/stores.js';
 import { runCli, type TestContextOptions, useTestService } from './support.js';
 
@@ -31,5 +33,13 @@ describe('catalog import DIR', () => {
     expect(release).toEqual({ label_id: label.id, genre_id: genre.id });
     const again = await cli(['import', dir, '--skip-unknown']);
     expect(again.err).toMatch(/3 files: 0 inserted, 0 updated, 3 unchanged, 0 rejected; nothing changed/);
+  });
+
+  it('passes over what an import leaves beside its input, a checkpoint being written included', () => {
+    const dir = tempDir('import-dir-own-');
+    for (const name of ['genres.csv', 'genres.csv.checkpoint.json', 'genres.csv.checkpoint.json.e8715b4e.tmp', 'genres.rejects.csv', 'notes.txt']) writeFileSync(join(dir, name), 'name\n');
+    const { files, unknown } = directoryFiles(dir, TABLES);
+    expect(files.map((f) => f.table.name)).toEqual(['genres']);
+    expect(unknown).toEqual(['notes.txt']);
   });
 });

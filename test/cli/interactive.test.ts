@@ -5,7 +5,7 @@ import { run } from '../../src/cli/main.js';
 import { askableFields, dateFeedback, validateDate, validateJson, validateUuid } from '../../src/cli/prompts/fields.js';
 import { referenceQuery } from '../../src/cli/prompts/lookup.js';
 import { renderSummary } from '../../src/cli/prompts/summary.js';
-import { builtinSchema } from '../../src/cli/schema/model.js';
+import { builtinSchema } from '../../src/schema/catalog.js';
 import { bufferOutput } from '../../src/io/streams.js';
 import { style } from '../../src/io/style.js';
 import { tempDir } from '../support/stores.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { schemaResolver } from '../../src/cli/output.js';
-import { builtinSchema } from '../../src/cli/schema/model.js';
+import { builtinSchema } from '../../src/schema/catalog.js';
 import { embedsOf, flatTypes, flattenRow, type SelectResolver } from '../../src/format/flatten.js';
 import { createWriter, type Row } from '../../src/format/index.js';
 import { abbreviate } from '../../src/format/table.js';

@@ -3,6 +3,7 @@ import { importFile } from '../../src/import/engine.js';
 import { KeyIndex, keyOfRow, keyText, normalizeKeyPart } from '../../src/import/keys.js';
 import { NameResolver } from '../../src/import/names.js';
 import { checkCatalog } from '../../src/check/check.js';
+import { TABLES } from '../../src/schema/catalog.js';
 import type { Finding } from '../../src/check/rules.js';
 import { splitLongQuery } from '../../src/client/in-list.js';
 import { compileQuery } from '../../src/grammar/compile.js';
@@ -105,7 +106,7 @@ for (const kind of STORE_KINDS) {
       await store.query(`insert into releases (release_title, label) values ('Orphan', 'Blue Note'), ('Nowhere', 'Unknown Records')`);
       const [label] = await rowsOf(store, 'labels', 'id');
       const found: Finding[] = [];
-      for await (const page of checkCatalog({ transport: server, collections: ['labels', 'releases'], rules: new Set(['unresolved-reference']), now: Date.now() } as never)) found.push(...page);
+      for await (const page of checkCatalog({ transport: server, tables: TABLES, collections: ['labels', 'releases'], rules: new Set(['unresolved-reference']), now: Date.now() } as never)) found.push(...page);
       expect(found.map((f) => [f.field, f.fix, f.message]).sort((x, y) => String(x[2]).localeCompare(String(y[2])))).toEqual([
         ['label_id', label.id, `label says “Blue Note” but label_id is empty; it names ${label.id}`],
         ['label_id', null, 'label says “Unknown Records” but label_id is empty; no record has that name'],
@@ -117,7 +118,7 @@ for (const kind of STORE_KINDS) {
       const all = file(tmp(), 'g.csv', 'name\nJazz\nRock\nBlues\n');
       await importFile({ table: table('genres'), input: all }, server);
       const fewer = file(tmp(), 'g2.csv', 'name\nRock\n');
-      const scope = { scope: 'all' as const, scopeText: 'all', cascade: false };
+      const scope = { scope: 'all' as const, scopeText: 'all', cascade: false, tables: TABLES };
       const plan = await importFile({ table: table('genres'), input: fewer, sync: scope, dryRun: true }, server);
       expect(plan.sync).toMatchObject({ deletes: 2, held: null });
       expect((await rowsOf(store, 'genres', 'id, name')).length).toBe(3);

@@ -3,11 +3,10 @@ import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { compileQuery } from '../../grammar/compile.js';
 import { renderPrefer } from '../../grammar/prefer.js';
-import type { TableDef } from '../../schema/catalog.js';
 import type { Row } from '../../format/types.js';
 import { readAll } from '../../io/streams.js';
 import type { Context } from '../context.js';
-import type { TableInfo } from '../schema/model.js';
+import type { TableDef } from '../../schema/model.js';
 import { UsageError } from '../errors.js';
 import { checkRecords, parseAssignments, type WriteRecord } from '../flags/body.js';
 import { plural, success, writeRows } from '../output.js';
@@ -77,7 +76,7 @@ export async function runAdd(opts: AddOptions, ctx: Context): Promise<void> {
   if (opts.pairs.length === 0 && opts.json === undefined && opts.file === undefined) {
     throw new UsageError(
       `nothing to add: give FIELD=VALUE pairs, --json or --file`,
-      `for example: catalog ${table.name} add ${table.fields.find((f) => !f.primaryKey && f.type === 'text')?.name ?? 'name'}='…' (see catalog ${table.name} describe)`,
+      `for example: catalog ${table.name} add ${table.columns.find((f) => !f.primaryKey && f.type === 'text')?.name ?? 'name'}='…' (see catalog ${table.name} describe)`,
     );
   }
   if (opts.pairs.length > 0 && opts.json === undefined && opts.file === undefined) records = [parseAssignments(opts.pairs, table, removed)];
@@ -125,9 +124,9 @@ export function orderedIds(n: number): string[] {
  * holder killed at the wrong millisecond) cannot store a row twice. Returns the key, or null when
  * the records go as a plain insert (a record brings its own id: a duplicate must stay a 409).
  */
-function withClientIds(table: TableInfo, records: WriteRecord[]): string | null {
+function withClientIds(table: TableDef, records: WriteRecord[]): string | null {
   if (table.primaryKey.length !== 1) return null;
-  const key = table.fields.find((f) => f.name === table.primaryKey[0]);
+  const key = table.columns.find((f) => f.name === table.primaryKey[0]);
   if (!key || key.type !== 'uuid' || key.default === undefined || records.some((r) => key.name in r)) return null;
   const ids = orderedIds(records.length);
   records.forEach((r, i) => {
@@ -143,7 +142,7 @@ function withClientIds(table: TableInfo, records: WriteRecord[]): string | null 
  * The records as stored, in the order sent. Rows the answer does not list were stored by an earlier
  * attempt (this one was a resend, its duplicates ignored): they are read back.
  */
-async function storedRows(ctx: Context, table: TableInfo, key: string, records: WriteRecord[], answered: Row[]): Promise<Row[]> {
+async function storedRows(ctx: Context, table: TableDef, key: string, records: WriteRecord[], answered: Row[]): Promise<Row[]> {
   const have = new Map(answered.map((r) => [String(r[key]), r]));
   const missing = records.map((r) => String(r[key])).filter((id) => !have.has(id));
   if (missing.length === 0) return records.map((r) => have.get(String(r[key]))!);

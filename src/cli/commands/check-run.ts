@@ -4,7 +4,6 @@ import { wrapWords } from '../../format/width.js';
 import { compileQuery } from '../../grammar/compile.js';
 import { renderPrefer } from '../../grammar/prefer.js';
 import type { Query, WhereClause } from '../../grammar/types.js';
-import { COLLECTIONS } from '../../schema/catalog.js';
 import type { Context } from '../context.js';
 import { FindingsFound, UsageError } from '../errors.js';
 import { count as countFlag } from '../flags/query.js';
@@ -61,15 +60,17 @@ function chosenRules(text: string | undefined): Set<string> {
   return new Set(names);
 }
 
-function chosenCollections(names: string[]): string[] {
-  requireKnown('collection', names, COLLECTIONS);
-  return names.length ? names : [...COLLECTIONS];
+/** The collections named (all the service describes when none are), checked against the table model. */
+function chosenCollections(names: string[], known: readonly string[]): string[] {
+  requireKnown('collection', names, known);
+  return names.length ? names : [...known];
 }
 
 /** Runs the check: findings out (grouped on a terminal, one per line otherwise), then --fix, then the exit code. */
 export async function runCheck(collectionArgs: string[], opts: CheckFlags, ctx: Context): Promise<void> {
   if (opts.listRules) return listRules(ctx);
-  const collections = chosenCollections(collectionArgs);
+  const schema = await ctx.schema();
+  const collections = chosenCollections(collectionArgs, [...schema.tables.keys()].sort());
   const rules = chosenRules(opts.rules);
   const pageSize = countFlag('--page-size', opts.pageSize);
   if (pageSize === 0) throw new UsageError('--page-size must be at least 1');
@@ -97,6 +98,7 @@ export async function runCheck(collectionArgs: string[], opts: CheckFlags, ctx: 
   const rows = new Map<string, number>();
   const findings = checkCatalog({
     transport,
+    tables: [...schema.tables.values()],
     collections,
     rules,
     now: ctx.clock.now(),

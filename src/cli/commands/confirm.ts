@@ -6,7 +6,7 @@ import { ServiceError } from '../../client/errors.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { nameFieldOf } from '../prompts/lookup.js';
-import type { TableInfo } from '../schema/model.js';
+import type { TableDef } from '../../schema/model.js';
 import { pathOf, singularOf } from './shared.js';
 
 /** How many of the rows a confirmation names. */
@@ -24,7 +24,7 @@ export interface Preview {
  * Reads how many rows a filter matches and names the first few (one GET of at most five rows with
  * `Prefer: count=exact`), so a confirmation can say "Remove 3 labels: “A”, “B”, “C”?".
  */
-export async function previewRows(ctx: Context, table: TableInfo, query: Query): Promise<Preview> {
+export async function previewRows(ctx: Context, table: TableDef, query: Query): Promise<Preview> {
   const nameField = nameFieldOf(table);
   const pk = table.primaryKey[0] ?? 'id';
   const fields = [...new Set([pk, nameField])];
@@ -66,7 +66,7 @@ export async function confirmWrite(ctx: Context, question: string, refusal: stri
  * A refusal because other rows still refer to the ones being removed (23503) as a message that
  * names the collection that refers to them and how to list those rows.
  */
-export function stillReferenced(err: unknown, table: TableInfo, ids: string | null): unknown {
+export function stillReferenced(err: unknown, table: TableDef, ids: string | null): unknown {
   if (!(err instanceof ServiceError) || err.code !== '23503') return err;
   const m = /constraint "(\w+?)_(\w+)_fkey" on table "(\w+)"/.exec(err.message) ?? /constraint "(\w+?)_(\w+)_fkey"/.exec(err.message);
   if (!m) return err;

@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import type { TableDef } from '../../schema/catalog.js';
 import type { Context } from '../context.js';
 import { outputFormat, writeRows } from '../output.js';
-import { relationsOf } from '../schema/model.js';
+import { displayDefault, relationsOf } from '../../schema/model.js';
 import { examples } from './shared.js';
 
 export interface DescribeOptions {
@@ -23,11 +23,11 @@ export async function runDescribe(opts: DescribeOptions, ctx: Context): Promise<
   const schema = await ctx.schema();
   const relations = relationsOf(schema, table.name);
   const format = await outputFormat(ctx);
-  const fields = table.fields.map((f) => ({
+  const fields = table.columns.map((f) => ({
     field: f.name,
     type: f.type,
-    required: f.required,
-    default: f.default === undefined ? null : f.default,
+    required: !f.nullable,
+    default: f.default === undefined ? null : displayDefault(f.default),
     key: [f.primaryKey ? 'primary key' : '', f.foreignKey ? `→ ${f.foreignKey.table}.${f.foreignKey.column}` : ''].filter(Boolean).join(', ') || null,
     ...(f.description ? { description: f.description } : {}),
   }));

@@ -91,19 +91,17 @@ function exportDelimiter(opts: RunExportOptions, format: InputFormat): string {
 
 /** Streams the rows of a collection into a file or stdout; returns the number written. */
 export async function runExport(opts: RunExportOptions, ctx: Context): Promise<number> {
-  const [{ exportTable }, { fileSink, textSink }, { createProgress }, { tableByName }, { contextTransport }, { boundHeapGrowth }] = await Promise.all([
+  const [{ exportTable }, { fileSink, textSink }, { createProgress }, { contextTransport }, { boundHeapGrowth }] = await Promise.all([
     import('../../export/export.js'),
     import('../../export/sink.js'),
     import('../progress.js'),
-    import('../../schema/catalog.js'),
     import('../transport.js'),
     import('../memory.js'),
   ]);
   boundHeapGrowth();
-  const table = tableByName(opts.collection);
-  if (!table) throw new UsageError(`this tool cannot export '${opts.collection}'`);
-  const info = await ctx.table(opts.collection);
-  const query = buildReadQuery(opts, info, await ctx.schema(), ctx.removedFields(table.name), ctx.clock.now());
+  // the service's description of the collection: its fields make the header, its types the cells
+  const table = await ctx.table(opts.collection);
+  const query = buildReadQuery(opts, table, await ctx.schema(), ctx.removedFields(table.name), ctx.clock.now());
   const pageSize = count('--page-size', opts.pageSize);
   if (pageSize === 0) throw new UsageError('--page-size must be at least 1');
   const format = await exportFormat(opts, ctx);

@@ -1,13 +1,12 @@
 import { Command } from 'commander';
 import { compileQuery } from '../../grammar/compile.js';
 import { parseSelect } from '../../grammar/parse.js';
-import type { TableDef } from '../../schema/catalog.js';
 import type { Row } from '../../format/types.js';
 import type { Context } from '../context.js';
 import { NotFoundError, UsageError } from '../errors.js';
 import { byId, checkQuery, parseFlag } from '../flags/query.js';
 import { writeRows } from '../output.js';
-import type { TableInfo } from '../schema/model.js';
+import type { TableDef } from '../../schema/model.js';
 import { examples, pathOf, singularOf, titleField } from './shared.js';
 import { idPrefix, resolvePrefix, UUID } from './target.js';
 
@@ -37,7 +36,7 @@ export async function runGet(opts: GetOptions, ctx: Context): Promise<void> {
   const table = await ctx.table(opts.collection);
   const schema = await ctx.schema();
   const select = opts.select ? parseFlag('--select', opts.select, parseSelect) : undefined;
-  const pkField = table.fields.find((f) => f.name === (table.primaryKey[0] ?? 'id'));
+  const pkField = table.columns.find((f) => f.name === (table.primaryKey[0] ?? 'id'));
   const hex = pkField?.type === 'uuid' ? idPrefix(opts.id) : null;
   let id = opts.id;
   if (pkField?.type === 'uuid' && !hex && !UUID.test(id)) {

@@ -5,7 +5,7 @@ import { Command } from 'commander';
 import type { ImportOptions, ImportSummary } from '../../import/engine.js';
 import type { KeyIndex } from '../../import/keys.js';
 import type { SyncOptions } from '../../import/sync.js';
-import { TABLES, type TableDef } from '../../schema/catalog.js';
+import { foreignKeyOrder, type TableDef } from '../../schema/model.js';
 import type { Context } from '../context.js';
 import { Interrupted, PartialFailure, UsageError } from '../errors.js';
 import type { ImportFlags } from './import.js';
@@ -27,44 +27,29 @@ export interface ImportDirOptions extends ImportFlags {
 
 /** Input extensions a directory's files may have. */
 const EXTENSIONS = ['csv', 'tsv', 'json', 'ndjson', 'jsonl', 'yaml', 'yml', 'xlsx'];
-/** Files an import itself leaves beside its input (rejects, checkpoints): never inputs. */
-const OWN_FILES = /\.(rejects\.(csv|ndjson)|checkpoint\.json)$/;
-
-/** The tables parents first: a table comes after every table its foreign keys point at. */
-export function foreignKeyOrder(tables: readonly TableDef[] = TABLES): TableDef[] {
-  const out: TableDef[] = [];
-  const visit = (t: TableDef) => {
-    if (out.includes(t)) return;
-    for (const c of t.columns) {
-      const parent = c.foreignKey && tables.find((p) => p.name === c.foreignKey!.table);
-      if (parent && parent !== t) visit(parent);
-    }
-    out.push(t);
-  };
-  for (const t of tables) visit(t);
-  return out;
-}
+/** Files an import itself leaves beside its input (rejects, checkpoints, a checkpoint being written): never inputs. */
+const OWN_FILES = /\.(rejects\.(csv|ndjson)|checkpoint\.json(\.[0-9a-f]+\.tmp)?)$/;
 
 /** The collection a file name stands for (`labels.csv`, `Label.json`), or null. */
-function collectionOf(name: string): TableDef | null {
+function collectionOf(name: string, tables: readonly TableDef[]): TableDef | null {
   const m = /^(.+)\.([a-z]+)$/i.exec(name);
   if (!m || !EXTENSIONS.includes(m[2].toLowerCase())) return null;
   const base = m[1].toLowerCase();
-  return TABLES.find((t) => t.name === base || t.singular === base) ?? null;
+  return tables.find((t) => t.name === base || t.singular === base) ?? null;
 }
 
-/** The directory's input files in foreign-key order, and the names it does not recognise. */
-export function directoryFiles(dir: string): { files: Array<{ table: TableDef; file: string }>; unknown: string[] } {
+/** The directory's input files in foreign-key order, and the names it does not recognise (`tables`: the collections the service describes). */
+export function directoryFiles(dir: string, tables: readonly TableDef[]): { files: Array<{ table: TableDef; file: string }>; unknown: string[] } {
   const found = new Map<TableDef, string[]>();
   const unknown: string[] = [];
   for (const name of readdirSync(dir).sort()) {
     if (name.startsWith('.') || OWN_FILES.test(name) || !statSync(join(dir, name)).isFile()) continue;
-    const table = collectionOf(name);
+    const table = collectionOf(name, tables);
     if (table) found.set(table, [...(found.get(table) ?? []), name]);
     else unknown.push(name);
   }
   const files: Array<{ table: TableDef; file: string }> = [];
-  for (const table of foreignKeyOrder()) {
+  for (const table of foreignKeyOrder(tables)) {
     const names = found.get(table) ?? [];
     if (names.length > 1) throw new UsageError(`${dir} has ${names.join(' and ')} for ${table.name}: keep one file per collection`);
     if (names.length === 1) files.push({ table, file: join(dir, names[0]) });
@@ -90,17 +75,17 @@ export function defineImportDir(ctx: Context): Command {
 const keyFits = (table: TableDef, key: string): boolean => key.split(',').every((c) => table.columns.some((col) => col.name === c.trim()));
 
 /** Checks the directory and its files before anything is sent. */
-function filesOf(opts: ImportDirOptions): Array<{ table: TableDef; file: string }> {
+function filesOf(opts: ImportDirOptions, tables: readonly TableDef[]): Array<{ table: TableDef; file: string }> {
   if (!existsSync(opts.dir) || !statSync(opts.dir).isDirectory()) throw new UsageError(`${opts.dir} is not a directory`);
   if (opts.sync && opts.scope !== undefined && opts.scope.trim() !== 'all') {
     throw new UsageError(`--scope ${opts.scope}: a directory syncs every collection it has a file for; give --scope all, or sync one file with catalog <collection> import FILE --sync --scope EXPR`);
   }
-  const { files, unknown } = directoryFiles(opts.dir);
+  const { files, unknown } = directoryFiles(opts.dir, tables);
   if (unknown.length && !opts.skipUnknown) {
-    throw new UsageError(`${opts.dir}: ${unknown.join(', ')} ${unknown.length > 1 ? 'are' : 'is'} named after no collection; nothing was imported`, `name files after a collection (${TABLES.map((t) => `${t.name}.csv`).join(', ')}, or singular), or pass --skip-unknown`);
+    throw new UsageError(`${opts.dir}: ${unknown.join(', ')} ${unknown.length > 1 ? 'are' : 'is'} named after no collection; nothing was imported`, `name files after a collection (${tables.map((t) => `${t.name}.csv`).join(', ')}, or singular), or pass --skip-unknown`);
   }
   if (opts.key && !files.some((f) => keyFits(f.table, opts.key!))) throw new UsageError(`--key ${opts.key}: no collection in ${opts.dir} has ${opts.key.includes(',') ? 'those fields' : 'that field'}`);
-  if (files.length === 0) throw new UsageError(`${opts.dir} has no file named after a collection`, `e.g. ${TABLES.map((t) => `${t.name}.csv`).join(', ')}`);
+  if (files.length === 0) throw new UsageError(`${opts.dir} has no file named after a collection`, `e.g. ${tables.map((t) => `${t.name}.csv`).join(', ')}`);
   return files;
 }
 
@@ -111,16 +96,16 @@ type PerFile = (collection: string, file: string) => Partial<ImportOptions>;
 const importCommand = () => import('./import.js');
 
 /** Imports every file, then (a sync) removes what no file has, children first. */
-async function importAll(opts: ImportDirOptions, ctx: Context, dryRun: boolean, extra: Partial<ImportOptions> = {}, perFile: PerFile = () => ({})): Promise<ImportSummary[]> {
+async function importAll(opts: ImportDirOptions, ctx: Context, tables: readonly TableDef[], dryRun: boolean, extra: Partial<ImportOptions> = {}, perFile: PerFile = () => ({})): Promise<ImportSummary[]> {
   const [{ importFile }, { planSync, runSync }, { importOptions }, { contextTransport }] = await Promise.all([import('../../import/engine.js'), import('../../import/sync.js'), importCommand(), import('../transport.js')]);
   const transport = await contextTransport(ctx);
   const abort = new AbortController();
   void ctx.waitForSignal().then(() => abort.abort());
   const summaries: ImportSummary[] = [];
   const matched: Array<{ table: TableDef; index: KeyIndex; rejected: number; summary: ImportSummary; sync: SyncOptions }> = [];
-  for (const { table, file } of filesOf(opts)) {
+  for (const { table, file } of filesOf(opts, tables)) {
     const key = opts.key && keyFits(table, opts.key) ? opts.key : undefined;
-    const base = importOptions({ ...opts, key, file, collection: table.name, scope: opts.sync ? 'all' : undefined }, table, ctx);
+    const base = importOptions({ ...opts, key, file, collection: table.name, scope: opts.sync ? 'all' : undefined }, table, tables, ctx);
     let got: { index: KeyIndex; rejected: number } | null = null;
     const sync = base.sync ? { ...base.sync, deferred: (index: KeyIndex, rejected: number) => void (got = { index, rejected }) } : undefined;
     const s = await importFile({ ...base, ...extra, ...perFile(table.name, file), dryRun, sync, signal: abort.signal, clock: () => ctx.clock.now(), onNotice: (m) => void ctx.note(ctx.style().dim(`${table.name}: ${m}`)) }, transport).catch((err: unknown) => {
@@ -165,9 +150,12 @@ export async function runImportDir(opts: ImportDirOptions, ctx: Context, extra: 
   boundHeapGrowth();
   const dryRun = Boolean(opts.dryRun || ctx.globals.dryRun);
   if (ctx.globals.dryRun) ctx.globals.dryRun = false;
-  filesOf(opts);
+  if (!existsSync(opts.dir) || !statSync(opts.dir).isDirectory()) throw new UsageError(`${opts.dir} is not a directory`);
+  // the collections the service describes, parents first: the files are matched against these
+  const tables = foreignKeyOrder(await ctx.tables());
+  filesOf(opts, tables);
   if (opts.sync && !dryRun && !opts.yes) {
-    const plan = await importAll(opts, ctx, true, { ...extra, checkpointPath: null }, perFile);
+    const plan = await importAll(opts, ctx, tables, true, { ...extra, checkpointPath: null }, perFile);
     await report(ctx, plan);
     const total = { ...plan[0], table: 'records', inserted: 0, updated: 0, sync: { ...plan[0].sync!, deletes: 0, held: null } } as ImportSummary;
     for (const s of plan) {
@@ -180,7 +168,7 @@ export async function runImportDir(opts: ImportDirOptions, ctx: Context, extra: 
       return plan;
     }
   }
-  const summaries = await importAll(opts, ctx, dryRun, extra, perFile);
+  const summaries = await importAll(opts, ctx, tables, dryRun, extra, perFile);
   await report(ctx, summaries);
   if (opts.summary) await writeFile(opts.summary, `${JSON.stringify({ files: summaries }, null, 2)}\n`);
   const rejected = summaries.reduce((n, s) => n + s.rejected, 0);

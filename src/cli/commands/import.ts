@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { Command } from 'commander';
-import type { TableDef } from '../../schema/catalog.js';
+import type { TableDef } from '../../schema/model.js';
 import type { ImportOptions, ImportSummary } from '../../import/engine.js';
 import type { Context } from '../context.js';
 import { Interrupted, PartialFailure, UsageError } from '../errors.js';
@@ -12,7 +12,6 @@ import { type QualityCheck, qualityCheck } from '../import-check.js';
 import { todayOf } from '../../check/rules.js';
 import { parseRef } from '../../import/names.js';
 import type { SyncOptions } from '../../import/sync.js';
-import { TABLES } from '../../schema/catalog.js';
 import { parseFilters } from '../flags/query.js';
 import { confirmWrite } from './confirm.js';
 import { contextTransport } from '../transport.js';
@@ -140,8 +139,8 @@ function checkLevel(value: boolean | string): 'error' | 'warning' {
   throw new UsageError(`--check takes error or warning, not '${String(value)}'`, 'e.g. --check (errors only) or --check warning');
 }
 
-/** Builds the engine's options from the flags. */
-export function importOptions(opts: RunImportOptions, table: TableDef, ctx: Context): ImportOptions {
+/** Builds the engine's options from the flags, for `table` among the collections the service describes (`tables`). */
+export function importOptions(opts: RunImportOptions, table: TableDef, tables: readonly TableDef[], ctx: Context): ImportOptions {
   return {
     table,
     input: opts.file,
@@ -166,14 +165,14 @@ export function importOptions(opts: RunImportOptions, table: TableDef, ctx: Cont
     sheet: opts.sheet,
     checks: opts.check ? [qualityCheck(table.name, todayOf(ctx.clock.now()), checkLevel(opts.check))] : undefined,
     key: opts.key ? opts.key.split(',').map((s) => s.trim()).filter(Boolean) : undefined,
-    refs: (opts.ref ?? []).map((r) => parseRef(table, r, TABLES)),
+    refs: (opts.ref ?? []).map((r) => parseRef(table, r, tables)),
     createMissing: opts.createMissing,
-    sync: syncOptions(opts),
+    sync: syncOptions(opts, tables),
   };
 }
 
 /** `--sync --scope EXPR|all [--cascade]`, checked. */
-export function syncOptions(opts: ImportFlags): SyncOptions | undefined {
+export function syncOptions(opts: ImportFlags, tables: readonly TableDef[]): SyncOptions | undefined {
   if (!opts.sync) {
     const stray = opts.scope !== undefined ? '--scope' : opts.cascade ? '--cascade' : null;
     if (stray) throw new UsageError(`${stray} goes with --sync`);
@@ -184,7 +183,7 @@ export function syncOptions(opts: ImportFlags): SyncOptions | undefined {
   }
   if (opts.resume) throw new UsageError('--sync cannot --resume: run the sync again from the start (rows already sent are left alone)');
   const all = opts.scope.trim() === 'all';
-  return { scope: all ? 'all' : parseFilters([opts.scope]), scopeText: opts.scope.trim(), cascade: Boolean(opts.cascade) };
+  return { scope: all ? 'all' : parseFilters([opts.scope]), scopeText: opts.scope.trim(), cascade: Boolean(opts.cascade), tables };
 }
 
 /** Asks before a sync writes (a terminal), or insists on --yes. */
@@ -196,28 +195,28 @@ export async function confirmSync(ctx: Context, plan: ImportSummary): Promise<bo
 
 /** Runs an import: the engine with progress on stderr, the summary, the exit status. */
 export async function runImport(opts: RunImportOptions, ctx: Context): Promise<ImportSummary> {
-  const [{ importFile }, { createProgress }, { tableByName }, { boundHeapGrowth }] = await Promise.all([
+  const [{ importFile }, { createProgress }, { boundHeapGrowth }] = await Promise.all([
     import('../../import/engine.js'),
     import('../progress.js'),
-    import('../../schema/catalog.js'),
     import('../memory.js'),
   ]);
   boundHeapGrowth();
-  const table = tableByName(opts.collection);
-  if (!table) throw new UsageError(`this tool cannot import into '${opts.collection}'`);
   // every file this command writes (the engine checks its own two again, for other callers)
   const { refuseOutputsOverInput } = await import('../../import/output-paths.js');
   await refuseOutputsOverInput(opts.file, [{ flag: '--rejects', path: opts.rejects }, { flag: '--checkpoint', path: opts.checkpoint }, { flag: '--summary', path: opts.summary }]);
   // the global --dry-run means "send nothing"; an import's dry run still reads which keys exist
   const dryRun = Boolean(opts.dryRun || ctx.globals.dryRun);
   if (ctx.globals.dryRun) ctx.globals.dryRun = false;
+  // the service's description of the collection (fields, types, keys), not the binary's
+  const table = await ctx.table(opts.collection);
+  const tables = await ctx.tables();
 
   const abort = new AbortController();
   void ctx.waitForSignal().then(() => abort.abort());
   const source = opts.file === '-' ? 'stdin' : basename(opts.file);
   const progress = await createProgress(ctx.io.stderr, { quiet: ctx.globals.quiet, clock: () => ctx.clock.now(), label: `${source} → ${table.name}` });
   let summary: ImportSummary;
-  const base = importOptions(opts, table, ctx);
+  const base = importOptions(opts, table, tables, ctx);
   try {
     const engineOpts: ImportOptions = {
       ...base,

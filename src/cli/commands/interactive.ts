@@ -26,7 +26,7 @@ import {
 import { askLinks, linkFieldKind } from '../prompts/links.js';
 import { type Reference, referenceFinder } from '../prompts/lookup.js';
 import { renderSummary, type SummaryRow } from '../prompts/summary.js';
-import { type FieldInfo, type TableInfo, typeKind } from '../schema/model.js';
+import { type ColumnDef, type TableDef, typeKind } from '../../schema/model.js';
 import { runAdd } from './add.js';
 import { singularOf } from './shared.js';
 import { runUpdate } from './update.js';
@@ -196,7 +196,7 @@ async function cancellable(fn: () => Promise<void>): Promise<void> {
 }
 
 /** The record as it is now (read directly, so --dry-run prints only the write). */
-async function fetchCurrent(ctx: Context, table: TableInfo, id: string): Promise<Record<string, unknown>> {
+async function fetchCurrent(ctx: Context, table: TableDef, id: string): Promise<Record<string, unknown>> {
   const query = compileQuery({ where: [byId(table, id)], order: [], page: [] });
   const spinner = startSpinner(ctx.io.stderr, `Reading ${singularOf(table.name)} ${id}`);
   try {
@@ -211,7 +211,7 @@ async function fetchCurrent(ctx: Context, table: TableInfo, id: string): Promise
 }
 
 /** All the fields of a short table; for a long one, the fields the user picks from a list first. */
-async function chooseFields(ask: Asker, ctx: Context, askable: FieldInfo[], mode: 'add' | 'update', checked: (f: FieldInfo) => boolean): Promise<FieldInfo[]> {
+async function chooseFields(ask: Asker, ctx: Context, askable: ColumnDef[], mode: 'add' | 'update', checked: (f: ColumnDef) => boolean): Promise<ColumnDef[]> {
   if (askable.length <= MANY_FIELDS) return askable;
   const s = ctx.style();
   const picked = await ask.checkbox<string>({
@@ -223,7 +223,7 @@ async function chooseFields(ask: Asker, ctx: Context, askable: FieldInfo[], mode
   return askable.filter((f) => picked.includes(f.name));
 }
 
-function typeLabel(f: FieldInfo): string {
+function typeLabel(f: ColumnDef): string {
   return f.foreignKey ? `→ ${f.foreignKey.table}` : f.type;
 }
 
@@ -243,7 +243,7 @@ interface Answer {
 async function askField(
   ask: Asker,
   ctx: Context,
-  field: FieldInfo,
+  field: ColumnDef,
   mode: 'add' | 'update',
   initial?: { value: unknown; given: boolean },
   current?: unknown,
@@ -267,7 +267,7 @@ async function askField(
 async function askFieldOnce(
   ask: Asker,
   ctx: Context,
-  field: FieldInfo,
+  field: ColumnDef,
   mode: 'add' | 'update',
   initial: { value: unknown; given: boolean } | undefined,
   current: unknown,
@@ -329,7 +329,7 @@ const KEEP = '\u0000keep';
 async function askReference(
   ask: Asker,
   ctx: Context,
-  field: FieldInfo,
+  field: ColumnDef,
   mode: 'add' | 'update',
   message: string,
   start: unknown,
@@ -394,22 +394,22 @@ async function askReference(
  * What narrows a reference list by the answers so far: a release's subgenres are those of the
  * genre picked for it (subgenres carry their genre's name).
  */
-function scopeOf(field: FieldInfo, answers: Record<string, unknown>): { field: string; value: string } | undefined {
+function scopeOf(field: ColumnDef, answers: Record<string, unknown>): { field: string; value: string } | undefined {
   if (field.foreignKey?.table !== 'subgenres') return undefined;
   const genre = answers.genre;
   return typeof genre === 'string' && genre !== '' ? { field: 'genre', value: genre } : undefined;
 }
 
 /** The text field that copies a reference's name (`label` for `label_id`), when the table has one. */
-function nameCopyOf(table: TableInfo, field: FieldInfo): string | undefined {
+function nameCopyOf(table: TableDef, field: ColumnDef): string | undefined {
   const target = field.foreignKey?.table;
   if (!target) return undefined;
   const copy = singularOf(target);
-  return table.fields.some((f) => f.name === copy && typeKind(f.type) === 'text') ? copy : undefined;
+  return table.columns.some((f) => f.name === copy && typeKind(f.type) === 'text') ? copy : undefined;
 }
 
 /** A link field (a release's tracks, a track's credits): picked one by one by title, ISRC or name. */
-async function askLinkField(ask: Asker, ctx: Context, field: FieldInfo, kind: 'tracks' | 'artists', mode: 'add' | 'update', start: unknown, current: unknown): Promise<Answer | undefined> {
+async function askLinkField(ask: Asker, ctx: Context, field: ColumnDef, kind: 'tracks' | 'artists', mode: 'add' | 'update', start: unknown, current: unknown): Promise<Answer | undefined> {
   const s = ctx.style();
   const answer = await askLinks(ask, ctx, kind, `${field.name} ${s.dim(kind === 'tracks' ? '→ tracks' : '→ artists')}`, start);
   if (answer === undefined || (mode === 'update' && sameValue(answer.value, current))) return undefined;
@@ -417,7 +417,7 @@ async function askLinkField(ask: Asker, ctx: Context, field: FieldInfo, kind: 't
 }
 
 /** A JSON document: confirmed first (so the editor opens only when wanted), then edited and checked. */
-async function askJson(ask: Asker, ctx: Context, field: FieldInfo, mode: 'add' | 'update', start: unknown): Promise<Answer | undefined> {
+async function askJson(ask: Asker, ctx: Context, field: ColumnDef, mode: 'add' | 'update', start: unknown): Promise<Answer | undefined> {
   const s = ctx.style();
   const now = start === null || start === undefined ? '' : JSON.stringify(start);
   const preview = now.length > 40 ? `${now.slice(0, 39)}…` : now;

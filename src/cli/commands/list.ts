@@ -4,7 +4,6 @@ import { renderPrefer } from '../../grammar/prefer.js';
 import { parseContentRange, renderRange } from '../../grammar/range.js';
 import type { Query } from '../../grammar/types.js';
 import type { TableDef } from '../../schema/catalog.js';
-import type { TableInfo } from '../schema/model.js';
 import type { PageWriter, Row, TextSink } from '../../format/types.js';
 import { startSpinner } from '../../io/spinner.js';
 import type { Context } from '../context.js';
@@ -92,11 +91,10 @@ function withRootLimit(q: Query, limit: number): Query {
  * ahead) through the format's page writer set up for the terminal, pipe or pager; CSV takes the
  * export's bytes path (COPY). On a terminal through $PAGER. Memory stays flat at any row count.
  */
-async function listAll(opts: ListOptions, ctx: Context, table: TableInfo, query: Query, pageSize: number): Promise<void> {
-  const [{ exportTable }, { exportOrder }, { tableByName }, { textSink }] = await Promise.all([
+async function listAll(opts: ListOptions, ctx: Context, table: TableDef, query: Query, pageSize: number): Promise<void> {
+  const [{ exportTable }, { exportOrder }, { textSink }] = await Promise.all([
     import('../../export/export.js'),
     import('../../client/pages.js'),
-    import('../../schema/catalog.js'),
     import('../../export/sink.js'),
   ]);
   if (ctx.dryRun) {
@@ -105,8 +103,6 @@ async function listAll(opts: ListOptions, ctx: Context, table: TableInfo, query:
     await ctx.send({ method: 'GET', path: pathOf(table), query: compileQuery(first), headers: opts.count ? { Prefer: renderPrefer({ count: 'exact' }) } : {} });
     return;
   }
-  const def = tableByName(table.name);
-  if (!def) throw new UsageError(`this tool cannot read every row of '${table.name}'`);
   const transport = (await ctx.endpoint()).client;
   const pager = await ctx.pager();
   // Ctrl-C while reading in the pager stops the reading, not the pager (as git does)
@@ -124,7 +120,7 @@ async function listAll(opts: ListOptions, ctx: Context, table: TableInfo, query:
   try {
     shown = await exportTable({
       transport,
-      table: def,
+      table,
       format: w.format,
       out,
       writer,

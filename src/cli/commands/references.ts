@@ -1,4 +1,3 @@
-import { TABLES, tableByName } from '../../schema/catalog.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import type { WriteRecord } from '../flags/body.js';
@@ -11,8 +10,10 @@ import type { WriteRecord } from '../flags/body.js';
  * reads included) leaves the names as they are.
  */
 export async function resolveReferences(records: WriteRecord[], collection: string, refTexts: readonly string[], ctx: Context): Promise<void> {
-  const table = tableByName(collection);
-  if (!table || ctx.dryRun) return;
+  if (ctx.dryRun) return;
+  const schema = await ctx.schema();
+  const table = schema.tables.get(collection);
+  if (!table) return;
   const [{ DEFAULT_REFS, NameResolver, parseRef }, { contextTransport }, { ImportError }] = await Promise.all([
     import('../../import/names.js'),
     import('../transport.js'),
@@ -20,7 +21,7 @@ export async function resolveReferences(records: WriteRecord[], collection: stri
   ]);
   let extra;
   try {
-    extra = refTexts.map((r) => parseRef(table, r, TABLES));
+    extra = refTexts.map((r) => parseRef(table, r, [...schema.tables.values()]));
   } catch (err) {
     if (err instanceof ImportError) throw new UsageError(err.message);
     throw err;

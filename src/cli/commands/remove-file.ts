@@ -4,7 +4,7 @@ import type { Query } from '../../grammar/types.js';
 import { inListChunks } from '../../client/in-list.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import type { TableInfo } from '../schema/model.js';
+import type { TableDef } from '../../schema/model.js';
 
 /**
  * `remove --file ids.csv`: the rows named by a file's column of ids, or of keys (a header naming
@@ -27,7 +27,7 @@ function columnOf(text: string, file: string): { header: string | null; values: 
 }
 
 /** The ids a file names: its ids as they are, or its keys matched to the stored records. */
-export async function idsFromFile(file: string, table: TableInfo, ctx: Context): Promise<string[]> {
+export async function idsFromFile(file: string, table: TableDef, ctx: Context): Promise<string[]> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -40,7 +40,7 @@ export async function idsFromFile(file: string, table: TableInfo, ctx: Context):
     if (bad) throw new UsageError(`${file} line ${bad.line}: ${JSON.stringify(bad.value)} is not an id (a uuid)`, 'a column of keys needs a header naming the field, e.g. isrc_code');
     return [...new Set(values.map((v) => v.value.toLowerCase()))];
   }
-  if (!table.fields.some((f) => f.name === header)) throw new UsageError(`${file}: the header "${header}" is no field of ${table.name}`, 'name the column id, or the key field (isrc_code, name, …)');
+  if (!table.columns.some((f) => f.name === header)) throw new UsageError(`${file}: the header "${header}" is no field of ${table.name}`, 'name the column id, or the key field (isrc_code, name, …)');
   const [{ KeyIndex, keyText }, { contextTransport }] = await Promise.all([import('../../import/keys.js'), import('../transport.js')]);
   const index = await KeyIndex.load(await contextTransport(ctx), table.name, [[header]]);
   const ids = new Set<string>();

@@ -2,7 +2,6 @@ import { Command } from 'commander';
 import { compileQuery } from '../../grammar/compile.js';
 import { renderPrefer } from '../../grammar/prefer.js';
 import { parseContentRange } from '../../grammar/range.js';
-import type { TableDef } from '../../schema/catalog.js';
 import type { Context } from '../context.js';
 import { NotFoundError, UsageError } from '../errors.js';
 import { plural } from '../output.js';
@@ -12,7 +11,7 @@ import { targetQuery, type TargetFlags } from './target.js';
 import { idQueries, idsFromFile } from './remove-file.js';
 import { splitLongQuery } from '../../client/in-list.js';
 import type { Query } from '../../grammar/types.js';
-import type { TableInfo } from '../schema/model.js';
+import type { TableDef } from '../../schema/model.js';
 
 export interface RemoveOptions extends TargetFlags {
   collection: string;
@@ -88,7 +87,7 @@ export async function runRemove(opts: RemoveOptions, ctx: Context): Promise<void
 }
 
 /** The filters of the removal: from --file, or the id / --where (a long in.() list cut to fit URLs). */
-async function targetsOf(opts: RemoveOptions, table: TableInfo, ctx: Context): Promise<Query[]> {
+async function targetsOf(opts: RemoveOptions, table: TableDef, ctx: Context): Promise<Query[]> {
   if (opts.file === undefined) return splitLongQuery(await targetQuery(opts, table, ctx, 'remove'), compileQuery);
   if (opts.id !== undefined || opts.where?.length || opts.or?.length || opts.allRows) throw new UsageError('--file does not combine with an id, --where or --all-rows');
   const ids = await idsFromFile(opts.file, table, ctx);

@@ -32,7 +32,7 @@ export function defineSeed(ctx: Context): Command {
 export async function runSeed(opts: Omit<ImportDirOptions, 'dir'> & { dir?: string }, ctx: Context): Promise<ImportSummary[]> {
   let dir = opts.dir ?? bundledSeedDir();
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`${dir} is not a directory`);
-  if (directoryFiles(dir).files.length === 0 && existsSync(join(dir, 'seed'))) dir = join(dir, 'seed');
+  if (directoryFiles(dir, await ctx.tables()).files.length === 0 && existsSync(join(dir, 'seed'))) dir = join(dir, 'seed');
   // seeding is idempotent: no checkpoint beside a (possibly read-only) seed directory; rejects go to the working directory
   const rejects = (collection: string, file: string) => ({ rejectsPath: opts.rejects ?? `${collection}.rejects.${file.endsWith('.csv') ? 'csv' : 'ndjson'}` });
   return runImportDir({ ...opts, dir }, ctx, { checkpointPath: null }, rejects);

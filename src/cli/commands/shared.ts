@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { tableByName, type TableDef } from '../../schema/catalog.js';
+import type { TableDef } from '../../schema/model.js';
 
 /** Thrown by a placeholder command when commander picked it: the caller rebuilds the whole tree. */
 export class NeedsWholeTree extends Error {}
@@ -67,7 +67,5 @@ export function titleField(table: TableDef): string {
   return ['stage_name', 'release_title', 'track_title', 'name'].find((n) => names.includes(n)) ?? 'id';
 }
 
-/** "artist" for artists; the collection name for a collection the service has but this tool does not know. */
-export function singularOf(collection: string): string {
-  return tableByName(collection)?.singular ?? collection;
-}
+// "artist" for artists, as the table model derives it (src/schema/model.ts)
+export { singularOf } from '../../schema/model.js';

@@ -4,7 +4,7 @@ import type { Row } from '../../format/types.js';
 import type { Context } from '../context.js';
 import { NotFoundError, UsageError } from '../errors.js';
 import { byId, checkQuery, parseFilters } from '../flags/query.js';
-import type { TableInfo } from '../schema/model.js';
+import type { TableDef } from '../../schema/model.js';
 import { pathOf, singularOf } from './shared.js';
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -41,7 +41,7 @@ function prefixQuery(pk: string, hex: string): Query {
 }
 
 /** The whole id a prefix stands for: exit 1 when none matches, exit 2 when two or more do. Null on --dry-run. */
-export async function resolvePrefix(table: TableInfo, prefix: string, hex: string, ctx: Context): Promise<string | null> {
+export async function resolvePrefix(table: TableDef, prefix: string, hex: string, ctx: Context): Promise<string | null> {
   const pk = table.primaryKey[0] ?? 'id';
   const res = await ctx.send({ method: 'GET', path: pathOf(table), query: compileQuery(prefixQuery(pk, hex)) });
   if (!res) return null;
@@ -64,7 +64,7 @@ export interface TargetFlags {
  * The filter of an update or remove. An id and --where do not mix; no filter at all is refused
  * unless --all-rows says so, because PostgREST would touch every row.
  */
-export async function targetQuery(flags: TargetFlags, table: TableInfo, ctx: Context, verb: string): Promise<Query> {
+export async function targetQuery(flags: TargetFlags, table: TableDef, ctx: Context, verb: string): Promise<Query> {
   const hasWhere = (flags.where?.length ?? 0) > 0 || (flags.or?.length ?? 0) > 0;
   if (flags.id !== undefined && hasWhere) throw new UsageError(`give an id or --where, not both`);
   if (flags.id === undefined && !hasWhere && !flags.allRows) {
@@ -83,8 +83,8 @@ export async function targetQuery(flags: TargetFlags, table: TableInfo, ctx: Con
  * The id an update or remove names: a unique prefix (8+ hex digits, as tables and `get` show
  * ids) stands for the whole uuid it starts; anything else is passed on as given (checked there).
  */
-async function wholeId(table: TableInfo, id: string, ctx: Context): Promise<string> {
-  const pk = table.fields.find((f) => f.name === (table.primaryKey[0] ?? 'id'));
+async function wholeId(table: TableDef, id: string, ctx: Context): Promise<string> {
+  const pk = table.columns.find((f) => f.name === (table.primaryKey[0] ?? 'id'));
   const hex = pk?.type === 'uuid' ? idPrefix(id.replace(/…$/, '')) : null;
   if (!hex) return id;
   return (await resolvePrefix(table, id, hex, ctx)) ?? id;

@@ -1,14 +1,13 @@
 import { Command } from 'commander';
 import { compileQuery } from '../../grammar/compile.js';
 import { renderPrefer } from '../../grammar/prefer.js';
-import type { TableDef } from '../../schema/catalog.js';
 import type { Row } from '../../format/types.js';
 import type { Context } from '../context.js';
 import { NotFoundError, UsageError } from '../errors.js';
 import { parseAssignments } from '../flags/body.js';
 import { outputFormat, plural, success, writeRows } from '../output.js';
 import { nameFieldOf } from '../prompts/lookup.js';
-import type { TableInfo } from '../schema/model.js';
+import type { TableDef } from '../../schema/model.js';
 import { confirmWrite, namedRows, previewRows } from './confirm.js';
 import { resolveReferences } from './references.js';
 import { splitLongQuery } from '../../client/in-list.js';
@@ -109,7 +108,7 @@ export async function runUpdate(opts: UpdateOptions, ctx: Context): Promise<void
  * An update whose `in.(…)` list is too long for one URL: counted part by part, confirmed once for
  * them all, then one PATCH a part, each with `max-affected` set to what its count showed.
  */
-async function updateInParts(ctx: Context, table: TableInfo, parts: Query[], changes: Record<string, unknown>, yes: boolean | undefined): Promise<void> {
+async function updateInParts(ctx: Context, table: TableDef, parts: Query[], changes: Record<string, unknown>, yes: boolean | undefined): Promise<void> {
   const changed = Object.keys(changes);
   const counts: Array<number | null> = [];
   for (const q of ctx.dryRun ? [] : parts) counts.push((await previewRows(ctx, table, q)).count);
@@ -133,7 +132,7 @@ async function updateInParts(ctx: Context, table: TableInfo, parts: Query[], cha
 }
 
 /** The updated rows: in a table the id, name and changed fields only; whole rows in other formats. */
-async function writeChanged(ctx: Context, table: TableInfo, rows: Row[], changed: string[], single: boolean): Promise<void> {
+async function writeChanged(ctx: Context, table: TableDef, rows: Row[], changed: string[], single: boolean): Promise<void> {
   if ((await outputFormat(ctx)) !== 'table' || single) return void (await writeRows(ctx, rows, { table, single }));
   const keep = [...new Set([...table.primaryKey, nameFieldOf(table), ...changed, 'updated'])];
   const shown = rows.map((r) => Object.fromEntries(keep.filter((k) => k in r).map((k) => [k, r[k]])));

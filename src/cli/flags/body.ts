@@ -1,5 +1,5 @@
 import { UsageError } from '../errors.js';
-import type { TableInfo } from '../schema/model.js';
+import type { TableDef } from '../../schema/model.js';
 import { requireField } from './fields.js';
 import { bodyValue, checkJsonValue } from './values.js';
 
@@ -11,12 +11,12 @@ export type WriteRecord = Record<string, unknown>;
  * exactly as typed); `FIELD:=JSON` takes a raw JSON value (`name:=null`, `tracks:='["a"]'`).
  * @example parseAssignments(['name=Blue Note', 'is_signed=yes'], artists) // { name: 'Blue Note', is_signed: true }
  */
-export function parseAssignments(args: readonly string[], table: TableInfo, removed: readonly string[] = []): WriteRecord {
+export function parseAssignments(args: readonly string[], table: TableDef, removed: readonly string[] = []): WriteRecord {
   const out: WriteRecord = {};
   for (const arg of args) {
     const eq = arg.indexOf('=');
     if (eq <= 0) {
-      throw new UsageError(`expected FIELD=VALUE, got '${arg}'`, `for example name='Blue Note' (fields of ${table.name}: ${table.fields.map((f) => f.name).join(', ')})`);
+      throw new UsageError(`expected FIELD=VALUE, got '${arg}'`, `for example name='Blue Note' (fields of ${table.name}: ${table.columns.map((f) => f.name).join(', ')})`);
     }
     const raw = arg[eq - 1] === ':';
     const name = arg.slice(0, raw ? eq - 1 : eq).trim();
@@ -40,7 +40,7 @@ export function parseAssignments(args: readonly string[], table: TableInfo, remo
 }
 
 /** Checks a record from --json/--file: every key a field, every value of the field's type. */
-export function checkRecord(rec: unknown, table: TableInfo, removed: readonly string[] = [], where = 'the record'): WriteRecord {
+export function checkRecord(rec: unknown, table: TableDef, removed: readonly string[] = [], where = 'the record'): WriteRecord {
   if (!rec || typeof rec !== 'object' || Array.isArray(rec)) throw new UsageError(`${where} must be a JSON object`);
   for (const [k, v] of Object.entries(rec as WriteRecord)) checkJsonValue(requireField(table, k, removed), v);
   return rec as WriteRecord;
@@ -50,7 +50,7 @@ export function checkRecord(rec: unknown, table: TableInfo, removed: readonly st
  * A JSON (or YAML) document as records to add: one object, or an array of objects.
  * Returns the records and whether the input was a single object.
  */
-export function checkRecords(doc: unknown, table: TableInfo, removed: readonly string[] = []): { records: WriteRecord[]; single: boolean } {
+export function checkRecords(doc: unknown, table: TableDef, removed: readonly string[] = []): { records: WriteRecord[]; single: boolean } {
   if (Array.isArray(doc)) return { records: doc.map((r, i) => checkRecord(r, table, removed, `item ${i + 1}`)), single: false };
   return { records: [checkRecord(doc, table, removed)], single: true };
 }

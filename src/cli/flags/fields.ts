@@ -1,5 +1,5 @@
 import { UsageError } from '../errors.js';
-import type { FieldInfo, TableInfo } from '../schema/model.js';
+import type { ColumnDef, TableDef } from '../../schema/model.js';
 import { removedFieldMessage } from '../version-check.js';
 import { didYouMean } from '../../format/suggest.js';
 
@@ -7,10 +7,10 @@ import { didYouMean } from '../../format/suggest.js';
  * The field `name` of a collection, or a usage error with a did-you-mean suggestion and the list
  * of fields (and a note when the interface removed that field).
  */
-export function requireField(table: TableInfo, name: string, removed: readonly string[] = []): FieldInfo {
-  const field = table.fields.find((f) => f.name === name);
+export function requireField(table: TableDef, name: string, removed: readonly string[] = []): ColumnDef {
+  const field = table.columns.find((f) => f.name === name);
   if (field) return field;
-  const names = table.fields.map((f) => f.name);
+  const names = table.columns.map((f) => f.name);
   const list = `fields of ${table.name}: ${names.join(', ')}`;
   if (removed.includes(name)) {
     throw new UsageError(removedFieldMessage(table.name, name) ?? `the field '${name}' was removed from ${table.name}`, list);

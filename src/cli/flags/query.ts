@@ -3,7 +3,7 @@ import { parseFilter, parseOrder, parseSelect } from '../../grammar/parse.js';
 import { parseWhereExpr, SHORT_FORM } from '../../grammar/expr.js';
 import type { Condition, Filter, OrderClause, PageClause, Query, SelectItem, WhereClause } from '../../grammar/types.js';
 import { UsageError } from '../errors.js';
-import { type FieldInfo, relationsOf, type SchemaModel, type TableInfo, typeKind } from '../schema/model.js';
+import { type ColumnDef, relationsOf, type SchemaModel, type TableDef, typeKind } from '../../schema/model.js';
 import { requireField } from './fields.js';
 import { accentPattern } from './accents.js';
 import { resolveRelativeDate } from './relative-date.js';
@@ -56,7 +56,7 @@ export function count(flag: string, text: string | undefined): number | undefine
 }
 
 /** `id=eq.<id>` on the collection's primary key, the id checked against its type. */
-export function byId(table: TableInfo, id: string): WhereClause {
+export function byId(table: TableDef, id: string): WhereClause {
   const pk = table.primaryKey[0] ?? 'id';
   const value = checkText(requireField(table, pk), id);
   return { path: [], condition: { kind: 'filter', field: { name: pk, jsonPath: [] }, negated: false, op: 'eq', value } };
@@ -130,12 +130,12 @@ const ORDER_WORDS = new Set(['asc', 'desc', 'nullsfirst', 'nullslast']);
  * form for it (`labels(name).desc`); every other term as it is.
  * @example embedOrder('labels.name.desc,release_title', releases) // 'labels(name).desc,release_title'
  */
-export function embedOrder(spec: string, table: TableInfo): string {
+export function embedOrder(spec: string, table: TableDef): string {
   return spec
     .split(',')
     .map((term) => {
       const [first, second, ...rest] = term.trim().split('.');
-      const isField = table.fields.some((f) => f.name === first);
+      const isField = table.columns.some((f) => f.name === first);
       if (isField || second === undefined || ORDER_WORDS.has(second) || !/^[A-Za-z_]\w*$/.test(first) || !/^[A-Za-z_]\w*$/.test(second)) return term;
       return [`${first}(${second})`, ...rest].join('.');
     })
@@ -143,7 +143,7 @@ export function embedOrder(spec: string, table: TableInfo): string {
 }
 
 /** The flags of list/export as a checked query model. */
-export function buildReadQuery(flags: ReadFlags, table: TableInfo, schema: SchemaModel, removed: readonly string[] = [], now = Date.now()): Query {
+export function buildReadQuery(flags: ReadFlags, table: TableDef, schema: SchemaModel, removed: readonly string[] = [], now = Date.now()): Query {
   // aggregates (`genre,count()`) are PostgREST 12's; a service without them answers PGRST123
   const select = flags.select !== undefined && flags.select.trim() !== '' ? parseFlag('--select', flags.select, (s) => parseSelect(s, { aggregates: true })) : undefined;
   const order: OrderClause[] = flags.order ? [{ path: [], terms: parseFlag('--order', embedOrder(flags.order, table), parseOrder) }] : [];
@@ -156,12 +156,12 @@ export function buildReadQuery(flags: ReadFlags, table: TableInfo, schema: Schem
 
 /** What a select makes visible: the table, and its embeds by name or alias. */
 export interface Scope {
-  table: TableInfo;
+  table: TableDef;
   embeds: Map<string, Scope>;
 }
 
 /** Checks select items against the schema and returns the scope they build. */
-export function checkSelect(items: SelectItem[] | undefined, table: TableInfo, schema: SchemaModel, removed: readonly string[] = []): Scope {
+export function checkSelect(items: SelectItem[] | undefined, table: TableDef, schema: SchemaModel, removed: readonly string[] = []): Scope {
   const scope: Scope = { table, embeds: new Map() };
   for (const item of items ?? []) {
     if (item.type === 'field') {
@@ -181,9 +181,9 @@ export function checkSelect(items: SelectItem[] | undefined, table: TableInfo, s
   return scope;
 }
 
-function embedTarget(relation: string, table: TableInfo, schema: SchemaModel): TableInfo {
+function embedTarget(relation: string, table: TableDef, schema: SchemaModel): TableDef {
   const related = relationsOf(schema, table.name);
-  const byFk = table.fields.find((f) => f.name === relation && f.foreignKey);
+  const byFk = table.columns.find((f) => f.name === relation && f.foreignKey);
   const name = byFk ? byFk.foreignKey!.table : related.some((r) => r.table === relation) ? relation : undefined;
   const target = name ? schema.tables.get(name) : undefined;
   if (!target) {
@@ -213,7 +213,7 @@ const COMPARE_OPS = new Set(operatorsOf('compare'));
 const CONTAIN_OPS = new Set(operatorsOf('contain'));
 
 /** A filter value as sent: a relative date (`today`, `-30d`, `now-6h`) on a date or timestamp field made absolute, then checked by type. */
-function filterValue(field: FieldInfo, raw: string, now: number): string {
+function filterValue(field: ColumnDef, raw: string, now: number): string {
   const kind = typeKind(field.type);
   // the short form keeps a value's trailing spaces (text may hold them); other types have none
   const value = kind === 'text' ? raw : raw.trimEnd();
@@ -256,7 +256,7 @@ function checkCondition(c: Condition, scope: Scope, removed: readonly string[], 
 }
 
 /** Checks every field, embed, operator and value of a query against the schema; returns it with values normalised. */
-export function checkQuery(q: Query, table: TableInfo, schema: SchemaModel, removed: readonly string[] = [], now = Date.now()): Query {
+export function checkQuery(q: Query, table: TableDef, schema: SchemaModel, removed: readonly string[] = [], now = Date.now()): Query {
   const root = checkSelect(q.select, table, schema, removed);
   const where = q.where.map((w) => {
     const scope = scopeAt(root, w.path);

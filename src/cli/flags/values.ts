@@ -1,5 +1,5 @@
 import { UsageError } from '../errors.js';
-import { type FieldInfo, typeKind } from '../schema/model.js';
+import { type ColumnDef as FieldInfo, typeKind } from '../../schema/model.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const TRUE = new Set(['true', 't', 'yes', 'y', 'on', '1']);

@@ -1,6 +1,6 @@
 import { resolveRelativeDate } from '../flags/relative-date.js';
 import { isDate, isTimestamp } from '../flags/values.js';
-import { type FieldInfo, type TableInfo, typeKind } from '../schema/model.js';
+import { type ColumnDef, displayDefault, type TableDef, typeKind } from '../../schema/model.js';
 
 /** How a field is asked for. */
 export type PromptKind = 'text' | 'boolean' | 'date' | 'uuid' | 'reference' | 'json' | 'timestamp' | 'integer' | 'number';
@@ -15,21 +15,21 @@ const TITLES = ['name', 'stage_name', 'release_title', 'track_title'];
 export const MANY_FIELDS = 12;
 
 /** The fields interactive entry asks for, title first: everything but the primary key and created/updated. */
-export function askableFields(table: TableInfo): FieldInfo[] {
-  const fields = table.fields.filter((f) => !f.primaryKey && !SERVICE_FIELDS.has(f.name));
-  const rank = (f: FieldInfo) => (TITLES.includes(f.name) ? 0 : 1);
+export function askableFields(table: TableDef): ColumnDef[] {
+  const fields = table.columns.filter((f) => !f.primaryKey && !SERVICE_FIELDS.has(f.name));
+  const rank = (f: ColumnDef) => (TITLES.includes(f.name) ? 0 : 1);
   return fields.map((f, i) => ({ f, i })).sort((a, b) => rank(a.f) - rank(b.f) || a.i - b.i).map(({ f }) => f);
 }
 
 /** The prompt a field gets: a searchable list for foreign keys, a confirm for booleans, an editor for JSON, else a line of text. */
-export function promptKind(field: FieldInfo): PromptKind {
+export function promptKind(field: ColumnDef): PromptKind {
   if (field.foreignKey) return 'reference';
   const k = typeKind(field.type);
   return k === 'other' ? 'text' : k;
 }
 
 /** Fields worth filling in on a new record of a long table: titles, foreign keys and dates. */
-export function isKeyField(field: FieldInfo): boolean {
+export function isKeyField(field: ColumnDef): boolean {
   return TITLES.includes(field.name) || Boolean(field.foreignKey) || typeKind(field.type) === 'date';
 }
 
@@ -111,15 +111,16 @@ export function valueText(value: unknown): string {
 }
 
 /** A column default as the prompt mentions it (`default ""`, `default false`), or null when there is none. */
-export function defaultNote(field: FieldInfo): string | null {
-  if (field.default === undefined || field.default === null) return field.required ? null : 'empty if left out';
-  if (field.default === '') return 'default: empty';
-  return `default: ${typeof field.default === 'string' ? field.default : JSON.stringify(field.default)}`;
+export function defaultNote(field: ColumnDef): string | null {
+  const shown = displayDefault(field.default);
+  if (shown === undefined || shown === null) return field.nullable ? 'empty if left out' : null;
+  if (shown === '') return 'default: empty';
+  return `default: ${typeof shown === 'string' ? shown : JSON.stringify(shown)}`;
 }
 
 /** The column default as a boolean, for the confirm prompt of a boolean field. */
-export function booleanDefault(field: FieldInfo): boolean {
-  return field.default === true || field.default === 'true';
+export function booleanDefault(field: ColumnDef): boolean {
+  return displayDefault(field.default) === true;
 }
 
 /** True when two values are the same as far as the service is concerned (compared as JSON). */

@@ -2,7 +2,7 @@ import { compileQuery } from '../../grammar/compile.js';
 import type { Filter, Query, SelectItem } from '../../grammar/types.js';
 import type { Context } from '../context.js';
 import { accentPattern } from '../flags/accents.js';
-import type { TableInfo } from '../schema/model.js';
+import type { TableDef } from '../../schema/model.js';
 
 /** A record a foreign key can point at, by its id and readable name. */
 export interface Reference {
@@ -24,17 +24,17 @@ const field = (name: string) => ({ name, jsonPath: [] });
 const filter = (name: string, op: Filter['op'], value: string): Filter => ({ kind: 'filter', field: field(name), negated: false, op, value });
 
 /** The field that names records of a table (`name` for labels, genres and subgenres). */
-export function nameFieldOf(table: TableInfo): string {
-  return NAME_FIELDS.find((n) => table.fields.some((f) => f.name === n)) ?? table.primaryKey[0] ?? 'id';
+export function nameFieldOf(table: TableDef): string {
+  return NAME_FIELDS.find((n) => table.columns.some((f) => f.name === n)) ?? table.primaryKey[0] ?? 'id';
 }
 
 /**
  * The query of one search: the records whose name contains `term` (ignoring case and accents), by name.
  * @example referenceQuery(labels, 'blue') // select=id,name&name=imatch.^.*[bB][lĺļľŀłLĹĻĽĿŁ]….*$&order=name&limit=50
  */
-export function referenceQuery(table: TableInfo, term: string | undefined, byId?: string, scope?: { field: string; value: string }): string {
+export function referenceQuery(table: TableDef, term: string | undefined, byId?: string, scope?: { field: string; value: string }): string {
   const nameField = nameFieldOf(table);
-  const extra = table.name === 'subgenres' && table.fields.some((f) => f.name === 'genre') ? ['genre'] : [];
+  const extra = table.name === 'subgenres' && table.columns.some((f) => f.name === 'genre') ? ['genre'] : [];
   const select: SelectItem[] = ['id', nameField, ...extra].map((n) => ({ type: 'field', field: field(n) }));
   const q: Query = { select, where: [], order: [{ path: [], terms: [{ field: field(nameField) }] }], page: [{ path: [], limit: LOOKUP_LIMIT }] };
   const t = term?.trim();
@@ -49,7 +49,7 @@ export function referenceQuery(table: TableInfo, term: string | undefined, byId?
  * Finds records of the referenced table by name on the service. The requests go straight to the
  * client (also under --dry-run, where only the final write is printed instead of sent).
  */
-export function referenceFinder(ctx: Context, table: TableInfo, scope?: { field: string; value: string }) {
+export function referenceFinder(ctx: Context, table: TableDef, scope?: { field: string; value: string }) {
   const nameField = nameFieldOf(table);
   const get = async (query: string, signal?: AbortSignal): Promise<Reference[]> => {
     const { client } = await ctx.endpoint();

@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { builtinSchema, schemaFromOpenApi, type SchemaModel } from './model.js';
+import { builtinSchema } from '../../schema/catalog.js';
+import { schemaFromOpenApi, type SchemaModel } from '../../schema/model.js';
 
 /**
  * A file-name-safe key for a URL: 64 bits of FNV-1a (two 32-bit lanes). Not a digest against

@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { TABLES } from '../../src/schema/catalog.js';
+import { displayDefault, foreignKeyOrder, schemaFromOpenApi, singularOf, sqlDefault, type TableDef } from '../../src/schema/model.js';
+import { openApiDocument } from '../../src/server/openapi.js';
+
+/** A table without the column comments (the compiled catalog keeps those in links.ts, not on its columns). */
+const uncommented = (t: TableDef): TableDef => ({ ...t, columns: t.columns.map(({ description: _, ...c }) => c) });
+
+describe('the table model', () => {
+  it('built from our root description, it is the compiled catalog: types, nulls, defaults, keys, key lists, singulars', () => {
+    const fromDoc = schemaFromOpenApi(openApiDocument());
+    expect([...fromDoc.tables.keys()].sort()).toEqual(TABLES.map((t) => t.name).sort());
+    for (const t of TABLES) expect(uncommented(fromDoc.tables.get(t.name)!)).toEqual(t);
+    // the service tells the link fields by their comments
+    expect(fromDoc.tables.get('tracks')!.columns.filter((c) => c.keyList).map((c) => `${c.name}:${c.keyList}`)).toEqual(
+      TABLES.find((t) => t.name === 'tracks')!.columns.filter((c) => c.keyList).map((c) => `${c.name}:${c.keyList}`),
+    );
+    expect(fromDoc.tables.get('releases')!.columns.find((c) => c.name === 'tracks')!.keyList).toBe('tracks');
+    expect(fromDoc.tables.get('artists')!.columns.find((c) => c.name === 'tracks')!.keyList).toBeUndefined();
+  });
+
+  it('takes what another service reports: other types, no comments, unknown keys absent', () => {
+    const m = schemaFromOpenApi({
+      info: { version: '12.2.0 (abc)' },
+      definitions: {
+        studios: {
+          required: ['id', 'rooms'],
+          properties: {
+            id: { format: 'bigint', type: 'integer', description: 'Note:\nThis is a Primary Key.<pk/>' },
+            rooms: { format: 'integer', type: 'integer', default: 1 },
+            city: { format: 'character varying', type: 'string', default: "O'Hare" },
+            opened: { format: 'timestamp without time zone', type: 'string', default: 'now()' },
+            label_id: { format: 'uuid', type: 'string', description: "Note:\nThis is a Foreign Key to `labels.id`.<fk table='labels' column='id'/>" },
+          },
+        },
+      },
+    });
+    expect(m.version).toBe('12.2.0');
+    expect(m.tables.get('studios')).toEqual({
+      name: 'studios',
+      singular: 'studio',
+      primaryKey: ['id'],
+      columns: [
+        { name: 'id', type: 'bigint', nullable: false, primaryKey: true },
+        { name: 'rooms', type: 'integer', nullable: false, default: '1' },
+        { name: 'city', type: 'character varying', nullable: true, default: "'O''Hare'::character varying" },
+        { name: 'opened', type: 'timestamp without time zone', nullable: true, default: 'now()' },
+        { name: 'label_id', type: 'uuid', nullable: true, foreignKey: { table: 'labels', column: 'id', constraint: 'studios_label_id_fkey' } },
+      ],
+    });
+  });
+
+  it('a default shown by the description and the expression behind it go both ways', () => {
+    for (const [expr, type] of [["''::text", 'text'], ['false', 'boolean'], ['now()', 'timestamp with time zone'], ['gen_random_uuid()', 'uuid'], ["'it''s'::text", 'text'], ['42', 'integer']]) {
+      expect(sqlDefault(displayDefault(expr), type)).toBe(expr);
+    }
+    expect(sqlDefault(undefined, 'text')).toBeUndefined();
+  });
+
+  it('derives the compiled singulars from the names', () => {
+    for (const t of TABLES) expect(singularOf(t.name)).toBe(t.singular);
+    expect(singularOf('users')).toBe('user');
+    expect(singularOf('press')).toBe('press');
+  });
+
+  it('orders any tables parents first, whatever order they come in', () => {
+    const names = foreignKeyOrder([...TABLES].reverse()).map((t) => t.name);
+    for (const t of TABLES) for (const c of t.columns) if (c.foreignKey) expect(names.indexOf(c.foreignKey.table)).toBeLessThan(names.indexOf(t.name));
+    expect(foreignKeyOrder(TABLES)).toEqual([...TABLES]);
+  });
+});
