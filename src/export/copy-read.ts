@@ -4,7 +4,7 @@ import { COPY_CSV } from '../grammar/media.js';
 import { faultCode, faultOf, type Transport } from '../client/transport.js';
 import type { TableDef } from '../schema/catalog.js';
 import { copyCsvRewriter } from './copy-csv.js';
-import { ExportError, exportOrder } from '../client/pages.js';
+import { ExportError, exportOrder, keyListParts } from '../client/pages.js';
 import type { TextSink } from '../format/types.js';
 import { csvHeader } from '../format/csv-dialect.js';
 
@@ -38,9 +38,31 @@ export type CopyReadResult = { rows: number } | { rows: null; copyRows?: number 
  * Rows come in the order paging would give them (the key as a tie-breaker).
  */
 export async function copyRead(opts: CopyReadOptions): Promise<CopyReadResult> {
+  const parts = keyListParts(opts.table, opts.query);
+  if (!parts) return copyOne(opts, opts.query, true);
+  // a key list too long for one URL: one COPY read per part, in key order, one header
+  const limit = opts.query.page.find((p) => p.path.length === 0)?.limit;
+  let rows = 0;
+  for (const [i, part] of parts.entries()) {
+    if (limit !== undefined && rows >= limit) break;
+    const page = limit === undefined ? part.page : [...part.page.filter((p) => p.path.length > 0), { path: [], limit: limit - rows }];
+    const done = rows;
+    const r = await copyOne({ ...opts, onPage: (n) => opts.onPage?.(done + n) }, { ...part, page }, i === 0);
+    if (r.rows === null) {
+      if (i === 0) return r;
+      throw new ExportError(`reading ${opts.table.name} failed after ${rows} rows: the service stopped offering COPY reads`, 502, 'PGRST000');
+    }
+    rows += r.rows;
+    if (opts.signal?.aborted) break;
+  }
+  return { rows };
+}
+
+/** One COPY read of `q`, its header written when `header`. */
+async function copyOne(opts: CopyReadOptions, q: Query, header: boolean): Promise<CopyReadResult> {
   const { transport, table } = opts;
   if (!transport.stream) return { rows: null };
-  const query: Query = { ...opts.query, order: exportOrder(table, opts.query) };
+  const query: Query = { ...q, order: exportOrder(table, q) };
   const res = await transport.stream({ method: 'GET', path: `/${table.name}`, query: compileQuery(query), headers: { Accept: COPY_CSV } });
   const type = (res.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
   if (res.status === 406 || res.status === 415 || (res.status < 300 && type !== COPY_CSV)) {
@@ -52,7 +74,7 @@ export async function copyRead(opts: CopyReadOptions): Promise<CopyReadResult> {
     const f = faultOf({ status: res.status, headers: res.headers, body: await res.text() });
     throw new ExportError(`reading ${table.name} failed: ${f.message}${f.details ? ` (${f.details})` : ''}`, res.status, faultCode(f));
   }
-  await opts.out.write(csvHeader(opts.columns));
+  if (header) await opts.out.write(csvHeader(opts.columns));
   const rewriter = copyCsvRewriter(table, opts.columns, opts.nullToken);
   const pieces = res.body[Symbol.asyncIterator]();
   // rewritten pieces go out about a megabyte at a time: one write per piece (≈2,500 for 100k

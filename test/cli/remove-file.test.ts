@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../support/stores.js';
@@ -17,6 +17,16 @@ describe('bulk remove and long id lists', () => {
     writeFileSync(join(dir, 't.csv'), `isrc_code,track_title\n${rows.join('\n')}\n`);
     expect((await cli(['tracks', 'import', join(dir, 't.csv')])).code).toBe(0);
     const ids = (await service.store.query<{ id: string }>(`select id from tracks where track_title like 'Long %' order by id limit 600`)).rows.map((r) => r.id);
+    // read back in parts too, in key order whatever order the list was given in
+    const listed = await cli(['tracks', 'list', '--where', `id=in.(${[...ids].reverse().join(',')})`, '--select', 'id', '-o', 'json']);
+    expect(listed.code, listed.err).toBe(0);
+    expect((JSON.parse(listed.out) as Array<{ id: string }>).map((t) => t.id)).toEqual(ids);
+    for (const file of ['ids.csv', 'ids.ndjson']) {
+      const exported = await cli(['tracks', 'export', join(dir, file), '--where', `id=in.(${[...ids].reverse().join(',')})`, '--select', 'id', '--limit', '550']);
+      expect(exported.code, exported.err).toBe(0);
+      const lines = readFileSync(join(dir, file), 'utf8').trim().split('\n');
+      expect(lines.filter((l) => l !== 'id').map((l) => (l.startsWith('{') ? (JSON.parse(l) as { id: string }).id : l))).toEqual(ids.slice(0, 550));
+    }
     const u = await cli(['tracks', 'update', '--where', `id=in.(${ids.join(',')})`, 'mix_version=Long', '--yes', '-o', 'json']);
     expect(u.code, u.err).toBe(0);
     expect(JSON.parse(u.out)).toHaveLength(600);

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { MAX_QUERY_CHARS } from '../../client/in-list.js';
 import { compileQuery } from '../../grammar/compile.js';
 import { renderPrefer } from '../../grammar/prefer.js';
 import { parseContentRange, renderRange } from '../../grammar/range.js';
@@ -58,7 +59,8 @@ export async function runList(opts: ListOptions, ctx: Context): Promise<void> {
   const query = buildReadQuery(opts, table, schema, ctx.removedFields(table.name), ctx.clock.now());
   const pageSize = count('--page-size', opts.pageSize) ?? DEFAULT_PAGE;
   if (pageSize === 0) throw new UsageError('--page-size must be at least 1');
-  if (opts.all) return listAll(opts, ctx, table, query, pageSize);
+  // a key list too long for one URL (ids from an earlier run) is read in parts, as --all reads
+  if (opts.all || (compileQuery(query).length > MAX_QUERY_CHARS && (await import('../../client/pages.js')).keyListParts(table, query))) return listAll(opts, ctx, table, query, pageSize);
   // On a terminal, no --limit: the first page at once, counted by the planner (free on any size).
   const firstPage = ctx.io.stdout.isTTY && opts.limit === undefined && (await outputFormat(ctx)) === 'table' ? firstPageSize(ctx.io.stdout.rows) : null;
   const asked = firstPage === null ? query : withRootLimit(query, firstPage + 1);
