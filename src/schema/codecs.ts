@@ -61,6 +61,14 @@ export function normalizeUuid(s: string): string | null {
   return m ? `${m[1]}-${m[2]}-${m[3]}-${m[4]}-${m[5]}`.toLowerCase() : null;
 }
 
+/**
+ * Whether a text is a uuid in a spelling PostgreSQL reads (what normalizeUuid accepts).
+ * @example isUuid('3f2a9c1e8b1d4e7a9c550d6f1b2a4e10') // true
+ */
+export function isUuid(s: string): boolean {
+  return normalizeUuid(s) !== null;
+}
+
 function isHex(b: number): boolean {
   return (b >= 48 && b <= 57) || (b >= 97 && b <= 102);
 }
