@@ -1,24 +1,17 @@
 /**
  * The one CSV tokenizer (RFC 4180 plus what files in the field carry: `\r\n` or `\n` line ends,
- * any single-byte delimiter, quoted fields spanning lines, doubled quotes) and the one home of the
- * CSV byte constants. It reads bytes in place and gives a record's field bounds and per-field
+ * any single-byte delimiter, quoted fields spanning lines, doubled quotes). It reads bytes in place and gives a record's field bounds and per-field
  * flags in typed arrays it reuses, so reading a record makes no string or object per cell: the
  * import's transcoder, the CSV reader, both export rewriters and the service's COPY cell check all
- * read records through it, each doing its own work on the bounds.
+ * read records through it, each doing its own work on the bounds. Its byte constants live in
+ * byte-codes.ts (re-exported here).
  *
  * It knows nothing of headers, blank lines or a BOM: each caller decides what those mean.
  */
 
-/** `"` */
-export const QUOTE = 34;
-/** `,` */
-export const COMMA = 44;
-/** `\n` */
-export const LF = 10;
-/** `\r` */
-export const CR = 13;
-/** `\` */
-export const BACKSLASH = 92;
+import { COMMA, CR, LF, QUOTE } from './byte-codes.js';
+
+export { BACKSLASH, COMMA, CR, LF, QUOTE } from './byte-codes.js';
 
 /** `read`: a whole record was read (see `count`, `next`, `lines`). */
 export const TOKENS_OK = 0;

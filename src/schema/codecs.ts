@@ -9,7 +9,7 @@
  * catalog, a server and the machine that wrote the file, so the same file could land at different
  * instants; import refuses it (22007) and so does the CLI.
  */
-import { QUOTE, BACKSLASH } from '../format/csv-tokens.js';
+import { BACKSLASH, QUOTE } from '../format/byte-codes.js';
 import { jsonTextTooDeep, MAX_JSON_DEPTH, tooDeepMessage } from './json-depth.js';
 
 /** What a column's type is, for the checks here (every type not named reads as text). */

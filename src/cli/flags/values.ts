@@ -12,12 +12,21 @@ export function isDate(s: string): boolean {
 }
 
 /**
- * True for a timestamp with a time zone (the import's rule, src/schema/codecs.ts): a zone-less
- * time would be read in the server session's zone, so it is refused here as import refuses it.
- * @example isTimestamp('2024-05-17T12:00:00Z') // true
+ * True for what a timestamp field takes on the command line: a timestamp with a time zone (the
+ * import's rule, src/schema/codecs.ts), or a date alone, which `timestampText` makes the start of
+ * that day here. A zone-less time is refused, as import refuses it: the server would read it in its
+ * session's zone, not the user's.
+ * @example isTimestamp('2024-05-17T12:00:00') // false
  */
 export function isTimestamp(s: string): boolean {
-  return validInstant(s.trim());
+  return validInstant(s.trim()) || isDate(s.trim());
+}
+
+/** A timestamp field's value as sent: with its zone as given, or a date alone as the start of that local day (as `today` is). */
+function timestampText(s: string): string {
+  if (!isDate(s.trim())) return s;
+  const [y, m, d] = s.trim().split('-').map(Number);
+  return new Date(y, m - 1, d).toISOString();
 }
 
 const bad = (field: FieldInfo, value: string, expected: string) =>
@@ -44,8 +53,8 @@ export function checkText(field: FieldInfo, value: string): string {
       if (!isDate(value)) throw bad(field, value, 'a date YYYY-MM-DD, such as 2024-05-17 (in filters also today, yesterday, -30d, -2y)');
       return value;
     case 'timestamp':
-      if (!isTimestamp(value)) throw bad(field, value, `a timestamp with a time zone such as 2024-05-17T12:00:00Z (in filters also now-6h, today, -30d): ${timestampHint(value)}`);
-      return value;
+      if (!isTimestamp(value)) throw bad(field, value, `a timestamp with a time zone such as 2024-05-17T12:00:00Z, or a date (in filters also now-6h, today, -30d): ${timestampHint(value)}`);
+      return timestampText(value);
     case 'integer':
       if (!/^-?\d+$/.test(value)) throw bad(field, value, 'a whole number');
       return value;
