@@ -12,7 +12,7 @@ import { MAX_RECORD_BYTES, tooLong } from './readers/input.js';
  * COPY's CSV format reads, so a text or JSON cell goes out byte for byte as it came in (quotes and
  * all); only empty cells (the column default), the null token (NULL), uuids that are not in
  * canonical form, booleans, dates and timestamps are rewritten, and those are validated as the
- * import's coercion validates them (src/import/coerce.ts). jsonb text is syntax-checked in place
+ * column codecs validate them (src/schema/codecs.ts, as the import's coercion does). jsonb text is syntax-checked in place
  * (validJson); the database has the last word on the rest (a refused row's batch is then split
  * down to the row).
  *
@@ -116,10 +116,8 @@ export class CopyTranscoder {
    * (the key scan). `eof`: no more input follows `n`.
    *
    * The import's hot loop (every record of a CSV file passes through it once): the tokenizer
-   * (src/format/csv-tokens.ts) finds the fields, `field()` checks each, and this writes the line.
-   * About 90 lines because the output position and the unchanged stretch being copied live in
-   * locals across fields; split further (a method per output mode), 100k-row imports measured
-   * no faster and the state moved to fields read per field.
+   * (src/format/csv-tokens.ts) finds the fields, `field()` checks each by its codec, and this
+   * writes the line, keeping the output position and the unchanged stretch being copied in locals.
    */
   record(buf: Buffer, p: number, n: number, eof: boolean, out: Buffer | null, o: number): number {
     const t = this.tokens;
