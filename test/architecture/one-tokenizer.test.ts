@@ -1,18 +1,7 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-
-const ROOT = resolve(import.meta.dirname, '../..');
-const SRC = join(ROOT, 'src');
-
-function sources(dir: string, out: string[] = []): string[] {
-  for (const e of readdirSync(dir)) {
-    const p = join(dir, e);
-    if (statSync(p).isDirectory()) sources(p, out);
-    else if (p.endsWith('.ts')) out.push(p);
-  }
-  return out;
-}
+import { SRC, sources } from './sources.js';
 
 /** A byte constant of CSV or JSON reading declared by name, or any constant set to the byte of `"` or `,`. */
 const BYTE_CONSTANT = /\bconst\s+(?:QUOTE|DQUOTE|DOUBLE_QUOTE|COMMA|LF|CR|NEWLINE|NL|CRLF|BACKSLASH|DELIM|DELIMITER)\s*=\s*\d|\bconst\s+\w+\s*=\s*(?:34|44)\s*;/;
