@@ -11,10 +11,10 @@ import { MAX_RECORD_BYTES, tooLong } from './readers/input.js';
  * the cells: the import's hot path when the service takes COPY bodies. RFC 4180 quoting is what
  * COPY's CSV format reads, so a text or JSON cell goes out byte for byte as it came in (quotes and
  * all); only empty cells (the column default), the null token (NULL), uuids that are not in
- * canonical form, booleans, dates and timestamps are rewritten, and those are validated as the
- * column codecs validate them (src/schema/codecs.ts, as the import's coercion does). jsonb text is syntax-checked in place
- * (validJson); the database has the last word on the rest (a refused row's batch is then split
- * down to the row).
+ * canonical form, booleans, dates and timestamps are rewritten, and those are validated by the
+ * column codecs (src/schema/codecs.ts), as the import's coercion validates them. jsonb text is
+ * syntax-checked in place (validJson); the database has the last word on the rest (a refused row's
+ * batch is then split down to the row).
  *
  * A record the transcoder cannot write (a refused value, a left-out cell with a volatile default,
  * the wrong number of fields) gets a status, and the import handles it through the ordinary path.
