@@ -5,11 +5,7 @@ import { ExportError, type PageFormat } from '../client/pages.js';
 import { csvColumn } from './writers.js';
 import { EDGE_SPACE, nullField } from '../format/csv-dialect.js';
 import { copyRange } from '../io/bytes.js';
-
-const QUOTE = 34;
-const COMMA = 44;
-const LF = 10;
-const CR = 13;
+import { CsvTokenizer, keyText, LF, QUOTE, QUOTED, TOKENS_MORE, TOKENS_OK } from '../format/csv-tokens.js';
 
 /**
  * ASCII whitespace that the CSV dialect quotes at a field's start or end (src/format/csv-dialect.ts);
@@ -43,182 +39,164 @@ export interface CopyCsvRewriter {
   readonly firstRowEnd: number;
 }
 
-/** A key field's text: unquoted, quotes undoubled. */
-function keyText(buf: Uint8Array, start: number, end: number): string {
-  const s = Buffer.from(buf.buffer, buf.byteOffset + start, end - start).toString('utf8');
-  return s.charCodeAt(0) === QUOTE ? s.slice(1, -1).replaceAll('""', '"') : s;
+/**
+ * The rewriter: records found by the CSV tokenizer (src/format/csv-tokens.ts), each row's fields
+ * edited in place in the output (a quote pair around edge whitespace, the null token in an empty
+ * field), the unchanged stretches between edits copied whole.
+ */
+class Rewriter implements CopyCsvRewriter {
+  rows = 0;
+  firstKey: string | undefined;
+  lastKey: string | undefined;
+  firstRowEnd = 0;
+  private readonly tokens = new CsvTokenizer();
+  // the part row carried to the next piece is kept at the start of `input`, the piece appended to it
+  private input = Buffer.alloc(0);
+  private carried = 0;
+  private header = true;
+  // output is appended to a slab of about a megabyte; each push hands out a view of its part
+  private slab = Buffer.alloc(0);
+  private slabUsed = 0;
+  // this push's output: out[start, w), complete rows up to wRow
+  private out = Buffer.alloc(0);
+  private start = 0;
+  private w = 0;
+  private wRow = 0;
+
+  constructor(
+    /** The null token's bytes, and which columns take it for an empty field. */
+    private readonly token: Buffer,
+    private readonly rewrite: boolean[],
+    private readonly keyAt: number,
+  ) {}
+
+  push(chunk: Uint8Array): Uint8Array {
+    const buf = this.take(chunk);
+    const n = this.carried + chunk.length;
+    this.begin(n);
+    const t = this.tokens;
+    // bytes from `from` on are still to be copied as they are; the next row starts at `rowStart`
+    let from = 0;
+    let rowStart = 0;
+    let lastStart = -1;
+    let lastEnd = -1;
+    while (rowStart < n) {
+      const status = t.read(buf, rowStart, n, false);
+      if (status === TOKENS_MORE) break;
+      if (status !== TOKENS_OK) throw malformed(`${t.problem} (row ${this.rows + 1})`);
+      if (this.header) {
+        // the service's header line: the caller writes the same names itself
+        this.header = false;
+        from = rowStart = t.next;
+        continue;
+      }
+      from = this.row(buf, from);
+      rowStart = t.next;
+      this.room(rowStart - from);
+      this.w = copyRange(buf, from, rowStart, this.out, this.w);
+      from = rowStart;
+      this.wRow = this.w;
+      this.rows++;
+      if (this.keyAt >= 0 && this.keyAt < t.count) {
+        if (this.firstKey === undefined) {
+          this.firstKey = keyText(buf, t.starts[this.keyAt], t.ends[this.keyAt]);
+          this.firstRowEnd = this.w - this.start;
+        }
+        lastStart = t.starts[this.keyAt];
+        lastEnd = t.ends[this.keyAt];
+      }
+    }
+    if (lastStart >= 0) this.lastKey = keyText(buf, lastStart, lastEnd);
+    this.carried = n - rowStart;
+    if (this.carried > 0 && rowStart > 0) this.input.copyWithin(0, rowStart, n);
+    this.slab = this.out;
+    this.slabUsed = this.wRow;
+    return this.out.subarray(this.start, this.wRow);
+  }
+
+  end(): void {
+    if (this.carried > 0) throw malformed('the last row has no line end (the transfer was cut off?)');
+    if (this.header) throw malformed('no header line');
+  }
+
+  /** The row the tokenizer read, its edits written (the bytes before each from `from` on): where the bytes still to copy start. */
+  private row(buf: Buffer, from: number): number {
+    const t = this.tokens;
+    const { starts, ends, flags } = t;
+    for (let f = 0; f < t.count; f++) {
+      if (flags[f] & QUOTED) continue;
+      const a = starts[f];
+      const b = ends[f];
+      if (a === b) {
+        if (!this.rewrite[f]) continue;
+        this.room(a - from + this.token.length);
+        this.w = copyRange(buf, from, a, this.out, this.w);
+        this.w = copyRange(this.token, 0, this.token.length, this.out, this.w);
+        from = a;
+      } else if (EDGE[buf[a]] | EDGE[buf[b - 1]]) {
+        this.room(b - from + 2);
+        const out = this.out;
+        let w = copyRange(buf, from, a, out, this.w);
+        out[w++] = QUOTE;
+        w = copyRange(buf, a, b, out, w);
+        out[w++] = QUOTE;
+        this.w = w;
+        from = b;
+      }
+    }
+    // COPY writes `\n`; a `\r\n` line end is read too, and written as `\n`
+    const e = ends[t.count - 1];
+    if (t.next === e + 1) return from;
+    this.room(e - from + 1);
+    this.w = copyRange(buf, from, e, this.out, this.w);
+    this.out[this.w++] = LF;
+    return t.next;
+  }
+
+  /** The carried part row and the new piece, one after the other in `input`. */
+  private take(chunk: Uint8Array): Buffer {
+    const n = this.carried + chunk.length;
+    if (this.input.length < n) {
+      const bigger = Buffer.allocUnsafe(Math.max(n, this.input.length * 2, 1 << 17));
+      this.input.copy(bigger, 0, 0, this.carried);
+      this.input = bigger;
+    }
+    this.input.set(chunk, this.carried);
+    return this.input;
+  }
+
+  /** This push's output goes to out[start, …): allocations are one per slab, not one per piece. */
+  private begin(n: number): void {
+    this.out = this.slab;
+    this.start = this.slabUsed;
+    if (this.out.length - this.start < n + (n >> 2) + 64) {
+      this.out = Buffer.allocUnsafe(Math.max(SLAB, n + (n >> 1) + 64));
+      this.start = 0;
+    }
+    this.w = this.wRow = this.start;
+  }
+
+  /** Makes room for `need` more bytes (a new slab, this push's output so far moved to it). */
+  private room(need: number): void {
+    if (this.w + need <= this.out.length) return;
+    const bigger = Buffer.allocUnsafe(Math.max(SLAB, (this.w - this.start + need) * 2));
+    this.out.copy(bigger, 0, this.start, this.w);
+    this.w -= this.start;
+    this.wRow -= this.start;
+    this.start = 0;
+    this.out = bigger;
+  }
 }
 
-// Long on purpose: its `push` is the export's hot loop over every byte of a COPY stream, kept in one
-// closure so the per-field state stays in locals (split up, it measured slower per 100k rows).
+const malformed = (why: string) => new ExportError(`the service's COPY CSV is malformed: ${why}`, 502, 'PGRST000');
+
+/** A rewriter of one COPY stream of `columns` of `table` (see CopyCsvRewriter); `keyAt`: the key column's position, to report first and last keys. */
 export function copyCsvRewriter(table: TableDef, columns: string[], nullToken: string | undefined, keyAt = -1): CopyCsvRewriter {
   const byName = new Map(table.columns.map((c) => [c.name, c]));
   // the dialect's null: the token where it is not an empty field (src/format/csv-dialect.ts)
   const token = Buffer.from(nullField(true, nullToken));
   const rewrite = columns.map((name) => nullField(csvColumn(name, byName.get(name)).hasDefault!, nullToken) !== '');
-  const malformed = (why: string) => new ExportError(`the service's COPY CSV is malformed: ${why}`, 502, 'PGRST000');
-  // the part row carried to the next piece is kept at the start of `input`, the piece appended to it
-  let input = Buffer.alloc(0);
-  let carried = 0;
-  // output is appended to a slab of about a megabyte; each push hands out a view of its part
-  let slab = Buffer.alloc(0);
-  let slabUsed = 0;
-  let header = true;
-  let rows = 0;
-  let firstKey: string | undefined;
-  let lastKey: string | undefined;
-  let firstRowEnd = 0;
-
-  function push(chunk: Uint8Array): Uint8Array {
-    const n = carried + chunk.length;
-    if (input.length < n) {
-      const bigger = Buffer.allocUnsafe(Math.max(n, input.length * 2, 1 << 17));
-      input.copy(bigger, 0, 0, carried);
-      input = bigger;
-    }
-    input.set(chunk, carried);
-    const buf = input;
-    // this push's output goes to out[start, …): allocations are one per slab, not one per piece
-    let out = slab;
-    let start = slabUsed;
-    if (out.length - start < n + (n >> 2) + 64) {
-      out = Buffer.allocUnsafe(Math.max(SLAB, n + (n >> 1) + 64));
-      start = 0;
-    }
-    let w = start;
-    /** Makes room for `need` more bytes (a new slab, this push's output so far moved to it). */
-    const room = (need: number) => {
-      if (w + need <= out.length) return;
-      const bigger = Buffer.allocUnsafe(Math.max(SLAB, (w - start + need) * 2));
-      out.copy(bigger, 0, start, w);
-      w -= start;
-      wRow -= start;
-      start = 0;
-      out = bigger;
-    };
-    // bytes from `from` on are still to be copied as they are; a row starts at `rowStart` (output `wRow`)
-    let from = 0;
-    let rowStart = 0;
-    let wRow = start;
-    let i = 0;
-    let col = 0;
-    // the key field of the row being read, and of the last complete row
-    let keyStart = -1;
-    let keyEnd = -1;
-    let lastStart = -1;
-    let lastEnd = -1;
-    rows: for (;;) {
-      // a field starts at i
-      if (i >= n) break;
-      let end: number;
-      if (buf[i] === QUOTE) {
-        let j = i + 1;
-        for (;;) {
-          const q = buf.indexOf(QUOTE, j);
-          // an unclosed quote, or a quote on the last byte (closing, or the first of a doubled pair): wait for more
-          if (q < 0 || q + 1 >= n) break rows;
-          if (buf[q + 1] === QUOTE) {
-            j = q + 2;
-            continue;
-          }
-          end = q + 1;
-          break;
-        }
-      } else {
-        let k = i;
-        for (; k < n; k++) {
-          const c = buf[k];
-          if (c === COMMA || c === LF || c === CR) break;
-        }
-        if (k >= n) break;
-        end = k;
-        const quote = end > i && (EDGE[buf[i]] | EDGE[buf[end - 1]]);
-        if (end === i) {
-          if (rewrite[col]) {
-            room(i - from + token.length);
-            w = copyRange(buf, from, i, out, w);
-            for (let t = 0; t < token.length; t++) out[w++] = token[t];
-            from = i;
-          }
-        } else if (quote) {
-          room(end - from + 2);
-          w = copyRange(buf, from, i, out, w);
-          out[w++] = QUOTE;
-          w = copyRange(buf, i, end, out, w);
-          out[w++] = QUOTE;
-          from = end;
-        }
-      }
-      if (col === keyAt) {
-        keyStart = i;
-        keyEnd = end!;
-      }
-      i = end!;
-      const c = buf[i];
-      if (c === COMMA) {
-        col++;
-        i++;
-        continue;
-      }
-      if (c === CR) {
-        // COPY writes `\n`; a `\r\n` line end is read too, and written as `\n`
-        if (i + 1 >= n) break;
-        if (buf[i + 1] !== LF) throw malformed(`a carriage return outside quotes (row ${rows + 1})`);
-        room(i - from + 1);
-        w = copyRange(buf, from, i, out, w);
-        from = i + 1;
-        i++;
-      }
-      if (buf[i] !== LF) throw malformed(`text after a closing quote (row ${rows + 1})`);
-      i++;
-      col = 0;
-      if (header) {
-        // the service's header line: the caller writes the same names itself
-        header = false;
-        from = i;
-        w = wRow;
-      } else rows++;
-      rowStart = i;
-      room(rowStart - from);
-      w = copyRange(buf, from, rowStart, out, w);
-      from = rowStart;
-      wRow = w;
-      if (keyAt >= 0 && rows > 0) {
-        if (firstKey === undefined) {
-          firstKey = keyText(buf, keyStart, keyEnd);
-          firstRowEnd = w - start;
-        }
-        lastStart = keyStart;
-        lastEnd = keyEnd;
-      }
-    }
-    if (lastStart >= 0) lastKey = keyText(buf, lastStart, lastEnd);
-    carried = n - rowStart;
-    if (carried > 0 && rowStart > 0) input.copyWithin(0, rowStart, n);
-    slab = out;
-    slabUsed = wRow;
-    return out.subarray(start, wRow);
-  }
-
-  return {
-    push,
-    end() {
-      if (carried > 0) throw malformed('the last row has no line end (the transfer was cut off?)');
-      if (header) throw malformed('no header line');
-    },
-    get rows() {
-      return rows;
-    },
-    get firstKey() {
-      return firstKey;
-    },
-    get lastKey() {
-      return lastKey;
-    },
-    get firstRowEnd() {
-      return firstRowEnd;
-    },
-  };
+  return new Rewriter(token, rewrite, keyAt);
 }
 
 /**

@@ -4,10 +4,8 @@ import { ExportError, type PageFormat, pagingAddsKey } from '../client/pages.js'
 import { csvColumn } from './writers.js';
 import { EDGE_SPACE, nullField } from '../format/csv-dialect.js';
 import { copyRange } from '../io/bytes.js';
+import { COMMA, CR, CsvTokenizer, ESCAPED, keyText, LF, QUOTED, TOKENS_OK } from '../format/csv-tokens.js';
 
-const QUOTE = 34;
-const COMMA = 44;
-const LF = 10;
 
 /** A CSV page to write out (header dropped, `\n` after every row) and its row count. */
 export interface CsvPage {
@@ -25,7 +23,6 @@ export function csvPassThrough(table: TableDef, query: Query): boolean {
   return plain && !pagingAddsKey(table, query);
 }
 
-const CR = 13;
 const NULL_AT = 0;
 const DROP_AT = 1;
 
@@ -36,12 +33,6 @@ function needsQuotes(text: Buffer, start: number, end: number): boolean {
     if (c === COMMA || c === LF || c === CR) return true;
   }
   return false;
-}
-
-/** A key field's value: unquoted, quotes undoubled. */
-function keyText(text: Buffer, start: number, end: number): string {
-  const s = text.toString('utf8', start, end);
-  return s.charCodeAt(0) === QUOTE ? s.slice(1, -1).replaceAll('""', '"') : s;
 }
 
 /** `\\` → `\` everywhere (record literals double a backslash inside quotes); the same buffer when there is none. */
@@ -60,6 +51,86 @@ function undoubleBackslashes(b: Buffer): Buffer {
   return out.subarray(0, n);
 }
 
+/** What reading a page found: the edits to make, in order of position (a null token goes in, or a quote is dropped), rows, and keys. */
+interface PageScan {
+  edits: number[];
+  ops: number[];
+  inserts: number;
+  rows: number;
+  /** With overlap: where the second row starts, and the first row's key. */
+  skipTo: number;
+  firstKey: string | undefined;
+  lastKey: string;
+}
+
+/**
+ * Reads a page's rows (`text`, header gone, backslashes undoubled) with the CSV tokenizer
+ * (src/format/csv-tokens.ts), noting the edits that make them the dialect's CSV.
+ */
+function scanPage(text: Buffer, rewrite: boolean[], keyAt: number, overlap: boolean): PageScan {
+  const t = new CsvTokenizer();
+  const anyRewrite = rewrite.some(Boolean);
+  const scan: PageScan = { edits: [], ops: [], inserts: 0, rows: 0, skipTo: 0, firstKey: undefined, lastKey: '' };
+  const n = text.length;
+  let keyStart = 0;
+  let keyEnd = 0;
+  for (let p = 0; p < n; p = t.next) {
+    if (t.read(text, p, n, true) !== TOKENS_OK) throw malformed(`${t.problem} (row ${scan.rows + 1})`);
+    const { starts, ends, flags } = t;
+    for (let f = 0; f < t.count; f++) {
+      const a = starts[f];
+      const b = ends[f];
+      if (flags[f] & QUOTED) {
+        // a record literal quotes more than the dialect does (spaces, `\`, parentheses): drop quotes it does not need
+        if (!(flags[f] & ESCAPED) && b - a > 2 && !EDGE_SPACE[text[a + 1]] && !EDGE_SPACE[text[b - 2]] && !needsQuotes(text, a + 1, b - 1)) {
+          scan.edits.push(a, b - 1);
+          scan.ops.push(DROP_AT, DROP_AT);
+        }
+      } else if (a === b && anyRewrite && rewrite[f]) {
+        scan.edits.push(a);
+        scan.ops.push(NULL_AT);
+        scan.inserts++;
+      }
+    }
+    if (keyAt >= 0 && keyAt < t.count) {
+      keyStart = starts[keyAt];
+      keyEnd = ends[keyAt];
+    }
+    if (++scan.rows === 1 && overlap) {
+      scan.firstKey = keyText(text, keyStart, keyEnd);
+      scan.skipTo = t.next;
+    }
+  }
+  scan.lastKey = keyText(text, keyStart, keyEnd);
+  return scan;
+}
+
+/** The page's bytes from `skipTo` on with the edits made and a `\n` after the last row. */
+function applyEdits(text: Buffer, scan: PageScan, token: Buffer): Uint8Array {
+  const n = text.length;
+  const { edits, ops, skipTo } = scan;
+  const lf = text[n - 1] === LF ? 0 : 1;
+  if (skipTo >= n) return new Uint8Array(0);
+  if (!edits.length && !lf) return text.subarray(skipTo);
+  const out = Buffer.allocUnsafe(n - skipTo + scan.inserts * token.length + lf);
+  let w = 0;
+  let from = skipTo;
+  for (let e = 0; e < edits.length; e++) {
+    const at = edits[e];
+    if (at < skipTo) continue;
+    w = copyRange(text, from, at, out, w);
+    if (ops[e] === NULL_AT) {
+      w = copyRange(token, 0, token.length, out, w);
+      from = at;
+    } else from = at + 1;
+  }
+  w = copyRange(text, from, n, out, w);
+  if (lf) out[w++] = LF;
+  return out.subarray(0, w);
+}
+
+const malformed = (why: string) => new ExportError(`the service's CSV page is malformed: ${why}`, 502, 'PGRST000');
+
 /**
  * Reads the service's `text/csv` pages (PostgREST writes each row as a PostgreSQL record literal)
  * into CSV that import reads back to the same rows, on the bytes as received: rows never become
@@ -75,14 +146,11 @@ function undoubleBackslashes(b: Buffer): Buffer {
  * Booleans come out as t/f, timestamps and jsonb in PostgreSQL's text form (as `psql \copy`
  * writes them); import reads both.
  */
-// Long on purpose: `parse` is the CSV-page export's byte loop, one closure over its per-field state.
 export function csvPageFormat(table: TableDef, columns: string[], nullToken: string | undefined): PageFormat<CsvPage> {
   const byName = new Map(table.columns.map((c) => [c.name, c]));
   // the dialect's null: the token where it is not an empty field (src/format/csv-dialect.ts)
   const token = Buffer.from(nullField(true, nullToken));
   const rewrite = columns.map((name) => nullField(csvColumn(name, byName.get(name)).hasDefault!, nullToken) !== '');
-  const anyRewrite = rewrite.some(Boolean);
-  const malformed = (why: string) => new ExportError(`the service's CSV page is malformed: ${why}`, 502, 'PGRST000');
   return {
     accept: 'text/csv',
     bytes: true,
@@ -92,104 +160,9 @@ export function csvPageFormat(table: TableDef, columns: string[], nullToken: str
       if (nl < 0 || nl === raw.length - 1) return { page: { bytes: new Uint8Array(0), count: 0 }, count: 0, lastKey: null, firstKey: undefined };
       const text = undoubleBackslashes(raw.subarray(nl + 1));
       const keyAt = pk ? columns.indexOf(pk) : -1;
-      const n = text.length;
-      // edits, in order of position in `text`: a null token goes in (NULL_AT) or a quote is dropped (DROP_AT)
-      const edits: number[] = [];
-      const ops: number[] = [];
-      let inserts = 0;
-      let col = 0;
-      let rows = 0;
-      let keyStart = 0;
-      let keyEnd = 0;
-      // with overlap: where the second row starts, and the first row's key
-      let skipTo = 0;
-      let firstKey: string | undefined;
-      let i = 0;
-      for (;;) {
-        // a field starts at i
-        let end: number;
-        if (i < n && text[i] === QUOTE) {
-          let j = i + 1;
-          let doubled = false;
-          for (;;) {
-            const q = text.indexOf(QUOTE, j);
-            if (q < 0) throw malformed(`a quoted field is not closed (row ${rows + 1})`);
-            if (text[q + 1] === QUOTE) {
-              doubled = true;
-              j = q + 2;
-              continue;
-            }
-            end = q + 1;
-            break;
-          }
-          // a record literal quotes more than the dialect does (spaces, `\`, parentheses): drop quotes it does not need
-          if (!doubled && end - i > 2 && !EDGE_SPACE[text[i + 1]] && !EDGE_SPACE[text[end - 2]] && !needsQuotes(text, i + 1, end - 1)) {
-            edits.push(i, end - 1);
-            ops.push(DROP_AT, DROP_AT);
-          }
-        } else {
-          end = i;
-          while (end < n) {
-            const c = text[end];
-            if (c === COMMA || c === LF) break;
-            end++;
-          }
-          if (end === i && anyRewrite && rewrite[col]) {
-            edits.push(i);
-            ops.push(NULL_AT);
-            inserts++;
-          }
-        }
-        if (col === keyAt) {
-          keyStart = i;
-          keyEnd = end;
-        }
-        i = end;
-        if (i >= n) {
-          if (++rows === 1 && overlap) {
-            firstKey = keyText(text, keyStart, keyEnd);
-            skipTo = n;
-          }
-          break;
-        }
-        const c = text[i];
-        if (c === COMMA) {
-          col++;
-          i++;
-          continue;
-        }
-        if (c !== LF) throw malformed(`text after a closing quote (row ${rows + 1})`);
-        col = 0;
-        i++;
-        if (++rows === 1 && overlap) {
-          firstKey = keyText(text, keyStart, keyEnd);
-          skipTo = i;
-        }
-        if (i >= n) break;
-      }
-      const lf = text[n - 1] === LF ? 0 : 1;
-      let bytes: Uint8Array = text.subarray(skipTo);
-      if (skipTo >= n) bytes = new Uint8Array(0);
-      else if (edits.length || lf) {
-        const out = Buffer.allocUnsafe(n - skipTo + inserts * token.length + lf);
-        let w = 0;
-        let from = skipTo;
-        for (let e = 0; e < edits.length; e++) {
-          const at = edits[e];
-          if (at < skipTo) continue;
-          w = copyRange(text, from, at, out, w);
-          if (ops[e] === NULL_AT) {
-            for (let k = 0; k < token.length; k++) out[w++] = token[k];
-            from = at;
-          } else from = at + 1;
-        }
-        w = copyRange(text, from, n, out, w);
-        if (lf) out[w++] = LF;
-        bytes = out.subarray(0, w);
-      }
-      const count = overlap ? rows - 1 : rows;
-      const lastKey = keyAt >= 0 ? keyText(text, keyStart, keyEnd) : null;
-      return { page: { bytes, count }, count, lastKey, firstKey };
+      const scan = scanPage(text, rewrite, keyAt, overlap === true);
+      const count = overlap ? scan.rows - 1 : scan.rows;
+      return { page: { bytes: applyEdits(text, scan, token), count }, count, lastKey: keyAt >= 0 ? scan.lastKey : null, firstKey: scan.firstKey };
     },
   };
 }

@@ -9,6 +9,7 @@
  * through it. Such a file is for people: the `'` is part of the cell when it is imported again,
  * which is why plain CSV (no flag) is left byte-faithful for round trips.
  */
+import { LF, QUOTE } from './byte-codes.js';
 
 /** A UTF-8 byte order mark: Excel reads a CSV file as UTF-8 only when it starts with one. */
 export const UTF8_BOM = Uint8Array.of(0xef, 0xbb, 0xbf);
@@ -17,9 +18,7 @@ export const UTF8_BOM = Uint8Array.of(0xef, 0xbb, 0xbf);
 const TRIGGER = new Uint8Array(256);
 for (const c of '=+-@\t\r') TRIGGER[c.charCodeAt(0)] = 1;
 
-const QUOTE = 34;
 const APOSTROPHE = 39;
-const LF = 10;
 
 const FIELD_START = 0;
 const AFTER_OPEN_QUOTE = 1;

@@ -1,5 +1,5 @@
 import type { ColumnDef } from '../schema/catalog.js';
-import { instantKey, normalizeUuid } from './coerce.js';
+import { columnKind, instantKey, K_JSON, K_TIMESTAMP, K_UUID, normalizeUuid } from '../schema/codecs.js';
 import { faultOf, type Transport } from '../client/transport.js';
 import { inListChunks } from '../client/in-list.js';
 import { inListQuery, rangeQuery } from './requests.js';
@@ -115,12 +115,12 @@ function sameJson(a: unknown, b: unknown): boolean {
  */
 export function sameValue(col: ColumnDef, mine: unknown, theirs: unknown): boolean {
   if (mine === null || theirs === null || mine === undefined || theirs === undefined) return (mine ?? null) === (theirs ?? null);
-  switch (col.type) {
-    case 'jsonb':
+  switch (columnKind(col.type)) {
+    case K_JSON:
       return sameJson(mine, theirs);
-    case 'timestamp with time zone':
+    case K_TIMESTAMP:
       return mine === theirs || (instantKey(String(mine)) ?? 'a') === (instantKey(String(theirs)) ?? 'b');
-    case 'uuid':
+    case K_UUID:
       return String(mine).toLowerCase() === String(theirs).toLowerCase();
     default:
       return mine === theirs;

@@ -3,7 +3,7 @@ import { jsonPages, pagesOf } from '../client/pages.js';
 import { faultOf, type Transport } from '../client/transport.js';
 import type { ColumnDef } from '../schema/catalog.js';
 import { knownDefault } from '../schema/conventions.js';
-import { instantKey } from './coerce.js';
+import { columnKind, instantKey, K_BOOL, K_JSON, K_TIMESTAMP, K_UUID } from '../schema/codecs.js';
 import { isrcKey, nameKey, upcKey } from '../schema/keys.js';
 import type { WhereClause } from '../grammar/types.js';
 import { tableScan } from './requests.js';
@@ -91,14 +91,14 @@ function canonicalJson(v: unknown): string {
 /** A value as the digest sees it: equal text exactly when the service stores equal values. */
 function canonicalValue(col: ColumnDef, v: unknown): string {
   if (v === null || v === undefined) return '\u0000';
-  switch (col.type) {
-    case 'jsonb':
+  switch (columnKind(col.type)) {
+    case K_JSON:
       return canonicalJson(v);
-    case 'timestamp with time zone':
+    case K_TIMESTAMP:
       return `t${instantKey(String(v)) ?? String(v)}`;
-    case 'uuid':
+    case K_UUID:
       return `u${String(v).toLowerCase()}`;
-    case 'boolean':
+    case K_BOOL:
       return v === true || v === 'true' ? 'b1' : 'b0';
     default:
       return `s${String(v)}`;

@@ -1,3 +1,5 @@
+import { BACKSLASH, QUOTE } from '../format/byte-codes.js';
+
 /**
  * How deeply a jsonb value may nest, and the iterative checks every input path uses (request
  * bodies, COPY cells, import files).
@@ -10,8 +12,6 @@
  */
 export const MAX_JSON_DEPTH = 512;
 
-const QUOTE = 34;
-const BACKSLASH = 92;
 const OPEN_ARRAY = 91;
 const CLOSE_ARRAY = 93;
 const OPEN_OBJECT = 123;

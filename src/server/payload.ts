@@ -1,7 +1,7 @@
-import { parse as parseCsv } from 'csv-parse/sync';
 import { COPY_CSV, parseMediaType } from '../grammar/media.js';
 import { MAX_JSON_DEPTH, jsonTextTooDeep, jsonTooDeep, tooDeepMessage } from '../schema/json-depth.js';
 import { ApiError } from './errors.js';
+import { CR, CsvTokenizer, ESCAPED, fieldText, LF, QUOTED, TOKENS_OK } from '../format/csv-tokens.js';
 
 /**
  * A write body, checked and normalised to one JSON array text that the database reads in a single
@@ -146,24 +146,36 @@ function fromForm(text: string, opts: PayloadOptions): Payload {
   return finish([row], Object.keys(row), true, opts, JSON.stringify([row]));
 }
 
-function fromCsv(text: string, opts: PayloadOptions): Payload {
-  let records: Array<Array<string | null | undefined>>;
-  try {
-    records = parseCsv(text, {
-      relax_column_count: true,
-      skip_empty_lines: true,
-      // An unquoted NULL is SQL null; quoted "NULL" stays text (reference §7.1).
-      cast: (value: string, ctx: { quoting: boolean }) => {
-        if (ctx.quoting) return value;
-        if (value === 'NULL') return null;
-        // Our extension for bulk imports: with missing=default an empty unquoted cell takes the column DEFAULT.
-        if (value === '' && opts.missingDefault) return undefined;
-        return value;
-      },
-    }) as Array<Array<string | null | undefined>>;
-  } catch {
-    throw invalidBody('Empty or invalid csv');
+/**
+ * A `text/csv` body's records, read with the CSV tokenizer (src/format/csv-tokens.ts), blank lines
+ * skipped: an unquoted NULL is SQL null and a quoted "NULL" stays text (reference §7.1); with
+ * missing=default (our extension for bulk imports) an empty unquoted cell is undefined, the column DEFAULT.
+ */
+function csvRecords(text: string, missingDefault: boolean): Array<Array<string | null | undefined>> {
+  const bytes = Buffer.from(text);
+  const n = bytes.length;
+  const t = new CsvTokenizer();
+  const records: Array<Array<string | null | undefined>> = [];
+  let p = 0;
+  while (p < n) {
+    if (bytes[p] === LF || (bytes[p] === CR && bytes[p + 1] === LF)) {
+      p += bytes[p] === CR ? 2 : 1;
+      continue;
+    }
+    if (t.read(bytes, p, n, true) !== TOKENS_OK) throw invalidBody('Empty or invalid csv');
+    const cells = new Array<string | null | undefined>(t.count);
+    for (let f = 0; f < t.count; f++) {
+      const value = fieldText(bytes, t.from(f), t.to(f), (t.flags[f] & ESCAPED) !== 0);
+      cells[f] = t.flags[f] & QUOTED ? value : value === 'NULL' ? null : value === '' && missingDefault ? undefined : value;
+    }
+    records.push(cells);
+    p = t.next;
   }
+  return records;
+}
+
+function fromCsv(text: string, opts: PayloadOptions): Payload {
+  const records = csvRecords(text, opts.missingDefault === true);
   if (records.length === 0) return finish([], [], true, opts, '[]');
   const header = records[0].map((h) => (h === null ? 'NULL' : (h ?? '')));
   const rows: Record<string, unknown>[] = [];
@@ -206,7 +218,7 @@ function fromCopyCsv(bytes: Uint8Array, opts: PayloadOptions): Payload {
   if (opts.method !== undefined && opts.method !== 'POST') throw invalidBody(`Content-Type not acceptable: ${COPY_CSV} (POST only)`);
   if (opts.columns) throw invalidBody(`columns= cannot be combined with ${COPY_CSV}: the header line names the columns`);
   if (opts.missingDefault) throw invalidBody(`missing=default cannot be combined with ${COPY_CSV}: an unquoted empty field is NULL`);
-  const eol = bytes.indexOf(10);
+  const eol = bytes.indexOf(LF);
   const line = new TextDecoder('utf-8').decode(eol < 0 ? bytes : bytes.subarray(0, eol)).replace(/\r$/, '');
   if (line.trim() === '') throw invalidBody('Empty or invalid csv');
   const keys = line.split(',').map((cell) => {
@@ -220,60 +232,36 @@ function fromCopyCsv(bytes: Uint8Array, opts: PayloadOptions): Payload {
 
 /**
  * The jsonb cells of a COPY body, checked for depth before COPY hands them to the database's
- * recursive jsonb parser (a cell nested 10k deep made PGlite spin, out of reach of SIGTERM). Walks
- * the records once, in place, finding quotes, commas and line ends with `indexOf`: only quoting is
- * read here; COPY checks the rest.
+ * recursive jsonb parser (a cell nested 10k deep made PGlite spin, out of reach of SIGTERM). Reads
+ * the records once, in place, with the CSV tokenizer (src/format/csv-tokens.ts); a body that is not
+ * RFC 4180 CSV is refused here, since past a record the tokenizer cannot read, the cells COPY sees
+ * are not the ones checked.
  */
 function checkCopyCells(bytes: Uint8Array, start: number, keys: string[], jsonColumns: ReadonlySet<string> | undefined): void {
   const json = keys.map((k) => jsonColumns?.has(k) ?? false);
   if (!json.includes(true)) return;
+  const t = new CsvTokenizer();
   const length = bytes.length;
-  // the next comma and line end at or after a position, each found once (amortised linear)
-  let comma = -1;
-  let newline = -1;
-  const fieldEnd = (from: number): number => {
-    if (comma < from && comma !== length) comma = indexOr(bytes, COMMA, from, length);
-    if (newline < from && newline !== length) newline = indexOr(bytes, NEWLINE, from, length);
-    return Math.min(comma, newline);
-  };
-  let field = 0;
-  for (let i = start; i < length; ) {
-    const quoted = bytes[i] === QUOTE;
-    let end = i;
-    if (quoted) {
-      // the closing quote: one not followed by another (`""` is a quote inside the field)
-      for (end = i + 1; ; end += 2) {
-        end = indexOr(bytes, QUOTE, end, length);
-        if (end >= length - 1 || bytes[end + 1] !== QUOTE) break;
+  for (let p = start; p < length; p = t.next) {
+    if (t.read(bytes, p, length, true) !== TOKENS_OK) throw invalidBody(`Malformed csv on line ${lineAt(bytes, p) + t.problemLine}: ${t.problem}`);
+    const count = Math.min(t.count, json.length);
+    for (let f = 0; f < count; f++) {
+      const a = t.from(f);
+      const b = t.to(f);
+      // a cell shorter than the limit cannot hold that many brackets: most are skipped unread
+      if (json[f] && b - a > MAX_JSON_DEPTH && jsonTooDeep(bytes, MAX_JSON_DEPTH, a, b, t.flags[f] & QUOTED ? 2 : 1) >= 0) {
+        throw tooDeep(`The ${keys[f]} cell on line ${lineAt(bytes, t.starts[f])}`);
       }
     }
-    const next = fieldEnd(quoted ? end + 1 : i);
-    if (!quoted) end = next;
-    // a cell shorter than the limit cannot hold that many brackets: most are skipped unread
-    if (json[field] && end - i > MAX_JSON_DEPTH && jsonTooDeep(bytes, MAX_JSON_DEPTH, quoted ? i + 1 : i, end, quoted ? 2 : 1) >= 0) {
-      throw tooDeep(`The ${keys[field]} cell on line ${lineAt(bytes, i)}`);
-    }
-    field = bytes[next] === NEWLINE ? 0 : field + 1;
-    i = next + 1;
   }
-}
-
-/** `bytes.indexOf(byte, from)`, or `none` when it is not there. */
-function indexOr(bytes: Uint8Array, byte: number, from: number, none: number): number {
-  const at = bytes.indexOf(byte, from);
-  return at < 0 ? none : at;
 }
 
 /** The 1-based line a byte offset is on (only for an error message: counted when one is made). */
 function lineAt(bytes: Uint8Array, offset: number): number {
   let line = 1;
-  for (let at = bytes.indexOf(NEWLINE); at >= 0 && at < offset; at = bytes.indexOf(NEWLINE, at + 1)) line++;
+  for (let at = bytes.indexOf(LF); at >= 0 && at < offset; at = bytes.indexOf(LF, at + 1)) line++;
   return line;
 }
-
-const QUOTE = 34;
-const COMMA = 44;
-const NEWLINE = 10;
 
 function finish(rows: Record<string, unknown>[], keys: string[], uniform: boolean, opts: PayloadOptions, json: string): Payload {
   if (opts.columns) return { json, keys: opts.columns, rows: rows.length, uniform: false, first: rows[0] ?? null };

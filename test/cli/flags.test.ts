@@ -174,6 +174,22 @@ describe('values and suggestions', () => {
     expect(checkText(f('timestamp with time zone'), '2024-05-17T12:00:00Z')).toBe('2024-05-17T12:00:00Z');
   });
 
+  it('reads uuid, boolean and timestamp values as import does (schema/codecs.ts): a timestamp needs its zone', () => {
+    const f = (type: string) => ({ name: 'f', type, nullable: true, primaryKey: false });
+    expect(checkText(f('uuid'), '{A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11}')).toBe('a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11');
+    expect(bodyValue(f('boolean'), 'off')).toBe(false);
+    expect(() => checkText(f('timestamp with time zone'), '2024-05-17T12:00:00')).toThrow(/bad value for f/);
+    let hint = '';
+    try {
+      checkText(f('timestamp with time zone'), '2024-05-17 12:00');
+    } catch (e) {
+      hint = (e as { hint?: string }).hint ?? '';
+    }
+    expect(hint).toMatch(/no time zone/);
+    // a date alone is the start of that local day, sent with its zone
+    expect(checkText(f('timestamp with time zone'), '2024-05-17')).toBe(new Date(2024, 4, 17).toISOString());
+  });
+
   it('suggests the closest name only when it is close', () => {
     expect(editDistance('stagename', 'stage_name')).toBe(1);
     expect(didYouMean('relase_date', ['release_date', 'label_id'])).toBe('release_date');

@@ -8,7 +8,8 @@ import { byId, checkQuery, parseFlag } from '../flags/query.js';
 import { writeRows } from '../output.js';
 import type { TableDef } from '../../schema/model.js';
 import { examples, pathOf, singularOf, titleField } from './shared.js';
-import { idPrefix, resolvePrefix, UUID } from './target.js';
+import { idPrefix, resolvePrefix } from './target.js';
+import { isUuid } from '../../schema/codecs.js';
 
 export interface GetOptions {
   collection: string;
@@ -39,7 +40,7 @@ export async function runGet(opts: GetOptions, ctx: Context): Promise<void> {
   const pkField = table.columns.find((f) => f.name === (table.primaryKey[0] ?? 'id'));
   const hex = pkField?.type === 'uuid' ? idPrefix(opts.id) : null;
   let id = opts.id;
-  if (pkField?.type === 'uuid' && !hex && !UUID.test(id)) {
+  if (pkField?.type === 'uuid' && !hex && !isUuid(id)) {
     throw new UsageError(`bad value for ${pkField.name} (uuid): '${id}'`, 'expected a UUID such as 3f2a9c1e-8b1d-4e7a-9c55-0d6f1b2a4e10, or a unique prefix of at least 8 hex digits (3f2a9c1e)');
   }
   if (hex) {

@@ -4,6 +4,7 @@ import { UsageError } from '../errors.js';
 import { loadCluster, loadHolder, loadServer, type StartOptions } from '../embedded.js';
 import { SERVE_SETTINGS, settingOption, type ServeSettings } from './serve-settings.js';
 import { examples } from './shared.js';
+import { booleanWord } from '../../schema/codecs.js';
 
 export interface ServeOptions extends ServeSettings {
   idleExit?: string;
@@ -46,9 +47,9 @@ export function defineServe(ctx: Context): Command {
 
 /** An on|off flag's value (also true/false, yes/no, 1/0); anything else is exit 2 naming the flag. */
 function onOff(flag: string, value: string): boolean {
-  const v = value.trim().toLowerCase();
-  if (['on', 'true', 'yes', '1'].includes(v)) return true;
-  if (['off', 'false', 'no', '0'].includes(v)) return false;
+  // the boolean column type's words (src/schema/codecs.ts), so a flag reads as a cell does
+  const v = booleanWord(value);
+  if (v !== null) return v;
   throw new UsageError(`${flag} must be on or off, not ${JSON.stringify(value)}`);
 }
 

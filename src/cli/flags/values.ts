@@ -1,21 +1,32 @@
 import { UsageError } from '../errors.js';
 import { type ColumnDef as FieldInfo, typeKind } from '../../schema/model.js';
+import { booleanWord, dateText, normalizeUuid, timestampHint, validInstant } from '../../schema/codecs.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const TRUE = new Set(['true', 't', 'yes', 'y', 'on', '1']);
-const FALSE = new Set(['false', 'f', 'no', 'n', 'off', '0']);
-
-/** True for a real calendar date written YYYY-MM-DD. */
+/**
+ * True for a real calendar date written YYYY-MM-DD (the date codec's rule, src/schema/codecs.ts).
+ * @example isDate('2023-02-29') // false
+ */
 export function isDate(s: string): boolean {
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s);
-  if (!m) return false;
-  const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
-  return d.getUTCFullYear() === Number(m[1]) && d.getUTCMonth() === Number(m[2]) - 1 && d.getUTCDate() === Number(m[3]);
+  const d = dateText(s);
+  return d !== 'syntax' && d !== 'range' && d === s;
 }
 
-/** True for an ISO-8601-like timestamp (or date) PostgreSQL will read. */
+/**
+ * True for what a timestamp field takes on the command line: a timestamp with a time zone (the
+ * import's rule, src/schema/codecs.ts), or a date alone, which `timestampText` makes the start of
+ * that day here. A zone-less time is refused, as import refuses it: the server would read it in its
+ * session's zone, not the user's.
+ * @example isTimestamp('2024-05-17T12:00:00') // false
+ */
 export function isTimestamp(s: string): boolean {
-  return /^\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?(Z|[+-]\d{2}(:?\d{2})?)?$/i.test(s.trim()) && !Number.isNaN(Date.parse(s.trim().replace(' ', 'T')));
+  return validInstant(s.trim()) || isDate(s.trim());
+}
+
+/** A timestamp field's value as sent: with its zone as given, or a date alone as the start of that local day (as `today` is). */
+function timestampText(s: string): string {
+  if (!isDate(s.trim())) return s;
+  const [y, m, d] = s.trim().split('-').map(Number);
+  return new Date(y, m - 1, d).toISOString();
 }
 
 const bad = (field: FieldInfo, value: string, expected: string) =>
@@ -28,21 +39,22 @@ const bad = (field: FieldInfo, value: string, expected: string) =>
  */
 export function checkText(field: FieldInfo, value: string): string {
   switch (typeKind(field.type)) {
-    case 'uuid':
-      if (!UUID.test(value)) throw bad(field, value, 'a UUID such as 3f2a9c1e-8b1d-4e7a-9c55-0d6f1b2a4e10');
-      return value;
+    case 'uuid': {
+      const u = normalizeUuid(value);
+      if (u === null) throw bad(field, value, 'a UUID such as 3f2a9c1e-8b1d-4e7a-9c55-0d6f1b2a4e10');
+      return u;
+    }
     case 'boolean': {
-      const v = value.toLowerCase();
-      if (TRUE.has(v)) return 'true';
-      if (FALSE.has(v)) return 'false';
-      throw bad(field, value, 'true or false (also yes/no, 1/0)');
+      const v = booleanWord(value);
+      if (v === null) throw bad(field, value, 'true or false (also yes/no, 1/0)');
+      return String(v);
     }
     case 'date':
       if (!isDate(value)) throw bad(field, value, 'a date YYYY-MM-DD, such as 2024-05-17 (in filters also today, yesterday, -30d, -2y)');
       return value;
     case 'timestamp':
-      if (!isTimestamp(value)) throw bad(field, value, 'a timestamp such as 2024-05-17T12:00:00Z (in filters also now-6h, today, -30d)');
-      return value;
+      if (!isTimestamp(value)) throw bad(field, value, `a timestamp with a time zone such as 2024-05-17T12:00:00Z, or a date (in filters also now-6h, today, -30d): ${timestampHint(value)}`);
+      return timestampText(value);
     case 'integer':
       if (!/^-?\d+$/.test(value)) throw bad(field, value, 'a whole number');
       return value;

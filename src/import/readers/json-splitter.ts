@@ -1,3 +1,5 @@
+import { BACKSLASH, COMMA, LF as NEWLINE, QUOTE } from '../../format/byte-codes.js';
+
 /** One top-level element of a JSON array (or of a whitespace-separated JSON stream). */
 export interface JsonElement {
   /** The element's JSON text, unparsed. */
@@ -10,10 +12,6 @@ const OPEN_BRACE = 123; // {
 const CLOSE_BRACE = 125; // }
 const OPEN_BRACKET = 91; // [
 const CLOSE_BRACKET = 93; // ]
-const QUOTE = 34; // "
-const BACKSLASH = 92; // \
-const COMMA = 44; // ,
-const NEWLINE = 10; // \n
 
 function isSpace(c: number): boolean {
   return c === 32 || c === 9 || c === 10 || c === 13 || c === 0xfeff;

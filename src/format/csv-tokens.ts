@@ -1,0 +1,232 @@
+/**
+ * The one CSV tokenizer (RFC 4180 plus what files in the field carry: `\r\n` or `\n` line ends,
+ * any single-byte delimiter, quoted fields spanning lines, doubled quotes). It reads bytes in place and gives a record's field bounds and per-field
+ * flags in typed arrays it reuses, so reading a record makes no string or object per cell: the
+ * import's transcoder, the CSV reader, both export rewriters and the service's COPY cell check all
+ * read records through it, each doing its own work on the bounds. Its byte constants live in
+ * byte-codes.ts (re-exported here).
+ *
+ * It knows nothing of headers, blank lines or a BOM: each caller decides what those mean.
+ */
+
+import { COMMA, CR, LF, QUOTE } from './byte-codes.js';
+
+export { BACKSLASH, COMMA, CR, LF, QUOTE } from './byte-codes.js';
+
+/** `read`: a whole record was read (see `count`, `next`, `lines`). */
+export const TOKENS_OK = 0;
+/** `read`: the bytes end inside the record: call again from the same position with more bytes. */
+export const TOKENS_MORE = 1;
+/** `read`: not CSV (see `problem` and `problemLine`). */
+export const TOKENS_MALFORMED = 2;
+
+/** Field flag: the field was quoted (its bounds include the quotes). */
+export const QUOTED = 1;
+/** Field flag: a quoted field holding a doubled quote (`""`). */
+export const ESCAPED = 2;
+/** Field flag: the field holds a NUL byte. */
+export const HAS_NUL = 4;
+
+/** Bytes that end or break an unquoted field (the delimiter, LF, CR, `"`, NUL): one table load per byte instead of five compares. */
+function specialBytes(delim: number): Uint8Array {
+  const t = new Uint8Array(256);
+  t[delim] = 1;
+  t[LF] = 1;
+  t[CR] = 1;
+  t[QUOTE] = 1;
+  t[0] = 1;
+  return t;
+}
+const SPECIAL_COMMA = specialBytes(COMMA);
+/** Bytes a quoted field's scan stops at (`"`, LF to count lines, NUL to flag it). */
+const IN_QUOTES = new Uint8Array(256);
+IN_QUOTES[QUOTE] = 1;
+IN_QUOTES[LF] = 1;
+IN_QUOTES[0] = 1;
+
+/** `quoted`/`unquoted` results below zero: the status to return. */
+const R_MORE = -1;
+const R_MALFORMED = -2;
+
+/**
+ * Reads one CSV record at a time from a byte buffer: field `k` of the last record read is
+ * `buf[starts[k], ends[k])` (quotes included when `flags[k] & QUOTED`), `count` fields in all.
+ * @example const t = new CsvTokenizer(); t.read(Buffer.from('a,"b"\n'), 0, 6, true); [t.count, t.starts[1], t.ends[1], t.flags[1]] // [2, 2, 5, 1]
+ */
+export class CsvTokenizer {
+  starts = new Int32Array(32);
+  ends = new Int32Array(32);
+  flags = new Uint8Array(32);
+  /** Fields of the record read. */
+  count = 0;
+  /** Where the next record starts. */
+  next = 0;
+  /** Line ends the record consumed (its own and those inside quoted fields). */
+  lines = 0;
+  /** With TOKENS_MALFORMED: what is wrong, and on which line of the record (0 = its first). */
+  problem = '';
+  problemLine = 0;
+  /** After a field: the byte that ended it (the delimiter, LF for a line end, -1 for the end of input). */
+  private sep = 0;
+  readonly delim: number;
+  private readonly special: Uint8Array;
+
+  /** `delimiter`: one single-byte character (`,` `;` tab `|`). */
+  constructor(delimiter = ',') {
+    this.delim = delimiter.charCodeAt(0);
+    this.special = this.delim === COMMA ? SPECIAL_COMMA : specialBytes(this.delim);
+  }
+
+  /** The first byte of field `k`'s content (after an opening quote). */
+  from(k: number): number {
+    return this.starts[k] + (this.flags[k] & QUOTED);
+  }
+
+  /** The end of field `k`'s content (before a closing quote). */
+  to(k: number): number {
+    return this.ends[k] - (this.flags[k] & QUOTED);
+  }
+
+  /**
+   * Reads the record at buf[p..n). `eof`: no more bytes follow `n` (else a record that may go on
+   * past `n` is TOKENS_MORE). A record ends at `\n`, `\r\n` or the end of input.
+   */
+  read(buf: Uint8Array, p: number, n: number, eof: boolean): number {
+    const delim = this.delim;
+    this.count = 0;
+    this.lines = 0;
+    for (;;) {
+      const k = this.count;
+      if (k === this.starts.length) this.grow();
+      const after = p < n && buf[p] === QUOTE ? this.quoted(buf, p, n, eof, k) : this.unquoted(buf, p, n, eof, k);
+      if (after < 0) return after === R_MORE ? TOKENS_MORE : TOKENS_MALFORMED;
+      this.count = k + 1;
+      if (this.sep !== delim) {
+        this.lines++;
+        this.next = after;
+        return TOKENS_OK;
+      }
+      // a delimiter at the very end of the bytes: one more (empty) field follows
+      if (after >= n && !eof) return TOKENS_MORE;
+      p = after;
+    }
+  }
+
+  /** The quoted field at `p` stored as field `k`: the position after its separator, or R_MORE / R_MALFORMED. */
+  private quoted(buf: Uint8Array, p: number, n: number, eof: boolean, k: number): number {
+    let flags = QUOTED;
+    // one pass to the closing quote, counting line ends on the way (a doubled quote is content)
+    let close = p + 1;
+    let nl = 0;
+    for (;;) {
+      while (close < n && IN_QUOTES[buf[close]] === 0) close++;
+      if (close < n && buf[close] !== QUOTE) {
+        if (buf[close] === LF) nl++;
+        else flags |= HAS_NUL;
+        close++;
+        continue;
+      }
+      if (close >= n || (close + 1 >= n && !eof)) {
+        if (!eof) return R_MORE;
+        return this.malformed('a quoted field is not closed before the end of the input', 0);
+      }
+      if (close + 1 < n && buf[close + 1] === QUOTE) {
+        flags |= ESCAPED;
+        close += 2;
+        continue;
+      }
+      break;
+    }
+    const b = close + 1;
+    this.starts[k] = p;
+    this.ends[k] = b;
+    this.flags[k] = flags;
+    const line = this.lines;
+    this.lines += nl;
+    if (b >= n) {
+      this.sep = -1;
+      return b;
+    }
+    const c = buf[b];
+    this.sep = c === this.delim ? c : LF;
+    if (c === this.delim || c === LF) return b + 1;
+    if (c === CR) {
+      if (b + 1 >= n && !eof) return R_MORE;
+      if (b + 1 >= n) return b + 1;
+      if (buf[b + 1] === LF) return b + 2;
+    }
+    const shown = JSON.stringify(Buffer.from(buf.buffer, buf.byteOffset + b, Math.min(10, n - b)).toString('utf8'));
+    return this.malformed(`text after the closing quote of field ${k + 1} (${shown})`, line + nl);
+  }
+
+  /** The unquoted field at `p` stored as field `k`: the position after its separator, or R_MORE / R_MALFORMED. */
+  private unquoted(buf: Uint8Array, p: number, n: number, eof: boolean, k: number): number {
+    const special = this.special;
+    const delim = this.delim;
+    let flags = 0;
+    let i = p;
+    for (; i < n; i++) {
+      while (i < n && special[buf[i]] === 0) i++;
+      if (i >= n) break;
+      const c = buf[i];
+      if (c === delim || c === LF) break;
+      if (c === CR && i + 1 < n && buf[i + 1] === LF) break;
+      if (c === QUOTE) return this.malformed(`a quote inside unquoted field ${k + 1} (quote the whole field and double the quote: "a ""b"" c")`, this.lines);
+      if (c === 0) flags |= HAS_NUL;
+    }
+    let after: number;
+    if (i >= n) {
+      if (!eof) return R_MORE;
+      this.sep = -1;
+      after = n;
+      // a lone CR at the very end of the input: the record's line end
+      if (i > p && buf[i - 1] === CR) i--;
+    } else {
+      const c = buf[i];
+      this.sep = c === CR ? LF : c;
+      after = c === CR ? i + 2 : i + 1;
+    }
+    this.starts[k] = p;
+    this.ends[k] = i;
+    this.flags[k] = flags;
+    return after;
+  }
+
+  private malformed(problem: string, line: number): number {
+    this.problem = problem;
+    this.problemLine = line;
+    return R_MALFORMED;
+  }
+
+  private grow(): void {
+    const size = this.starts.length * 2;
+    const starts = new Int32Array(size);
+    const ends = new Int32Array(size);
+    const flags = new Uint8Array(size);
+    starts.set(this.starts);
+    ends.set(this.ends);
+    flags.set(this.flags);
+    this.starts = starts;
+    this.ends = ends;
+    this.flags = flags;
+  }
+}
+
+/**
+ * A field's text as a key: quotes removed, doubled quotes undone (field `buf[start, end)` as
+ * written, quotes included when it was quoted).
+ * @example keyText(Buffer.from('"a ""b"""'), 0, 9) // 'a "b"'
+ */
+export function keyText(buf: Uint8Array, start: number, end: number): string {
+  const s = Buffer.from(buf.buffer, buf.byteOffset + start, end - start).toString('utf8');
+  return s.charCodeAt(0) === QUOTE ? s.slice(1, -1).replaceAll('""', '"') : s;
+}
+
+/**
+ * A field's content as text: `buf[from, to)` with doubled quotes undone when `escaped`.
+ * @example fieldText(Buffer.from('a ""b""'), 0, 7, true) // 'a "b"'
+ */
+export function fieldText(buf: Uint8Array, from: number, to: number, escaped: boolean): string {
+  const s = Buffer.from(buf.buffer, buf.byteOffset + from, to - from).toString('utf8');
+  return escaped ? s.replaceAll('""', '"') : s;
+}
