@@ -1,5 +1,6 @@
 import { compileQuery } from '../grammar/compile.js';
 import type { Filter, Query, SelectItem, WhereClause } from '../grammar/types.js';
+import { normalizeUuid } from '../schema/codecs.js';
 import { splitLongQuery } from './in-list.js';
 import { renderPrefer } from '../grammar/prefer.js';
 import { parseContentRange } from '../grammar/range.js';
@@ -177,8 +178,6 @@ function pageRequester<T>(opts: PageOptions, format: PageFormat<T>, state: PageS
   return { request, keyset };
 }
 
-const UUIDISH = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * The parts of a read whose one `in.(…)` list on the key makes its URL too long, each under the
  * limit and read one after another (splitLongQuery), or null to read it as it is. Only a read in
@@ -193,7 +192,7 @@ export function keyListParts(table: PagedTable, query: Query): Query[] | null {
   const filter = clause?.condition as Filter | undefined;
   if (!clause || !filter || filter.field.name !== pk || filter.field.jsonPath.length > 0 || !Array.isArray(filter.value)) return null;
   // uuids compare as their lowercase text does; other keys as given
-  const sorted = [...new Set(filter.value.map((v) => (UUIDISH.test(v) ? v.toLowerCase() : v)))].sort();
+  const sorted = [...new Set(filter.value.map((v) => normalizeUuid(v) ?? v))].sort();
   const keyed = { ...query, where: query.where.map((w) => (w === clause ? { ...w, condition: { ...filter, value: sorted } } : w)) };
   const parts = splitLongQuery(keyed, compileQuery);
   return parts.length > 1 ? parts : null;

@@ -1,3 +1,4 @@
+import { CsvTokenizer, ESCAPED, fieldText, QUOTED, TOKENS_MALFORMED, TOKENS_MORE, TOKENS_OK } from './csv-tokens.js';
 import type { TextSink } from './types.js';
 import { DAY_MS, EPOCH_1900, type OpenSheet, STYLE, textCell, type XlsxOptions, openSheet } from './xlsx.js';
 
@@ -10,29 +11,7 @@ import { DAY_MS, EPOCH_1900, type OpenSheet, STYLE, textCell, type XlsxOptions, 
  * the CSV export's text (timestamps and jsonb as PostgreSQL prints them).
  */
 
-const QUOTE = 34;
-const COMMA = 44;
-const LF = 10;
 const UNDERSCORE = 95;
-
-// TODO(tok): use the shared tokenizer
-/**
- * Where the CSV-dialect field that starts at `i` ends: after its closing quote, or at the comma or
- * LF after it; -1 when `buf` ends inside it (a row cut by the chunk's end).
- * @example csvFieldEnd(Buffer.from('"a,b",c\n'), 0, 8) // 5
- */
-export function csvFieldEnd(buf: Uint8Array, i: number, n: number): number {
-  if (i < n && buf[i] === QUOTE) {
-    for (let j = i + 1; ; ) {
-      const q = buf.indexOf(QUOTE, j);
-      if (q < 0 || q + 1 >= n) return -1;
-      if (buf[q + 1] !== QUOTE) return q + 1;
-      j = q + 2;
-    }
-  }
-  for (let k = i; k < n; k++) if (buf[k] === COMMA || buf[k] === LF) return k;
-  return -1;
-}
 
 /** Whether the character at `i` is whitespace to JavaScript's `\s` (what decides xml:space in textCell). */
 function spaceAt(b: Uint8Array, i: number): boolean {
@@ -72,14 +51,15 @@ class XmlBytes {
   }
 }
 
-const ENTITY: Record<number, Uint8Array> = { 38: Buffer.from('&amp;'), 60: Buffer.from('&lt;'), 62: Buffer.from('&gt;'), 34: Buffer.from('&quot;') };
+const QUOT = Buffer.from('&quot;');
+const ENTITY: Record<number, Uint8Array> = { 38: Buffer.from('&amp;'), 60: Buffer.from('&lt;'), 62: Buffer.from('&gt;'), 34: QUOT };
 
 /**
- * Copies a field's text [s, e) into the XML escaped (a quoted field's doubled quotes undoubled);
+ * Copies a field's text [s, e) into the XML escaped (doubled quotes undoubled when `escaped`);
  * false, with nothing written, when it needs textCell's full treatment: control characters, a
  * literal `_x`, U+FFFE/U+FFFF, or whitespace at an edge (xml:space).
  */
-function copyEscaped(x: XmlBytes, b: Uint8Array, s: number, e: number, quoted: boolean): boolean {
+function copyEscaped(x: XmlBytes, b: Uint8Array, s: number, e: number, escaped: boolean): boolean {
   if (s === e || spaceAt(b, s)) return s === e;
   let last = e - 1;
   while (last > s && (b[last] & 0xc0) === 0x80) last--;
@@ -90,9 +70,10 @@ function copyEscaped(x: XmlBytes, b: Uint8Array, s: number, e: number, quoted: b
   for (let k = s; k < e; k++) {
     const c = b[k];
     if (c < 32 || (c === UNDERSCORE && b[k + 1] === 120) || (c === 0xef && b[k + 1] === 0xbf && b[k + 2] >= 0xbe)) return false;
-    if (c === 38 || c === 60 || c === 62 || c === QUOTE) {
-      if (c === QUOTE && quoted) k++;
-      const entity = ENTITY[c];
+    const entity = ENTITY[c];
+    if (entity !== undefined) {
+      // a quoted field's `""` is one quote (the tokenizer flagged it ESCAPED)
+      if (entity === QUOT && escaped) k++;
       for (let j = 0; j < entity.length; j++) out[n++] = entity[j];
     } else out[n++] = c;
   }
@@ -128,55 +109,49 @@ function typedCell(kind: string, b: Buffer, s: number, e: number, p: ReturnType<
 }
 
 /** The sheet rows of the whole rows in b[at, …), and where the first cut-off row starts (b.length when none). */
-function sheetRows(s: OpenSheet, b: Buffer, at: number, parts: ReturnType<typeof cellParts>, emptyText: boolean): { xml: Buffer; used: number } {
+function sheetRows(s: OpenSheet, b: Buffer, at: number, parts: ReturnType<typeof cellParts>, emptyText: boolean, t: CsvTokenizer): { xml: Buffer; used: number } {
   // sheet XML runs about twice the CSV's bytes (tracks: 2.2×)
   const x = new XmlBytes(Math.max(1 << 16, (b.length - at) * 3));
   const n = b.length;
   const width = s.columns.length;
   let used = at;
-  rows: while (used < n) {
+  while (used < n) {
+    const status = t.read(b, used, n, false);
+    if (status === TOKENS_MORE) break;
+    if (status === TOKENS_MALFORMED) throw new Error(`the CSV export is malformed at row ${s.row + 1}: ${t.problem}`);
+    if (t.count > width) throw new Error(`the CSV export has more fields than its ${width} columns (row ${s.row + 1})`);
     s.room(1);
     const row = String(s.row + 1);
     const rowBytes = Buffer.from(row, 'latin1');
-    const start = x.n;
     x.text(`<row r="${row}">`);
-    let i = used;
-    for (let col = 0; ; col++) {
-      const e = csvFieldEnd(b, i, n);
-      if (e < 0) {
-        x.n = start;
-        break rows;
-      }
-      if (col >= width) throw new Error(`the CSV export has more fields than its ${width} columns (row ${row})`);
-      const quoted = b[i] === QUOTE;
-      const p = parts[col];
-      if (i === e) {
+    for (let col = 0; col < t.count; col++) {
+      const quoted = (t.flags[col] & QUOTED) !== 0;
+      const fs = t.from(col);
+      const fe = t.to(col);
+      if (t.starts[col] === t.ends[col]) {
         if (emptyText) x.text(textCell(`${s.letters[col]}${row}`, '', STYLE.text));
-      } else {
-        const typed = quoted || s.kinds[col] === 'text' ? null : typedCell(s.kinds[col], b, i, e, p, row);
-        if (typed !== null) x.text(typed);
-        else {
-          const mark = x.n;
-          x.bytes(p.refBytes);
-          x.bytes(rowBytes);
-          x.bytes(p.textMid);
-          const fs = quoted ? i + 1 : i;
-          const fe = quoted ? e - 1 : e;
-          if (copyEscaped(x, b, fs, fe, quoted)) x.bytes(TEXT_END);
-          else {
-            x.n = mark;
-            const value = b.toString('utf8', fs, fe);
-            x.text(textCell(`${s.letters[col]}${row}`, quoted ? value.replaceAll('""', '"') : value, STYLE.text));
-          }
-        }
+        continue;
       }
-      i = e;
-      if (b[i] === LF) break;
-      i++;
+      const p = parts[col];
+      const typed = quoted || s.kinds[col] === 'text' ? null : typedCell(s.kinds[col], b, fs, fe, p, row);
+      if (typed !== null) {
+        x.text(typed);
+        continue;
+      }
+      const mark = x.n;
+      x.bytes(p.refBytes);
+      x.bytes(rowBytes);
+      x.bytes(p.textMid);
+      const escaped = (t.flags[col] & ESCAPED) !== 0;
+      if (copyEscaped(x, b, fs, fe, escaped)) x.bytes(TEXT_END);
+      else {
+        x.n = mark;
+        x.text(textCell(`${s.letters[col]}${row}`, fieldText(b, fs, fe, escaped), STYLE.text));
+      }
     }
     x.bytes(ROW_END);
     s.row++;
-    used = i + 1;
+    used = t.next;
   }
   return { xml: x.buf.subarray(0, x.n), used };
 }
@@ -192,6 +167,7 @@ export async function xlsxCsvWriter(out: TextSink, opts: XlsxOptions): Promise<T
   const parts = cellParts(s.letters);
   // --null '': a null is an empty field, written (as xlsxWriter does) as an empty text cell
   const emptyText = opts.nullToken === '';
+  const tokens = new CsvTokenizer();
   let header = true;
   let carry: Buffer | null = null;
   return {
@@ -201,14 +177,11 @@ export async function xlsxCsvWriter(out: TextSink, opts: XlsxOptions): Promise<T
       carry = null;
       let at = 0;
       if (header) {
-        for (let e = csvFieldEnd(b, at, b.length); e >= 0 && at < b.length; e = csvFieldEnd(b, at, b.length)) {
-          at = e + 1;
-          if (b[e] === LF) break;
-        }
-        if (at === 0 || b[at - 1] !== LF) return void (carry = Buffer.from(b));
+        if (tokens.read(b, 0, b.length, false) !== TOKENS_OK) return void (carry = Buffer.from(b));
+        at = tokens.next;
         header = false;
       }
-      const { xml, used } = sheetRows(s, b, at, parts, emptyText);
+      const { xml, used } = sheetRows(s, b, at, parts, emptyText, tokens);
       // the caller may reuse its buffer: a cut-off row is copied
       if (used < b.length) carry = Buffer.from(b.subarray(used));
       if (xml.length) await s.sheet.write(xml);

@@ -1,4 +1,6 @@
+import { CsvTokenizer, QUOTED, TOKENS_OK } from '../format/csv-tokens.js';
 import type { Preferences } from '../grammar/types.js';
+import { normalizeUuid } from '../schema/codecs.js';
 import type { Queryable, Store } from '../store/store.js';
 import { ApiError, singularError } from './errors.js';
 import type { Planned, WritePlan } from './plan.js';
@@ -93,20 +95,17 @@ function conflictOnPrimaryKey(plan: WritePlan): boolean {
   return target.length === key.length && key.every((k) => target.includes(k));
 }
 
-const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * The key of a COPY body's first row when it is the first column, unquoted (a client's ids are):
- * the text between the header line's end and the first comma or line end; else null.
+ * the first field of the record after the header line; else null.
  * @example firstKeyCell(Buffer.from('id,name\nb0c5a000-0000-4000-8000-000000000001,x\n')) // 'b0c5a000-0000-4000-8000-000000000001'
  */
 export function firstKeyCell(body: Uint8Array): string | null {
-  const start = body.indexOf(10) + 1;
-  if (start <= 0 || start >= body.length || body[start] === 34) return null;
-  let end = start;
-  while (end < body.length && body[end] !== 44 && body[end] !== 10 && body[end] !== 13) end++;
-  if (end === start || end - start > 64) return null;
-  return Buffer.from(body.buffer, body.byteOffset + start, end - start).toString('latin1');
+  const t = new CsvTokenizer();
+  if (t.read(body, 0, body.length, true) !== TOKENS_OK || t.next >= body.length) return null;
+  if (t.read(body, t.next, body.length, true) !== TOKENS_OK || t.flags[0] & QUOTED) return null;
+  const [from, to] = [t.starts[0], t.ends[0]];
+  return to === from || to - from > 64 ? null : Buffer.from(body.buffer, body.byteOffset + from, to - from).toString('latin1');
 }
 
 /**
@@ -121,7 +120,7 @@ async function firstRowStored(tx: Queryable, plan: WritePlan, schema: string, bo
   if (key === null) return false;
   const col = plan.columns[0];
   // a failed statement would abort the transaction: only keys that surely cast are looked up
-  if (col.type === 'uuid' ? !UUID_TEXT.test(key) : col.type !== 'text') return false;
+  if (col.type === 'uuid' ? normalizeUuid(key) === null : col.type !== 'text') return false;
   const r = await tx.query(`SELECT 1 FROM ${tableRef(schema, plan.table)} WHERE ${ident(col.name)} = $1::text::${col.type} LIMIT 1`, [key]);
   return r.rows.length > 0;
 }

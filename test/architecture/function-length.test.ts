@@ -9,19 +9,6 @@ const ROOT = resolve(import.meta.dirname, '../..');
 const SRC = join(ROOT, 'src');
 const MAX_LINES = 80;
 
-/**
- * Still over the limit, named as `file#function`: being split on branches h-tok/h-read; the lead
- * empties this list at merge. Do not add to it: split the function, or declare it a hot loop.
- * (copy-transcode.ts `record` and copy-csv.ts `copyCsvRewriter`, long too, already pass as
- * declared hot loops.)
- */
-const ALLOWED = new Set([
-  'src/export/copy-csv.ts#push',
-  'src/export/csv-pages.ts#csvPageFormat',
-  'src/export/csv-pages.ts#parse',
-  'src/import/readers/csv-scan.ts#record',
-  'src/export/zip-writer.ts#zipWriter',
-]);
 
 interface LongFunction {
   name: string;
@@ -99,10 +86,7 @@ describe('function length', () => {
       return longFunctions(rel, readFileSync(file, 'utf8')).map((f) => ({ ...f, id: `${rel}#${f.name}`, at: `${rel}:${f.line}` }));
     });
     expect(all.length).toBeGreaterThan(0); // the walk sees the declared hot loops at least
-    const offending = all.filter((f) => !f.declared && !ALLOWED.has(f.id)).map((f) => `${f.at} ${f.name} (${f.lines} lines)`);
+    const offending = all.filter((f) => !f.declared).map((f) => `${f.at} ${f.name} (${f.lines} lines)`);
     expect(offending).toEqual([]);
-    // Reported, not enforced (other branches are emptying it): allow-list entries no longer needed.
-    const stale = [...ALLOWED].filter((id) => !all.some((f) => f.id === id && !f.declared));
-    if (stale.length) console.warn(`[catalog] function-length allow-list entries no longer needed: ${stale.join(', ')}`);
   });
 });

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { csvHeader, csvRows } from '../../src/format/csv-dialect.js';
 import { csvColumn } from '../../src/export/writers.js';
 import { xlsxWriter } from '../../src/format/xlsx.js';
-import { csvFieldEnd, xlsxCsvWriter } from '../../src/format/xlsx-csv.js';
+import { CsvTokenizer, TOKENS_MORE, TOKENS_OK } from '../../src/format/csv-tokens.js';
+import { xlsxCsvWriter } from '../../src/format/xlsx-csv.js';
 import type { TableDef } from '../../src/schema/catalog.js';
 
 const table: TableDef = {
@@ -97,11 +98,12 @@ describe('xlsxCsvWriter: an xlsx sheet from the CSV export bytes', () => {
     await expect(w.end()).rejects.toThrow(/ended inside a row/);
   });
 
-  it('csvFieldEnd finds the end of quoted and bare fields, and -1 for a cut one', () => {
+  it('its fields are the shared tokenizer\'s: the end of quoted and bare fields, and more needed for a cut one (was csvFieldEnd)', () => {
     const b = Buffer.from('"a,""b""",c\n');
-    expect(csvFieldEnd(b, 0, b.length)).toBe(9);
-    expect(csvFieldEnd(b, 10, b.length)).toBe(11);
-    expect(csvFieldEnd(b, 0, 5)).toBe(-1);
-    expect(csvFieldEnd(b, 10, 11)).toBe(-1);
+    const t = new CsvTokenizer();
+    expect(t.read(b, 0, b.length, false)).toBe(TOKENS_OK);
+    expect([t.ends[0], t.starts[1], t.ends[1]]).toEqual([9, 10, 11]);
+    expect(t.read(b, 0, 5, false)).toBe(TOKENS_MORE);
+    expect(t.read(b, 0, 11, false)).toBe(TOKENS_MORE);
   });
 });
