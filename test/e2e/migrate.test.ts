@@ -39,6 +39,15 @@ function writeExport(dir: string, opts: { artistName?: string; dropAlbum?: boole
   ]);
 }
 
+/** Drops a PostgreSQL schema a test made. */
+async function dropSchema(name: string): Promise<void> {
+  const { default: pg } = await import('pg');
+  const c = new pg.Client({ connectionString: PG_URL });
+  await c.connect();
+  await c.query(`drop schema if exists ${name} cascade`);
+  await c.end();
+}
+
 const STORES = [
   { kind: 'embedded (PGlite)', skip: false, args: (dir: string) => ['--data', join(dir, 'data')] },
   { kind: 'PostgreSQL', skip: !PG_URL, args: () => ['--database-url', PG_URL!, '--db-schema', `catalog_migrate_${process.pid}`] },
@@ -59,11 +68,7 @@ for (const store of STORES) {
     afterAll(async () => {
       await serve?.stop();
       if (store.kind === 'PostgreSQL' && PG_URL) {
-        const { default: pg } = await import('pg');
-        const c = new pg.Client({ connectionString: PG_URL });
-        await c.connect();
-        await c.query(`drop schema if exists catalog_migrate_${process.pid} cascade`);
-        await c.end();
+        await dropSchema(`catalog_migrate_${process.pid}`);
       }
     });
 
@@ -156,11 +161,7 @@ for (const store of STORES) {
       } finally {
         await mine.stop();
         if (store.kind === 'PostgreSQL' && PG_URL) {
-          const { default: pg } = await import('pg');
-          const c = new pg.Client({ connectionString: PG_URL });
-          await c.connect();
-          await c.query(`drop schema if exists catalog_cascade_${process.pid} cascade`);
-          await c.end();
+          await dropSchema(`catalog_cascade_${process.pid}`);
         }
       }
     }, 120_000);
