@@ -94,11 +94,14 @@ function withRootLimit(q: Query, limit: number): Query {
  * export's bytes path (COPY). On a terminal through $PAGER. Memory stays flat at any row count.
  */
 async function listAll(opts: ListOptions, ctx: Context, table: TableDef, query: Query, pageSize: number): Promise<void> {
-  const [{ exportTable }, { exportOrder }, { textSink }] = await Promise.all([
+  const [{ exportTable }, { exportOrder }, { textSink }, { boundHeapGrowth }] = await Promise.all([
     import('../../export/export.js'),
     import('../../client/pages.js'),
     import('../../export/sink.js'),
+    import('../memory.js'),
   ]);
+  // a bulk read like export: memory flat at any row count
+  boundHeapGrowth();
   if (ctx.dryRun) {
     const root = query.page.find((p) => p.path.length === 0);
     const first = { ...query, order: exportOrder(table, query), page: [{ path: [], limit: pageSize, ...(root?.offset ? { offset: root.offset } : {}) }] };
