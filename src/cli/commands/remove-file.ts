@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
-import { parse as parseCsv } from 'csv-parse/sync';
 import type { Query } from '../../grammar/types.js';
+import { type CsvRecord, CsvScanner, CsvSyntaxError } from '../../import/readers/csv-scan.js';
+import { normalizeUuid } from '../../schema/codecs.js';
 import { inListChunks } from '../../client/in-list.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
@@ -12,14 +13,20 @@ import type { TableDef } from '../../schema/model.js';
  * Returns the removals as `id=in.(…)` queries that each fit a URL.
  */
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** The file's column: its header (null when the first line is already an id) and its values with their lines. */
 function columnOf(text: string, file: string): { header: string | null; values: Array<{ value: string; line: number }> } {
-  const rows = (parseCsv(text, { relax_column_count: true, skip_empty_lines: true, bom: true, info: true }) as unknown as Array<{ record: string[]; info: { lines: number } }>).map((r) => ({ cells: r.record, line: r.info.lines }));
+  // the import's CSV reader (the one tokenizer): a BOM dropped, blank lines skipped, each record's line kept
+  let rows: CsvRecord[];
+  try {
+    const scanner = new CsvScanner();
+    rows = [...scanner.push(text), ...scanner.end()];
+  } catch (err) {
+    if (err instanceof CsvSyntaxError) throw new UsageError(`${file} line ${err.line}: ${err.message}`);
+    throw err;
+  }
   if (rows.length === 0) throw new UsageError(`${file} is empty: give one id (or key) a line`);
   const first = rows[0].cells.map((c) => c.trim());
-  const header = UUID.test(first[0] ?? '') ? null : first;
+  const header = normalizeUuid(first[0] ?? '') !== null ? null : first;
   const at = header ? Math.max(0, header.indexOf('id')) : 0;
   if (header && header.length > 1 && !header.includes('id')) throw new UsageError(`${file} has several columns and none is "id": give one column of ids or keys`);
   const values = rows.slice(header ? 1 : 0).map((r) => ({ value: (r.cells[at] ?? '').trim(), line: r.line })).filter((v) => v.value !== '');
@@ -36,9 +43,9 @@ export async function idsFromFile(file: string, table: TableDef, ctx: Context): 
   }
   const { header, values } = columnOf(text, file);
   if (header === null || header === 'id') {
-    const bad = values.find((v) => !UUID.test(v.value));
+    const bad = values.find((v) => normalizeUuid(v.value) === null);
     if (bad) throw new UsageError(`${file} line ${bad.line}: ${JSON.stringify(bad.value)} is not an id (a uuid)`, 'a column of keys needs a header naming the field, e.g. isrc_code');
-    return [...new Set(values.map((v) => v.value.toLowerCase()))];
+    return [...new Set(values.map((v) => normalizeUuid(v.value)!))];
   }
   if (!table.columns.some((f) => f.name === header)) throw new UsageError(`${file}: the header "${header}" is no field of ${table.name}`, 'name the column id, or the key field (isrc_code, name, …)');
   const [{ KeyIndex, keyText }, { contextTransport }] = await Promise.all([import('../../import/keys.js'), import('../transport.js')]);
