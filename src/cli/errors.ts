@@ -60,6 +60,8 @@ export function exitCodeFor(err: unknown): number {
   // An interrupted command (Ctrl-C during an import, after its checkpoint) exits as a shell expects.
   if (err instanceof Interrupted) return EXIT.interrupted;
   if (err instanceof ServiceError) return err.status === 401 || err.status === 403 ? EXIT.auth : EXIT.service;
+  // a paged read refused (client/pages.ts ExportError, matched by name: that module stays out of every command's start)
+  if (err instanceof Error && err.name === 'ExportError') return [401, 403].includes((err as Error & { status?: number }).status ?? 0) ? EXIT.auth : EXIT.service;
   return EXIT.service;
 }
 

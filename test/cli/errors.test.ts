@@ -2,6 +2,7 @@ import { CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { describeError, EXIT, exitCodeFor, NotFoundError, PartialFailure, UsageError } from '../../src/cli/errors.js';
 import { ConnectionError, ServiceError } from '../../src/client/errors.js';
+import { ExportError } from '../../src/client/pages.js';
 import { GrammarError } from '../../src/grammar/errors.js';
 import { style } from '../../src/io/style.js';
 
@@ -15,6 +16,10 @@ describe('the exit-code mapper', () => {
     expect(exitCodeFor(new CommanderError(0, 'commander.helpDisplayed', '(outputHelp)'))).toBe(0);
     expect(exitCodeFor(new GrammarError('"failed to parse filter (x)" (line 1, column 1)', 'unexpected'))).toBe(2);
     expect(exitCodeFor(new NotFoundError('artist x not found'))).toBe(1);
+    // a paged read (list --all, export) refused for the token answers as any other request does
+    expect(exitCodeFor(new ExportError('reading tracks failed: JWT expired', 401, 'PGRST301'))).toBe(EXIT.auth);
+    expect(exitCodeFor(new ExportError('reading tracks failed', 403, '42501'))).toBe(EXIT.auth);
+    expect(exitCodeFor(new ExportError('reading tracks failed', 500, 'XX000'))).toBe(EXIT.service);
     expect(exitCodeFor(service(400, { code: '42703', message: 'column x does not exist' }))).toBe(1);
     expect(exitCodeFor(service(409, { code: '23505', message: 'duplicate key' }))).toBe(1);
     expect(exitCodeFor(new ConnectionError('http://127.0.0.1:9', 'ECONNREFUSED'))).toBe(1);
