@@ -6,6 +6,7 @@ import { cellText, type PageWriter, type Row, type WriterOptions } from './types
 /** A table's options: it is drawn for a terminal (or its pipe or pager), so it needs an Output. */
 type TableOptions = WriterOptions & { out: Output };
 import { displayWidth, fitWidths, truncate } from './width.js';
+import { UUID_TEXT } from '../schema/codecs.js';
 
 const GAP = 2;
 const TIMESTAMP = 'timestamp with time zone';
@@ -140,17 +141,15 @@ function rowLines(row: Row, layout: Layout, opts: TableOptions): string {
   return out;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** A uuid cut to `n` characters and `…` (0, or not a uuid: unchanged). */
-const shortId = (v: string, n: number) => (n > 0 && UUID.test(v) ? `${v.slice(0, n)}…` : v);
+const shortId = (v: string, n: number) => (n > 0 && UUID_TEXT.test(v) ? `${v.slice(0, n)}…` : v);
 
 /**
  * How many characters of a column's uuids to keep: the shortest prefix that tells them apart (as
  * git abbreviates commits) plus four hex digits, at least 8; 0 when that is nearly the whole id.
  */
 export function abbreviationLength(ids: string[]): number {
-  const distinct = [...new Set(ids.filter((v) => UUID.test(v)))];
+  const distinct = [...new Set(ids.filter((v) => UUID_TEXT.test(v)))];
   let n = 1;
   while (n < 36 && new Set(distinct.map((v) => v.slice(0, n).toLowerCase())).size < distinct.length) n++;
   // Four more hex digits than the rows shown need, so that rows not shown (other pages, the rest

@@ -7,6 +7,7 @@ import { columnKind, instantKey, K_BOOL, K_JSON, K_TIMESTAMP, K_UUID } from '../
 import { isrcKey, nameKey, upcKey } from '../schema/keys.js';
 import type { WhereClause } from '../grammar/types.js';
 import { tableScan } from './requests.js';
+import { UUID_TEXT } from '../schema/codecs.js';
 
 /**
  * Natural keys: how a row that carries no `id` is matched to a stored record, and how a name
@@ -123,8 +124,6 @@ export function rowDigest(columns: readonly ColumnDef[], row: Readonly<Record<st
   }
   return h.digest().subarray(0, 8);
 }
-
-const HEX = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** What `find` answers: the record's slot, every id when two or more records share the key, or null. */
 export type KeyMatch = { slot: number } | { ambiguous: string[] } | null;
@@ -337,7 +336,7 @@ export class KeyIndex {
   }
 
   private push(id: string): number {
-    if (!HEX.test(id)) throw new Error(`${this.table}: id ${JSON.stringify(id)} is not a uuid`);
+    if (!UUID_TEXT.test(id)) throw new Error(`${this.table}: id ${JSON.stringify(id)} is not a uuid`);
     if ((this.n + 1) * 16 > this.ids.length) {
       const grown = Buffer.alloc(this.ids.length * 2);
       this.ids.copy(grown);
@@ -355,7 +354,7 @@ export class KeyIndex {
 
   /** The slot of a loaded record's id (binary search over the id-ordered slots), or -1. */
   slotOfId(id: string): number {
-    if (!HEX.test(id)) return -1;
+    if (!UUID_TEXT.test(id)) return -1;
     const want = Buffer.from(id.replace(/-/g, ''), 'hex');
     let lo = 0;
     let hi = this.loaded - 1;

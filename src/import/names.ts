@@ -4,6 +4,7 @@ import { didYouMean } from '../format/suggest.js';
 import type { TableDef } from '../schema/catalog.js';
 import { ImportError } from './types.js';
 import { KeyIndex, keyText, showKey } from './keys.js';
+import { UUID_TEXT } from '../schema/codecs.js';
 
 /**
  * References by name: a text field of a row (a release's `label`) that names a record of a parent
@@ -58,8 +59,6 @@ export type Resolution = { id: string } | null | { code: string; message: string
  */
 export const CREDIT_REF: RefSpec = { field: 'credit', idField: 'id', collection: 'artists', column: 'stage_name' };
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * The artist names of a credits cell as the database reads them: a JSON array's string elements
  * (objects carry an id, or a name alone for an outside writer), or a `;`-separated list; ids left out.
@@ -76,7 +75,7 @@ export function creditNames(text: string): string[] {
     }
   }
   const keys = Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : typeof value === 'string' ? value.split(';') : [];
-  return keys.map((k) => k.trim()).filter((k) => k !== '' && !UUID.test(k));
+  return keys.map((k) => k.trim()).filter((k) => k !== '' && !UUID_TEXT.test(k));
 }
 
 /** One parent collection's names → ids. */

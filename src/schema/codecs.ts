@@ -50,6 +50,9 @@ const bad = (code: string, message: string): Parsed => ({ ok: false, code, messa
 
 // ---- uuid
 
+/** A uuid as PostgreSQL prints it (either case): what the ids in tables, links and id files look like. */
+export const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 const UUID = /^\{?([0-9a-f]{8})-?([0-9a-f]{4})-?([0-9a-f]{4})-?([0-9a-f]{4})-?([0-9a-f]{12})\}?$/i;
 
 /**

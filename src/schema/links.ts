@@ -1,3 +1,4 @@
+import { UUID_TEXT } from './codecs.js';
 /**
  * The link fields: one documented shape each (docs/links.md).
  *
@@ -56,8 +57,6 @@ export interface LinkProblem {
   kind: 'shape' | 'position';
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 const typeOf = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v === 'object' ? 'object' : typeof v === 'number' ? 'number' : typeof v === 'boolean' ? 'boolean' : 'string');
 const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= 2147483647;
 const given = (v: unknown): boolean => v !== undefined && v !== null;
@@ -90,7 +89,7 @@ export function releaseTrackProblems(value: unknown): LinkProblem[] {
     const o = el as Record<string, unknown>;
     const k = unknownKey(o, LINK_KEYS.tracks);
     if (k !== undefined) return void out.push({ path: at, reason: `unknown key "${k}" (a track link has ${LINK_KEYS.tracks.join(', ')})`, kind: 'shape' });
-    if (typeof o.id !== 'string' || !UUID.test(o.id)) return void out.push({ path: `${at}.id`, reason: 'must be a track id (a uuid)', kind: 'shape' });
+    if (typeof o.id !== 'string' || !UUID_TEXT.test(o.id)) return void out.push({ path: `${at}.id`, reason: 'must be a track id (a uuid)', kind: 'shape' });
     if (!isCount(o.position)) return void out.push({ path: `${at}.position`, reason: 'must be a whole number from 1', kind: 'shape' });
     if (given(o.disc) && !isCount(o.disc)) return void out.push({ path: `${at}.disc`, reason: 'must be a whole number from 1', kind: 'shape' });
     const disc = given(o.disc) ? (o.disc as number) : 1;
@@ -124,7 +123,7 @@ function creditElementProblem(at: string, el: unknown): LinkProblem | null {
   if (k !== undefined) return { path: at, reason: `unknown key "${k}" (a credit has ${LINK_KEYS.credits.join(', ')})`, kind: 'shape' };
   if (given(o.name) && typeof o.name !== 'string') return { path: `${at}.name`, reason: `must be text, not ${typeOf(o.name)}`, kind: 'shape' };
   if (given(o.id)) {
-    if (typeof o.id !== 'string' || !UUID.test(o.id)) return { path: `${at}.id`, reason: 'must be an artist id (a uuid)', kind: 'shape' };
+    if (typeof o.id !== 'string' || !UUID_TEXT.test(o.id)) return { path: `${at}.id`, reason: 'must be an artist id (a uuid)', kind: 'shape' };
   } else if (typeof o.name !== 'string' || o.name.trim() === '') {
     return { path: at, reason: 'needs a "name" (or the "id" of an artist in the catalog)', kind: 'shape' };
   }
@@ -139,7 +138,7 @@ export function linkIds(value: unknown): string[] {
   const out: string[] = [];
   for (const el of value) {
     const id = el && typeof el === 'object' ? (el as Record<string, unknown>).id : undefined;
-    if (typeof id === 'string' && UUID.test(id)) out.push(id.toLowerCase());
+    if (typeof id === 'string' && UUID_TEXT.test(id)) out.push(id.toLowerCase());
   }
   return out;
 }

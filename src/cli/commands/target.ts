@@ -5,9 +5,9 @@ import type { Context } from '../context.js';
 import { NotFoundError, UsageError } from '../errors.js';
 import { byId, checkQuery, parseFilters } from '../flags/query.js';
 import type { TableDef } from '../../schema/model.js';
+import { UUID_TEXT } from '../../schema/codecs.js';
 import { pathOf, singularOf } from './shared.js';
 
-export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const UUID_SHAPE = 'xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx';
 
 /**
@@ -16,7 +16,7 @@ const UUID_SHAPE = 'xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx';
  * @example idPrefix('3f2a9c1e-8b') // '3f2a9c1e8b'
  */
 export function idPrefix(text: string): string | null {
-  if (text.length >= UUID_SHAPE.length || UUID.test(text)) return null;
+  if (text.length >= UUID_SHAPE.length || UUID_TEXT.test(text)) return null;
   for (let i = 0; i < text.length; i++) {
     const ok = UUID_SHAPE[i] === '-' ? text[i] === '-' : /[0-9a-f]/i.test(text[i]);
     if (!ok) return null;

@@ -1,6 +1,7 @@
 import { resolveRelativeDate } from '../flags/relative-date.js';
 import { isDate, isTimestamp } from '../flags/values.js';
 import { type ColumnDef, displayDefault, type TableDef, typeKind } from '../../schema/model.js';
+import { UUID_TEXT } from '../../schema/codecs.js';
 
 /** How a field is asked for. */
 export type PromptKind = 'text' | 'boolean' | 'date' | 'uuid' | 'reference' | 'json' | 'timestamp' | 'integer' | 'number';
@@ -57,12 +58,10 @@ export function validateDate(text: string, now?: number): true | string {
   return f === 'YYYY-MM-DD' ? `incomplete date: write YYYY-MM-DD, such as 2024-05-17 (or today, +7d, -1w)` : f;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** Checks a UUID answer (empty allowed: no value). */
 export function validateUuid(text: string): true | string {
   const t = text.trim();
-  return t === '' || UUID.test(t) ? true : 'expected a UUID such as 3f2a9c1e-8b1d-4e7a-9c55-0d6f1b2a4e10';
+  return t === '' || UUID_TEXT.test(t) ? true : 'expected a UUID such as 3f2a9c1e-8b1d-4e7a-9c55-0d6f1b2a4e10';
 }
 
 /** Checks a JSON answer from the editor (empty allowed: null). */
