@@ -198,6 +198,13 @@ export function keyListParts(table: PagedTable, query: Query): Query[] | null {
   return parts.length > 1 ? parts : null;
 }
 
+/** A part of a split read with the rows still wanted under the read's limit (`read` so far), or null once none are. */
+export function partWithin(part: Query, limit: number | undefined, read: number): Query | null {
+  if (limit === undefined) return part;
+  if (read >= limit) return null;
+  return { ...part, page: [...part.page.filter((p) => p.path.length > 0), { path: [], limit: limit - read }] };
+}
+
 /** The page loop of exportPages for any page format: a too-long key list read in parts (keyListParts). */
 export async function* pagesOf<T>(opts: PageOptions, format: PageFormat<T>): AsyncGenerator<T> {
   const parts = keyListParts(opts.table, opts.query);
@@ -205,16 +212,16 @@ export async function* pagesOf<T>(opts: PageOptions, format: PageFormat<T>): Asy
   const limit = opts.query.page.find((p) => p.path.length === 0)?.limit;
   let read = 0;
   opts.onTotal?.(null);
-  for (const part of parts) {
-    if (limit !== undefined && read >= limit) return;
-    const page = limit === undefined ? part.page : [...part.page.filter((p) => p.path.length > 0), { path: [], limit: limit - read }];
+  for (const whole of parts) {
+    const part = partWithin(whole, limit, read);
+    if (!part) return;
     const done = read;
     let partRead = 0;
     const onPage = (n: number) => {
       partRead = n;
       opts.onPage?.(done + n);
     };
-    yield* pagesOfOne({ ...opts, query: { ...part, page }, count: undefined, onTotal: undefined, onPage }, format);
+    yield* pagesOfOne({ ...opts, query: part, count: undefined, onTotal: undefined, onPage }, format);
     read = done + partRead;
   }
 }

@@ -4,7 +4,7 @@ import { COPY_CSV } from '../grammar/media.js';
 import { faultCode, faultOf, type Transport } from '../client/transport.js';
 import type { TableDef } from '../schema/catalog.js';
 import { copyCsvRewriter } from './copy-csv.js';
-import { ExportError, exportOrder, keyListParts } from '../client/pages.js';
+import { ExportError, exportOrder, keyListParts, partWithin } from '../client/pages.js';
 import type { TextSink } from '../format/types.js';
 import { csvHeader } from '../format/csv-dialect.js';
 
@@ -43,11 +43,11 @@ export async function copyRead(opts: CopyReadOptions): Promise<CopyReadResult> {
   // a key list too long for one URL: one COPY read per part, in key order, one header
   const limit = opts.query.page.find((p) => p.path.length === 0)?.limit;
   let rows = 0;
-  for (const [i, part] of parts.entries()) {
-    if (limit !== undefined && rows >= limit) break;
-    const page = limit === undefined ? part.page : [...part.page.filter((p) => p.path.length > 0), { path: [], limit: limit - rows }];
+  for (const [i, whole] of parts.entries()) {
+    const part = partWithin(whole, limit, rows);
+    if (!part) break;
     const done = rows;
-    const r = await copyOne({ ...opts, onPage: (n) => opts.onPage?.(done + n) }, { ...part, page }, i === 0);
+    const r = await copyOne({ ...opts, onPage: (n) => opts.onPage?.(done + n) }, part, i === 0);
     if (r.rows === null) {
       if (i === 0) return r;
       throw new ExportError(`reading ${opts.table.name} failed after ${rows} rows: the service stopped offering COPY reads`, 502, 'PGRST000');
