@@ -4,7 +4,7 @@ import { copyRange } from '../io/bytes.js';
 import { knownDefault } from '../schema/conventions.js';
 import { booleanWord, canonicalUuid, columnKind, copyText, dateText, isoInstant, K_BOOL, K_DATE, K_JSON, K_TEXT, K_TIMESTAMP, K_UUID, keyPart, normalizeUuid, validInstant, validJson, type Kind } from '../schema/codecs.js';
 import { BACKSLASH, COMMA, CR, CsvTokenizer, ESCAPED, fieldText, HAS_NUL, LF, QUOTE, QUOTED, TOKENS_MORE, TOKENS_OK } from '../format/csv-tokens.js';
-import { MAX_RECORD_BYTES, tooLong } from './readers/input.js';
+import { type ByteCheck, MAX_RECORD_BYTES, tooLong } from './readers/input.js';
 
 /**
  * CSV bytes in, COPY CSV bytes out, one record at a time, without making strings or objects for
@@ -192,6 +192,14 @@ export class CopyTranscoder {
     return status;
   }
 
+  /** The cells of the record `record()` last read from `buf` (unquoted text, in field order). */
+  cells(buf: Buffer): string[] {
+    const t = this.tokens;
+    const cells = new Array<string>(t.count);
+    for (let f = 0; f < t.count; f++) cells[f] = fieldText(buf, t.from(f), t.to(f), (t.flags[f] & ESCAPED) !== 0);
+    return cells;
+  }
+
   /** Checks field `f` of the record the tokenizer read by its plan: sets `text` (a replacement, or null), `status`, and its key part. */
   private field(plan: FieldPlan, buf: Buffer, f: number): void {
     const t = this.tokens;
@@ -318,6 +326,7 @@ export class ByteCsvFile {
   private headerDone = false;
   /** The whole buffer the last `fill` read into (`buf` is its filled part). */
   private store: Buffer | null = null;
+  private check: ByteCheck | null = null;
 
   private constructor(
     private readonly fh: FileHandle,
@@ -325,9 +334,14 @@ export class ByteCsvFile {
     private readonly path: string,
   ) {}
 
-  /** `reuse`: nothing keeps a record's bytes after the next `fill` (a scan), so one buffer serves the whole file. */
-  static async open(path: string, opts: { reuse?: boolean } = {}): Promise<ByteCsvFile> {
-    return new ByteCsvFile(await open(path, 'r'), opts.reuse ?? false, path);
+  /**
+   * `reuse`: nothing keeps a record's bytes after the next `fill` (a scan), so one buffer serves
+   * the whole file; `check`: every byte read goes through it (the scan's UTF-8 check).
+   */
+  static async open(path: string, opts: { reuse?: boolean; check?: ByteCheck } = {}): Promise<ByteCsvFile> {
+    const file = new ByteCsvFile(await open(path, 'r'), opts.reuse ?? false, path);
+    file.check = opts.check ?? null;
+    return file;
   }
 
   /** The next record's status (OK, REFUSED, …), MORE (call `fill`, then again), OVERFLOW (nothing consumed) or END. */
@@ -382,6 +396,7 @@ export class ByteCsvFile {
     const { bytesRead } = await this.fh.read(next, rest, CHUNK, this.filePos);
     this.filePos += bytesRead;
     if (bytesRead === 0) this.eof = true;
+    if (this.check) await (bytesRead === 0 ? this.check.end() : this.check.push(next.subarray(rest, rest + bytesRead)));
     this.buf = next.subarray(0, rest + bytesRead);
     this.p = 0;
   }

@@ -5,7 +5,7 @@ import { DEFAULT_COPY_BATCH_ROWS, type ImportOptions, type ImportSummary, settle
 import { Account, rejectsPathOf, resumePoint, summarize } from './stages/account.js';
 import { Batcher } from './stages/batch.js';
 import { Deduper, scanInput } from './stages/dedupe.js';
-import { loadCopyLines, loadRecords } from './stages/load.js';
+import { loadInput } from './stages/load.js';
 import { Sender } from './stages/send.js';
 import { RowShaper, Shape, planShape } from './stages/shape.js';
 import { DateCells } from './stages/dates.js';
@@ -92,7 +92,7 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
     if (opts.sync && opts.resume) throw new ImportError('--sync cannot --resume: run the sync again from the start (rows already sent are left alone)', 'usage');
     const shape = new Shape(shaper, plan);
     if (plan.ignoredFields.length) settings.notice(`ignoring unknown field${plan.ignoredFields.length > 1 ? 's' : ''}: ${plan.ignoredFields.join(', ')}`);
-    const deduper = await Deduper.open(settings.dedupe, scan, matcher?.natural ? null : plan.conflictKey, source, shaper, settings.stopping);
+    const deduper = Deduper.open(settings.dedupe, scan, matcher?.natural ? null : plan.conflictKey);
     const account = new Account(settings, source, resume, rejectsPathOf(opts, source), () => scan.headers, plan.conflictKey !== null);
     const limits = { rows: settings.batchRows, bytes: settings.batchBytes };
     let batcher: Batcher | null = null;
@@ -110,7 +110,7 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
     await account.start();
     batcher = new Batcher(limits, settings.concurrency, resume, (b) => sender.process(b), (b, o, at) => account.batchDone(b, o, at));
     const ctx = { source, shape, deduper, batcher, account, settings, start: resume.index, records: scan.records, headers: scan.headers, copyHead: sender.copyHead, matcher };
-    const load = await (sender.copyHead ? loadCopyLines(ctx) : loadRecords(ctx));
+    const load = await loadInput(ctx);
     await batcher.finish(!load.interrupted);
     // a stop wins over the failure of a batch it cancelled (or that failed meanwhile): that batch
     // is not committed, the checkpoint stays before it

@@ -1,18 +1,26 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DedupeJudge } from '../../src/import/dedupe.js';
+import { DedupeJudge, type Flagged } from '../../src/import/dedupe.js';
 import { DuplicateFinder } from '../../src/io/duplicate-finder.js';
 
 /** The verdicts for a sequence of keys, the way the engine uses the two classes. */
 function verdicts(keys: string[], policy: 'last' | 'first' | 'error', inputBytes = 0): string[] {
   const finder = new DuplicateFinder(inputBytes);
+  const flagged = new Map<string, Flagged>();
   keys.forEach((k, i) => {
-    if (finder.note(k)) finder.candidates.set(k, i);
+    if (!finder.note(k)) return;
+    finder.candidates.set(k, i);
+    flag(flagged, k, i, true);
   });
-  const counts = new Map<string, number>();
-  for (const k of keys) if (finder.candidates.has(k)) counts.set(k, (counts.get(k) ?? 0) + 1);
-  const judge = new DedupeJudge(policy, finder.candidates, counts);
+  const judge = new DedupeJudge(policy, finder.candidates, flagged);
   return keys.map((k, i) => judge.judge(k, i));
+}
+
+/** The scan's note of a probable repeat: where the key was first flagged, and its valid occurrences from there. */
+function flag(flagged: Map<string, Flagged>, k: string, i: number, valid: boolean): void {
+  let f = flagged.get(k);
+  if (!f) flagged.set(k, (f = { at: i, valid: 0 }));
+  if (valid) f.valid++;
 }
 
 /** The same decisions made with a plain Map of every key (the obvious, memory-hungry way). */
@@ -47,13 +55,15 @@ describe('duplicate keys', () => {
       fc.property(fc.array(fc.tuple(fc.constantFrom('a', 'b', 'c'), fc.boolean()), { maxLength: 40 }), (rows) => {
         // the engine's CSV scan: only a (probable) repeat is validated; -1 = no valid later occurrence
         const finder = new DuplicateFinder(0);
+        const flagged = new Map<string, Flagged>();
         rows.forEach(([k, valid], i) => {
           if (!finder.note(k)) return;
           if (valid) finder.candidates.set(k, i);
           else if (!finder.candidates.has(k)) finder.candidates.set(k, -1);
+          flag(flagged, k, i, valid);
         });
         for (const policy of ['last', 'first'] as const) {
-          const judge = new DedupeJudge(policy, finder.candidates, null);
+          const judge = new DedupeJudge(policy, finder.candidates, flagged);
           const got = rows.map(([k, valid], i) => (valid ? judge.judge(k, i) : 'invalid'));
           const validAt = rows.map(([k, valid], i) => ({ k, valid, i })).filter((r) => r.valid);
           const want = rows.map(([k, valid], i) => {
@@ -65,6 +75,30 @@ describe('duplicate keys', () => {
         }
       }),
       { numRuns: 1000 },
+    );
+  });
+
+  it('--dedupe error: exact verdicts from the scan alone, whatever the filter flags by mistake and whichever rows are invalid (property)', () => {
+    // a stand-in for the Bloom filter that also says "seen" of keys it has not seen (false positives)
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.constantFrom('a', 'b', 'c', 'd'), fc.boolean(), fc.boolean()), { maxLength: 40 }), (rows) => {
+        const seen = new Set<string>();
+        const candidates = new Map<string, number>();
+        const flagged = new Map<string, Flagged>();
+        rows.forEach(([k, valid, falsePositive], i) => {
+          const probable = seen.has(k) || falsePositive;
+          seen.add(k);
+          if (!probable) return;
+          if (valid) candidates.set(k, i);
+          else if (!candidates.has(k)) candidates.set(k, -1);
+          flag(flagged, k, i, valid);
+        });
+        const judge = new DedupeJudge('error', candidates, flagged);
+        const got = rows.map(([k, valid], i) => (valid ? judge.judge(k, i) : 'invalid'));
+        const want = rows.map(([k, valid]) => (!valid ? 'invalid' : rows.filter(([k2, v2]) => k2 === k && v2).length > 1 ? 'reject' : 'send'));
+        expect(got).toEqual(want);
+      }),
+      { numRuns: 2000 },
     );
   });
 

@@ -2,7 +2,7 @@ import type { RecordReader, SourceRecord } from '../types.js';
 import { ImportError } from '../types.js';
 import { CsvScanner, CsvSyntaxError } from './csv-scan.js';
 import { checkSingleHeader } from './delimiter.js';
-import { clip, MAX_HEADER_BYTES, MAX_RECORD_BYTES, openCounted, textChunks, tooLong } from './input.js';
+import { type ByteCheck, clip, MAX_HEADER_BYTES, MAX_RECORD_BYTES, openCounted, textChunks, tooLong } from './input.js';
 
 /**
  * Refuses a header or record that grows past its bound before it ends (a file without line ends,
@@ -55,8 +55,8 @@ export function csvRecordAt(text: string, headers: string[], index: number, line
  * A record with the wrong number of cells is passed on with `error` set, so it is rejected alone.
  * @example for await (const r of csvReader('a.csv').records()) r.values // { id: '…', name: 'Smith, Jones' }
  */
-export function csvReader(path: string, delimiter = ',', name = path): RecordReader {
-  const input = openCounted(path, 64 * 1024);
+export function csvReader(path: string, delimiter = ',', name = path, check?: ByteCheck): RecordReader {
+  const input = openCounted(path, 64 * 1024, check);
   path = name; // messages name the input as the user gave it (not a transcoded copy)
   let headers: string[] | null = null;
   return {

@@ -90,24 +90,21 @@ async function readHead(path: string, n: number): Promise<Buffer> {
 }
 
 /**
- * Decides how to decode a file: a BOM wins (UTF-16 included); otherwise the flag, otherwise UTF-8,
- * in which case the whole file is checked to be valid UTF-8 before anything is written (see
- * checkUtf8), so a Windows-1252 file stops with one clear error instead of a reject per row.
+ * Decides how to decode a file: a BOM wins (UTF-16 included); otherwise the flag, otherwise UTF-8.
+ * UTF-8 input is not read here: the import's scan pass checks every byte as it reads them
+ * (Utf8Check), before anything is written, so a Windows-1252 file stops with one clear error
+ * instead of a reject per row, and the file is not read a third time for it.
  */
 export async function resolveEncoding(path: string, flag?: string, name = path): Promise<InputEncoding> {
   const explicit = flag ? parseEncoding(flag) : undefined;
   const head = await readHead(path, 4096);
   const bom = sniffBom(head);
-  if (bom) {
-    if (bom.encoding === 'utf-8') await checkUtf8(path, name);
-    return { encoding: bom.encoding, bomLength: bom.length, fromBom: true };
-  }
+  if (bom) return { encoding: bom.encoding, bomLength: bom.length, fromBom: true };
   if (explicit) return { encoding: explicit, bomLength: 0, fromBom: false };
   const utf16 = guessUtf16(head);
   if (utf16) {
     throw new ImportError(`${name} looks like ${utf16.toUpperCase()} text without a byte-order mark: pass --encoding ${utf16}`, 'usage');
   }
-  await checkUtf8(path, name);
   return { encoding: 'utf-8', bomLength: 0, fromBom: false };
 }
 
@@ -182,21 +179,36 @@ async function lineAt(path: string, offset: number): Promise<number> {
 }
 
 /**
- * Checks that a whole file is valid UTF-8 (native check, ≈GB/s), throwing an EncodingError that
- * names the first bad line and byte (1-based byte offset in the file) and the encoding to pass.
+ * The UTF-8 check of a file as a pass reads it (native check, ≈GB/s): give it the file's bytes in
+ * order, chunk by chunk (a sequence cut at a chunk's end is checked with the next), then `end`.
+ * It rejects with an EncodingError that names the first bad line and byte (1-based byte offset in
+ * the file) and the encoding to pass.
  */
-export async function checkUtf8(path: string, name = path): Promise<void> {
-  let carry: Buffer = Buffer.alloc(0);
-  let base = 0; // file offset of carry[0]
-  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) {
-    const buf: Buffer = carry.length ? Buffer.concat([carry, chunk as Buffer]) : (chunk as Buffer);
+export class Utf8Check {
+  private carry: Buffer = Buffer.alloc(0);
+  /** File offset of carry[0]. */
+  private base = 0;
+
+  constructor(
+    private readonly path: string,
+    /** The input as the user named it (messages). */
+    private readonly name = path,
+  ) {}
+
+  /** Checks the next bytes of the file. */
+  async push(chunk: Uint8Array): Promise<void> {
+    const buf = this.carry.length ? Buffer.concat([this.carry, chunk]) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     const cut = completePrefix(buf);
     const whole = buf.subarray(0, cut);
-    if (!isUtf8(whole)) return fail(path, name, base, whole);
-    carry = Buffer.from(buf.subarray(cut));
-    base += cut;
+    if (!isUtf8(whole)) return fail(this.path, this.name, this.base, whole);
+    this.carry = Buffer.from(buf.subarray(cut));
+    this.base += cut;
   }
-  if (carry.length && !isUtf8(carry)) return fail(path, name, base, carry);
+
+  /** The file ended: a sequence cut short at its end is not UTF-8. */
+  async end(): Promise<void> {
+    if (this.carry.length && !isUtf8(this.carry)) return fail(this.path, this.name, this.base, this.carry);
+  }
 }
 
 async function fail(path: string, name: string, base: number, buf: Buffer): Promise<never> {

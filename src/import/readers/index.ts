@@ -1,16 +1,13 @@
 import { extname } from 'node:path';
 import { INPUT_FORMATS, ImportError, type InputFormat, type RecordReader } from '../types.js';
 import { csvReader } from './csv.js';
+import type { ReaderOptions } from './input.js';
 import { jsonReader, ndjsonReader } from './json.js';
 import { xlsxReader } from './xlsx.js';
 import { yamlReader } from './yaml.js';
 
-/** How the source stage asks a reader to read: CSV's delimiter, xlsx's sheet, the input's name for messages. */
-export interface ReaderOptions {
-  delimiter?: string;
-  sheet?: string;
-  name?: string;
-}
+/** How the source stage asks a reader to read (src/import/readers/input.ts). */
+export type { ReaderOptions } from './input.js';
 
 /** One input format: the file extensions that name it and how to open a reader over a file. */
 export interface ReaderEntry {
@@ -23,7 +20,7 @@ export interface ReaderEntry {
  * in INPUT_FORMATS, src/import/types.ts). See src/import/README.md.
  */
 export const READERS: Record<InputFormat, ReaderEntry> = {
-  csv: { extensions: ['.csv', '.tsv', '.tab'], open: (path, o) => csvReader(path, o.delimiter, o.name) },
+  csv: { extensions: ['.csv', '.tsv', '.tab'], open: (path, o) => csvReader(path, o.delimiter, o.name, o.check) },
   json: { extensions: ['.json'], open: jsonReader },
   ndjson: { extensions: ['.ndjson', '.jsonl'], open: ndjsonReader },
   yaml: { extensions: ['.yaml', '.yml'], open: yamlReader },

@@ -34,13 +34,36 @@ export interface CountedInput {
   bytesRead(): number;
 }
 
-/** Opens a file (never `-`: stdin is spooled to a file first) and counts bytes as they are read. */
-export function openCounted(path: string, highWaterMark = 256 * 1024): CountedInput {
+/** How the source stage asks a reader to read: CSV's delimiter, xlsx's sheet, the input's name for messages. */
+export interface ReaderOptions {
+  delimiter?: string;
+  sheet?: string;
+  name?: string;
+  /** Checks every byte as it is read (the scan pass's UTF-8 check); text formats only. */
+  check?: ByteCheck;
+}
+
+/** Checks the bytes of a pass as they are read (the import's scan pass gives a UTF-8 check). */
+export interface ByteCheck {
+  push(chunk: Uint8Array): Promise<void>;
+  end(): Promise<void>;
+}
+
+/**
+ * Opens a file (never `-`: stdin is spooled to a file first) and counts bytes as they are read;
+ * with `check`, every byte goes through it on the way (a failed check fails the stream).
+ */
+export function openCounted(path: string, highWaterMark = 256 * 1024, check?: ByteCheck): CountedInput {
   let bytes = 0;
   const counter = new Transform({
     transform(chunk: Buffer, _enc, done) {
       bytes += chunk.length;
-      done(null, chunk);
+      if (!check) return done(null, chunk);
+      check.push(chunk).then(() => done(null, chunk), done);
+    },
+    flush(done) {
+      if (!check) return done();
+      check.end().then(() => done(), done);
     },
   });
   const source = createReadStream(path, { highWaterMark });

@@ -1,6 +1,6 @@
 import type { RecordReader, SourceRecord } from '../types.js';
 import { ImportError } from '../types.js';
-import { MAX_RECORD_BYTES, textChunks, textLines } from './input.js';
+import { MAX_RECORD_BYTES, type ReaderOptions, textChunks, textLines } from './input.js';
 import { type JsonElement, JsonArraySplitter } from './json-splitter.js';
 import { pieceReader } from './scaffold.js';
 
@@ -25,7 +25,7 @@ const decodeJson = (el: JsonElement, next: () => number): SourceRecord[] => [jso
  * accepts a file of concatenated objects.
  * @example for await (const r of jsonReader('rows.json').records()) r.values // { id: '…' }
  */
-export function jsonReader(path: string): RecordReader {
+export function jsonReader(path: string, opts: ReaderOptions = {}): RecordReader {
   return pieceReader(
     path,
     async function* (input) {
@@ -40,6 +40,7 @@ export function jsonReader(path: string): RecordReader {
       }
     },
     decodeJson,
+    opts.check,
   );
 }
 
@@ -47,12 +48,13 @@ export function jsonReader(path: string): RecordReader {
  * Streams NDJSON: one object per line, blank lines skipped; a bad line is one rejected record.
  * @example for await (const r of ndjsonReader('rows.ndjson').records()) r.line // 1, 2, …
  */
-export function ndjsonReader(path: string): RecordReader {
+export function ndjsonReader(path: string, opts: ReaderOptions = {}): RecordReader {
   return pieceReader(
     path,
     async function* (input) {
       for await (const l of textLines(input.stream, path)) if (l.text.trim() !== '') yield l;
     },
     decodeJson,
+    opts.check,
   );
 }

@@ -1,5 +1,5 @@
 import type { RecordReader, SourceRecord } from '../types.js';
-import { type CountedInput, openCounted } from './input.js';
+import { type ByteCheck, type CountedInput, openCounted } from './input.js';
 
 /**
  * The one scaffold of the self-describing readers (JSON, NDJSON, YAML): the input is opened and
@@ -12,8 +12,10 @@ export function pieceReader<P>(
   path: string,
   split: (input: CountedInput) => AsyncIterable<P>,
   decode: (piece: P, next: () => number) => Iterable<SourceRecord>,
+  /** Checks every byte as it is read (the scan pass's UTF-8 check). */
+  check?: ByteCheck,
 ): RecordReader {
-  const input = openCounted(path);
+  const input = openCounted(path, undefined, check);
   return {
     headers: null,
     bytesRead: input.bytesRead,

@@ -1,6 +1,6 @@
 import { parseDocument, visit, isScalar } from 'yaml';
 import type { RecordReader, SourceRecord } from '../types.js';
-import { type CountedInput, textLines } from './input.js';
+import { type CountedInput, type ReaderOptions, textLines } from './input.js';
 import { pieceReader } from './scaffold.js';
 
 interface Chunk {
@@ -74,6 +74,6 @@ async function* yamlChunks(input: CountedInput, path: string): AsyncGenerator<Ch
  * that an alias cannot refer to an anchor in another item.
  * @example for await (const r of yamlReader('rows.yaml').records()) r.values // { id: '…' }
  */
-export function yamlReader(path: string): RecordReader {
-  return pieceReader(path, (input) => yamlChunks(input, path), toRecords);
+export function yamlReader(path: string, opts: ReaderOptions = {}): RecordReader {
+  return pieceReader(path, (input) => yamlChunks(input, path), toRecords, opts.check);
 }

@@ -1,25 +1,30 @@
-import { ByteCsvFile, CopyTranscoder, END, fieldPlans, MALFORMED, MORE, RAGGED, REFUSED } from '../copy-transcode.js';
-import { DedupeJudge } from '../dedupe.js';
+import { CopyTranscoder, fieldPlans, RAGGED, REFUSED } from '../copy-transcode.js';
+import { DedupeJudge, type Flagged } from '../dedupe.js';
 import { DuplicateFinder } from '../../io/duplicate-finder.js';
 import type { DedupePolicy, ImportProgress } from '../options.js';
-import { csvRecordAt } from '../readers/csv.js';
 import { csvKey, keyCellIndexes, keyOf } from '../rows.js';
 import type { SourceRecord } from '../types.js';
 import type { RowFault } from './check.js';
+import { type Cursor, type PassVisitor, runPass } from './pass.js';
 import type { RowShaper } from './shape.js';
-import { type Source, sourceRecords } from './source.js';
+import { byteCheck, type Source, sourceRecords } from './source.js';
 
 /**
- * The dedupe stage. Before anything is sent, a scan pass reads the whole input once: it counts the
- * records, resolves every field (so unknown headers stop the import before any row is sent) and
- * notes every conflict key in a Bloom filter (src/io/duplicate-finder.ts); a key that is probably a
- * repeat is kept exactly, with the index of its last valid occurrence. In the load pass a
- * `Deduper` then says of each keyed row: send it, skip it, or reject it (`--dedupe error`).
+ * The dedupe stage. Before anything is sent, the scan pass (a visitor of the pass driver,
+ * stages/pass.ts) reads the whole input once: it counts the records, resolves every field (so
+ * unknown headers stop the import before any row is sent), checks the bytes are UTF-8 when
+ * nothing else did, and notes every conflict key in a Bloom filter (src/io/duplicate-finder.ts);
+ * a key that is probably a repeat is kept exactly, with the index of its last valid occurrence and
+ * its valid occurrences from the first time it was flagged (what `--dedupe error` needs to know
+ * exactly which keys repeat, without reading the file again). In the load pass a `Deduper` then
+ * says of each keyed row: send it, skip it, or reject it (`--dedupe error`).
  */
 export interface Scan {
   records: number;
   /** Candidate key → index of its last valid occurrence (-1: none after the first). */
   candidates: Map<string, number>;
+  /** Candidate key → where the filter first flagged it and its valid occurrences from there on. */
+  flagged: Map<string, Flagged>;
   /** CSV's header row; null for self-describing formats. */
   headers: string[] | null;
 }
@@ -32,119 +37,105 @@ interface ScanContext {
   stopping: () => boolean;
 }
 
-const scanProgress = (c: ScanContext, bytes: number, records: number): void =>
-  c.progress({ phase: 'scan', bytes, totalBytes: c.source.totalBytes, records, totalRecords: null, written: 0, rejected: 0 });
+/** The scan pass as a visitor of the pass driver. */
+class ScanVisitor implements PassVisitor {
+  readonly out = null;
+  readonly outPos = 0;
+  readonly transcoder: CopyTranscoder | null = null;
+  readonly finder: DuplicateFinder;
+  readonly flagged = new Map<string, Flagged>();
+  records = 0;
+  /** CSV: date fields are read too, so a day-month date refuses the import here, before anything is sent. */
+  private readonly dates: boolean = false;
+  private keyCells: ReturnType<typeof keyCellIndexes> | undefined;
+  headersDone = false;
 
-/** A probable repeat is kept as a candidate, with its index when the row is valid (-1 marks a key seen invalid only). */
-function keepCandidate(finder: DuplicateFinder, shaper: RowShaper, key: string, rec: SourceRecord): void {
-  if (shaper.shape(rec).ok) finder.candidates.set(key, rec.index);
-  else if (!finder.candidates.has(key)) finder.candidates.set(key, -1);
+  constructor(
+    private readonly c: ScanContext,
+    headers: string[] | null,
+  ) {
+    this.finder = new DuplicateFinder(c.source.totalBytes);
+    if (!headers || c.source.format !== 'csv') return;
+    const cols = headers.map((h) => c.shaper.resolver.resolve(h));
+    const keyed = c.keyColumns.every((k) => cols.some((col) => col?.name === k));
+    this.dates = c.shaper.dates !== null && !c.shaper.dates.format && cols.some((col) => col?.type === 'date');
+    this.transcoder = new CopyTranscoder(fieldPlans(cols, keyed ? c.keyColumns : null), c.shaper.nullToken, keyed ? c.keyColumns.length : 0, true, c.source.delimiter, this.dates);
+  }
+
+  visit(at: Cursor): 'stop' | void {
+    this.records++;
+    if (this.records % 2000 === 0) {
+      this.c.progress({ phase: 'scan', bytes: at.bytes(), totalBytes: this.c.source.totalBytes, records: this.records, totalRecords: null, written: 0, rejected: 0 });
+      if (this.c.stopping()) return 'stop';
+    }
+    const tc = at.tc;
+    if (!tc) return this.visitRecord(at.record);
+    // CSV as bytes: only the key (and dates) were read; a probable repeat's row is shaped
+    if (at.status === REFUSED && this.dates) this.c.shaper.dates!.refuse(at.record);
+    if (at.status === RAGGED || tc.key === null || !this.finder.note(tc.key)) return;
+    this.keep(tc.key, at.record);
+  }
+
+  /** A record a reader gave (JSON, NDJSON, YAML, xlsx). */
+  private visitRecord(rec: SourceRecord): void {
+    const { shaper } = this.c;
+    shaper.dates?.refuse(rec); // notes day-month dates; settle() refuses them after the scan
+    if (rec.cells && rec.headers) {
+      // cells (xlsx): coerce only the key cells; the whole row is shaped only when its key is a probable repeat
+      if (!this.headersDone) this.resolveHeaders(rec.headers);
+      if (rec.error) return;
+      this.keyCells ??= keyCellIndexes(rec.headers, shaper.resolver, this.c.keyColumns);
+      const key = this.keyCells ? csvKey(rec.cells, this.keyCells, shaper.fromText, shaper.nullToken) : null;
+      if (key !== null && this.finder.note(key)) this.keep(key, rec);
+      return;
+    }
+    const built = shaper.shape(rec);
+    if (!built.ok) return; // rejected in the load pass; invalid rows never win a dedupe
+    const key = keyOf(built.row, this.c.keyColumns);
+    if (key !== null && this.finder.note(key)) this.keep(key, rec, true);
+  }
+
+  /** Header problems stop the import before any row is read. */
+  resolveHeaders(headers: string[]): void {
+    this.headersDone = true;
+    for (const h of headers) this.c.shaper.resolver.resolve(h);
+    this.c.shaper.resolver.finish();
+  }
+
+  /**
+   * A probable repeat: kept as a candidate, with its index when the row is valid (-1 marks a key
+   * seen invalid only), and counted from where the filter first flagged it.
+   */
+  private keep(key: string, rec: SourceRecord, valid = this.c.shaper.shape(rec).ok): void {
+    const { candidates } = this.finder;
+    if (valid) candidates.set(key, rec.index);
+    else if (!candidates.has(key)) candidates.set(key, -1);
+    let f = this.flagged.get(key);
+    if (!f) this.flagged.set(key, (f = { at: rec.index, valid: 0 }));
+    if (valid) f.valid++;
+  }
+}
+
+/** The header row of a CSV source, read first (its checks and messages are the record reader's). */
+async function csvHeaders(source: Source): Promise<string[] | null> {
+  const reader = sourceRecords(source, byteCheck(source) ?? undefined);
+  for await (const _ of reader.records()) break;
+  return reader.headers;
 }
 
 /**
- * The scan of a CSV file as bytes: counts the records and notes every key; a key that is
- * (probably) a repeat has its row validated, so a dedupe never picks an invalid occurrence. Null
- * when the file is not well-formed CSV (the ordinary scan then says where).
+ * The scan pass: the header first for CSV, then every record through the pass driver, the bytes
+ * checked as UTF-8 on the way when nothing else did.
  */
-async function byteScan(c: ScanContext, headers: string[]): Promise<Scan | null> {
-  const cols = headers.map((h) => c.shaper.resolver.resolve(h));
-  const keyed = c.keyColumns.every((k) => cols.some((col) => col?.name === k));
-  // without --date-format, date fields are read too: a day-month date refuses the import here, before anything is sent
-  const dates = c.shaper.dates !== null && !c.shaper.dates.format && cols.some((col) => col?.type === 'date');
-  const tc = new CopyTranscoder(fieldPlans(cols, keyed ? c.keyColumns : null), c.shaper.nullToken, keyed ? c.keyColumns.length : 0, true, c.source.delimiter, dates);
-  const recordAt = (index: number) => csvRecordAt(file.buf.toString('utf8', file.recStart, file.p), headers, index, file.recLine, c.source.delimiter);
-  const finder = new DuplicateFinder(c.source.totalBytes);
-  const file = await ByteCsvFile.open(c.source.path, { reuse: true });
-  let records = 0;
-  try {
-    for (;;) {
-      const status = file.read(tc, null, 0);
-      if (status === MORE) {
-        await file.fill();
-        continue;
-      }
-      if (status === END) break;
-      if (status === MALFORMED) return null;
-      const index = records++;
-      if (records % 2000 === 0) {
-        scanProgress(c, file.bytesRead(), records);
-        if (c.stopping()) break;
-      }
-      if (status === REFUSED && dates) c.shaper.dates!.refuse(recordAt(index));
-      if (status === RAGGED || tc.key === null || !finder.note(tc.key)) continue;
-      keepCandidate(finder, c.shaper, tc.key, recordAt(index));
-    }
-  } finally {
-    await file.close();
-  }
-  if (dates) c.shaper.dates!.settle();
-  return { records, candidates: finder.candidates, headers };
-}
-
-/** The scan through the format's ordinary reader (JSON, NDJSON, YAML, and CSV the byte scan could not read). */
-async function recordScan(c: ScanContext): Promise<Scan> {
-  const { shaper } = c;
-  const finder = new DuplicateFinder(c.source.totalBytes);
-  const reader = sourceRecords(c.source);
-  let records = 0;
-  let headersDone = false;
-  let keyCells: ReturnType<typeof keyCellIndexes> | undefined;
-  for await (const rec of reader.records()) {
-    if (!headersDone && reader.headers) {
-      for (const h of reader.headers) shaper.resolver.resolve(h);
-      shaper.resolver.finish(); // CSV: header problems stop the import before any row is read
-      headersDone = true;
-    }
-    records++;
-    if (records % 2000 === 0) {
-      scanProgress(c, reader.bytesRead(), records);
-      if (c.stopping()) break;
-    }
-    shaper.dates?.refuse(rec); // notes day-month dates; settle() refuses them after the scan
-    if (rec.cells && rec.headers) {
-      // CSV: coerce only the key cells; the whole row is shaped only when its key is a probable repeat
-      if (rec.error) continue;
-      keyCells ??= keyCellIndexes(rec.headers, shaper.resolver, c.keyColumns);
-      const key = keyCells ? csvKey(rec.cells, keyCells, shaper.fromText, shaper.nullToken) : null;
-      if (key !== null && finder.note(key)) keepCandidate(finder, shaper, key, rec);
-      continue;
-    }
-    const built = shaper.shape(rec);
-    if (!built.ok) continue; // rejected in the load pass; invalid rows never win a dedupe
-    const key = keyOf(built.row, c.keyColumns);
-    if (key !== null && finder.note(key)) finder.candidates.set(key, rec.index);
-  }
-  if (!headersDone && reader.headers) for (const h of reader.headers) shaper.resolver.resolve(h);
-  shaper.resolver.finish();
-  shaper.dates?.settle(); // a day-month date without --date-format: refused before anything is sent
-  return { records, candidates: finder.candidates, headers: reader.headers };
-}
-
-/** The scan pass: the header first for CSV (its checks and messages), then the records as bytes when it can. */
 export async function scanInput(c: ScanContext): Promise<Scan> {
-  if (c.source.format === 'csv') {
-    const headerReader = sourceRecords(c.source);
-    for await (const _ of headerReader.records()) break;
-    const headers = headerReader.headers;
-    if (headers) {
-      for (const h of headers) c.shaper.resolver.resolve(h);
-      c.shaper.resolver.finish(); // CSV: header problems stop the import before any row is read
-      const scan = await byteScan(c, headers);
-      if (scan) return scan;
-    }
-  }
-  return recordScan(c);
-}
-
-/** Exact counts of the candidate keys (`--dedupe error` rejects every row of a repeated key): one more read, only when there are candidates. */
-async function candidateCounts(source: Source, shaper: RowShaper, conflictKey: string[], candidates: Map<string, number>, stopping: () => boolean): Promise<Map<string, number>> {
-  const counts = new Map<string, number>();
-  for await (const rec of sourceRecords(source).records()) {
-    if (rec.index % 2000 === 0 && stopping()) break; // the load pass then stops at once
-    const key = shaper.keyOf(rec, conflictKey);
-    if (key !== null && candidates.has(key)) counts.set(key, (counts.get(key) ?? 0) + 1);
-  }
-  return counts;
+  const headers = c.source.format === 'csv' ? await csvHeaders(c.source) : null;
+  const v = new ScanVisitor(c, headers);
+  if (headers) v.resolveHeaders(headers); // CSV: header problems stop the import before any row is read
+  const pass = await runPass(c.source, v, { headers: headers ?? [], reuse: true, check: byteCheck(c.source) });
+  if (!headers && pass.headers && !v.headersDone) v.resolveHeaders(pass.headers); // an xlsx sheet without rows
+  c.shaper.resolver.finish();
+  c.shaper.dates?.settle(); // a day-month date without --date-format: refused before anything is sent
+  return { records: v.records, candidates: v.finder.candidates, flagged: v.flagged, headers: headers ?? pass.headers };
 }
 
 /** The load pass's verdict on each keyed row: null (send it), 'skip' (another occurrence wins) or a fault (reject it). */
@@ -156,11 +147,10 @@ export class Deduper {
     readonly tracksSkipped: boolean,
   ) {}
 
-  static async open(policy: DedupePolicy, scan: Scan, conflictKey: string[] | null, source: Source, shaper: RowShaper, stopping: () => boolean = () => false): Promise<Deduper> {
-    const counted = conflictKey && policy === 'error' && scan.candidates.size > 0;
-    const counts = counted ? await candidateCounts(source, shaper, conflictKey, scan.candidates, stopping) : null;
-    const tracks = Boolean(conflictKey) && policy === 'first' && scan.candidates.size > 0;
-    return new Deduper(new DedupeJudge(policy, scan.candidates, counts), conflictKey, tracks);
+  static open(policy: DedupePolicy, scan: Scan, conflictKey: string[] | null): Deduper {
+    // `first` and `error` judge a key at its first valid occurrence, which may be before the resume point
+    const tracks = Boolean(conflictKey) && policy !== 'last' && scan.candidates.size > 0;
+    return new Deduper(new DedupeJudge(policy, scan.candidates, scan.flagged), conflictKey, tracks);
   }
 
   /** The verdict for the row at `index` with conflict key `key` (null key: always sent). */
@@ -175,7 +165,7 @@ export class Deduper {
     };
   }
 
-  /** A record before the resume point: only remembered, for `--dedupe first`. */
+  /** A valid record before the resume point: only remembered, for `--dedupe first` and `error`. */
   skipped(key: string | null, index: number): void {
     if (this.tracksSkipped && key !== null) this.judge.judge(key, index);
   }

@@ -1,22 +1,15 @@
-import { ByteCsvFile, CopyTranscoder, END, fieldPlans, MALFORMED, MORE, OK, OVERFLOW } from '../copy-transcode.js';
+import { CopyTranscoder, fieldPlans, NEEDS_JSON, OK } from '../copy-transcode.js';
 import type { Settings } from '../options.js';
-import { csvRecordAt } from '../readers/csv.js';
 import { keyOf } from '../rows.js';
-import { ImportError, type SourceRecord } from '../types.js';
+import type { SourceRecord } from '../types.js';
 import type { Account } from './account.js';
 import type { Batcher, BatchLimits } from './batch.js';
 import type { Deduper } from './dedupe.js';
+import { type Cursor, type PassVisitor, runPass } from './pass.js';
 import { CopyRow, type PendingRow, type Shape } from './shape.js';
-import { type Source, sourceRecords } from './source.js';
+import type { Source } from './source.js';
 import { type Matcher, REPEAT, repeatFault } from './match.js';
-
-/**
- * The load pass: reads the source again and moves every record through the stages in order,
- * shape (and checks) → dedupe → batch; the batch stage hands full batches to send and account.
- * A CSV file sent as COPY bodies takes the byte path (`loadCopyLines`), where the transcoder
- * (src/import/copy-transcode.ts) writes each record's COPY line straight into its batch's buffer
- * without strings or objects per cell; every other input takes the record path.
- */
+/** What the load pass works with: the stages, wired by importFile (src/import/engine.ts). */
 export interface LoadContext {
   source: Source;
   shape: Shape;
@@ -44,7 +37,7 @@ export interface LoadResult {
   bytes: number;
 }
 
-/** Per-pass counters shared by the helpers below. */
+/** The load pass's counters, as the helpers below read them. */
 interface Pass {
   read: number;
   bytes: () => number;
@@ -77,30 +70,6 @@ async function addRecord(c: LoadContext, pass: Pass, rec: SourceRecord): Promise
   if (verdict === 'skip') return c.batcher.skip();
   if (verdict) return c.batcher.reject(rec, verdict);
   await addRow(c, pass, c.shape.jsonRow(rec, built.row, key));
-}
-
-/** The record path: every record through the format's reader. */
-export async function loadRecords(c: LoadContext): Promise<LoadResult> {
-  const reader = sourceRecords(c.source);
-  const pass: Pass = { read: 0, bytes: () => reader.bytesRead() };
-  const conflictKey = c.shape.plan.conflictKey;
-  let interrupted = false;
-  for await (const rec of reader.records()) {
-    pass.read++;
-    if (rec.index < c.start) {
-      // a resumed `--dedupe first` must still know which keys the committed part already sent
-      if (c.deduper.tracksSkipped) c.deduper.skipped(c.shape.shaper.keyOf(rec, conflictKey!), rec.index);
-      continue;
-    }
-    if (c.settings.stopping()) {
-      interrupted = true;
-      break;
-    }
-    if (c.batcher.fatal) break;
-    c.batcher.begin(rec.index, rec.line);
-    await addRecord(c, pass, rec);
-  }
-  return { interrupted, read: pass.read, bytes: pass.bytes() };
 }
 
 /**
@@ -207,118 +176,137 @@ function injectCells(lines: LineBuffers, prefix: string, reserve: number, end: n
   return end - (reserve - n);
 }
 
-/** One byte-path pass: what its helpers share, set once per pass. */
-interface BytePass extends Pass {
-  c: LoadContext;
-  file: ByteCsvFile;
-  tc: CopyTranscoder;
-  lines: LineBuffers;
-  headers: string[];
+/**
+ * The load pass as a visitor of the pass driver (stages/pass.ts). With COPY bodies a CSV record
+ * the transcoder could write is a COPY line already in its batch's buffer (the byte way: no
+ * strings or objects per cell); every other record (another format, JSON bodies, a value to
+ * check, a default to fill) is shaped and checked (the record way).
+ */
+class LoadVisitor implements PassVisitor, Pass {
+  read = 0;
+  interrupted = false;
+  readonly transcoder: CopyTranscoder | null = null;
+  /** The buffers COPY lines go into (COPY bodies only). */
+  private readonly lines: LineBuffers | null = null;
   /** The row's own key columns the transcoder notes first (none with a natural key). */
-  lead: string[];
+  private readonly lead: string[] = [];
   /** Bytes left before each line for the match stage's cells. */
-  reserve: number;
-}
+  private readonly reserve: number;
+  bytes: () => number = () => 0;
 
-/** The record the byte reader stands on, decoded the ordinary way (the record way, a reject, a comparison). */
-function currentRecord(b: BytePass, index: number): SourceRecord {
-  const { file } = b;
-  return csvRecordAt(file.buf.toString('utf8', file.recStart, file.p), b.headers, index, file.recLine, b.c.source.delimiter);
-}
-
-/** Checks judge a row before the match stage does (a repeated key is a check's finding first); true when they rejected it. */
-function rejectedByChecks(b: BytePass, index: number): boolean {
-  const rec = currentRecord(b, index);
-  const shaped = b.c.shape.shaper.shape(rec);
-  if (shaped.ok) return false;
-  b.c.batcher.reject(rec, shaped);
-  return true;
-}
-
-/**
- * The match stage on a COPY line: its cells written before the line, with the line's new end
- * and the row's key; null when the record was skipped, rejected or found unchanged.
- */
-function matchLine(b: BytePass, m: Matcher, index: number, end: number): { end: number; key: string | null } | null {
-  const { c, tc, lead } = b;
-  const own = lead.length === 0 ? null : leadKey(tc, lead.length);
-  const values = m.assign((i) => tc.part(lead.length + i), own);
-  if (values === REPEAT && c.settings.dedupe !== 'error') {
-    c.batcher.skip();
-    return null;
-  }
-  if (!Array.isArray(values)) {
-    c.batcher.reject(currentRecord(b, index), values === REPEAT ? repeatFault() : values);
-    return null;
-  }
-  if (m.comparing && unchangedLine(c, m, values, currentRecord(b, index))) {
-    c.batcher.same();
-    if (b.read % 500 === 0) c.account.progress(b.bytes(), b.read, c.records);
-    return null;
-  }
-  return { end: injectCells(b.lines, m.prefix(values), b.reserve, end), key: m.natural ? values[0] : own };
-}
-
-/**
- * The byte path: CSV bytes → COPY lines (no strings or objects per cell); a record the
- * transcoder cannot write as a line (a value to check, a default to fill) takes the record way.
- */
-export async function loadCopyLines(c: LoadContext): Promise<LoadResult> {
-  const headers = c.headers ?? [];
-  const { resolver, nullToken } = c.shape.shaper;
-  const m = c.matcher;
-  // the key parts the transcoder notes: the row's own key (not with a natural key: it has none), then what the match stage reads
-  const lead = m?.natural ? [] : (c.shape.plan.conflictKey ?? []);
-  const keyCols = m ? [...lead, ...m.needs] : c.shape.plan.conflictKey;
-  const delimiter = c.source.delimiter;
-  const tc = new CopyTranscoder(fieldPlans(headers.map((h) => resolver.resolve(h)), keyCols), nullToken, keyCols?.length ?? 0, false, delimiter);
-  const file = await ByteCsvFile.open(c.source.path);
-  const lines = new LineBuffers(c.copyHead!, c.batcher.limits);
-  const b: BytePass = { c, file, tc, lines, headers, lead, reserve: m?.reserve ?? 0, read: 0, bytes: () => file.bytesRead() };
-  let interrupted = false;
-  try {
-    for (let index = 0; ; ) {
-      const status = file.read(tc, lines.out, lines.pos + b.reserve);
-      if (status === MORE) {
-        await file.fill();
-        continue;
-      }
-      if (status === END) break;
-      if (status === OVERFLOW) {
-        lines.renew(!(await c.batcher.sendOpen()));
-        continue;
-      }
-      const recIndex = index++;
-      b.read++;
-      if (recIndex < c.start) {
-        c.deduper.skipped(tc.key, recIndex); // a resumed `--dedupe first` must still know the keys sent
-        continue;
-      }
-      if (c.settings.stopping()) {
-        interrupted = true;
-        break;
-      }
-      if (c.batcher.fatal) break;
-      if (status === MALFORMED) throw new ImportError(`${c.source.input}: CSV is malformed near line ${file.recLine}`, 'usage');
-      c.batcher.begin(recIndex, file.recLine);
-      if (status !== OK) {
-        await addRecord(c, b, currentRecord(b, recIndex));
-        continue;
-      }
-      const checked = m !== null && c.settings.checks.length > 0;
-      if (checked && rejectedByChecks(b, recIndex)) continue;
-      let end = tc.outEnd;
-      let key = tc.key;
-      if (m) {
-        const matched = matchLine(b, m, recIndex, end);
-        if (!matched) continue;
-        ({ end, key } = matched);
-      }
-      const row = new CopyRow(key, file.buf, file.recStart, file.p, recIndex, file.recLine, headers, delimiter);
-      if (await addLine(c, b, row, lines, end, m?.natural === true, checked)) lines.renew();
+  constructor(private readonly c: LoadContext) {
+    const m = c.matcher;
+    this.reserve = m?.reserve ?? 0;
+    if (c.source.format !== 'csv' || !c.headers) return;
+    const { resolver, nullToken } = c.shape.shaper;
+    const cols = c.headers.map((h) => resolver.resolve(h));
+    if (!c.copyHead) {
+      // JSON bodies: the transcoder only finds each record's bounds; its cells are decoded for the row
+      this.transcoder = new CopyTranscoder(fieldPlans(cols, null), nullToken, 0, true, c.source.delimiter);
+      return;
     }
-  } finally {
-    await file.close();
+    // the key parts the transcoder notes: the row's own key (not with a natural key: it has none), then what the match stage reads
+    this.lead = m?.natural ? [] : (c.shape.plan.conflictKey ?? []);
+    const keyCols = m ? [...this.lead, ...m.needs] : c.shape.plan.conflictKey;
+    this.transcoder = new CopyTranscoder(fieldPlans(cols, keyCols), nullToken, keyCols?.length ?? 0, false, c.source.delimiter);
+    this.lines = new LineBuffers(c.copyHead, c.batcher.limits);
   }
-  return { interrupted, read: b.read, bytes: b.bytes() };
+
+  get out(): Buffer | null {
+    return this.lines?.out ?? null;
+  }
+
+  get outPos(): number {
+    return this.lines ? this.lines.pos + this.reserve : 0;
+  }
+
+  /** A line too long for the buffer: the open batch goes out and the line gets a fresh buffer (twice the size when the batch was empty). */
+  async overflow(): Promise<void> {
+    this.lines!.renew(!(await this.c.batcher.sendOpen()));
+  }
+
+  visit(at: Cursor): 'stop' | void | Promise<void> {
+    const { c } = this;
+    this.read++;
+    this.bytes = at.bytes;
+    if (at.index < c.start) return this.before(at);
+    if (c.settings.stopping()) {
+      this.interrupted = true;
+      return 'stop';
+    }
+    if (c.batcher.fatal) return 'stop';
+    c.batcher.begin(at.index, at.line);
+    if (!this.lines || at.status !== OK) return addRecord(c, this, at.record);
+    return this.line(at);
+  }
+
+  /** A record before the resume point: a resumed `--dedupe first` or `error` must still know the keys the committed part sent. */
+  private before(at: Cursor): void {
+    const { c } = this;
+    if (!c.deduper.tracksSkipped) return;
+    if (!at.tc || !this.lines) c.deduper.skipped(c.shape.shaper.keyOf(at.record, c.shape.plan.conflictKey!), at.index);
+    else if (at.status === OK || at.status === NEEDS_JSON) c.deduper.skipped(at.tc.key, at.index);
+  }
+
+  /** A record the transcoder wrote as a COPY line: the match stage's cells, the checks and the dedupe verdict, then its batch. */
+  private async line(at: Cursor): Promise<void> {
+    const { c } = this;
+    const tc = at.tc!;
+    const m = c.matcher;
+    const checked = m !== null && c.settings.checks.length > 0;
+    if (checked && this.rejectedByChecks(at)) return;
+    let end = tc.outEnd;
+    let key = tc.key;
+    if (m) {
+      const matched = this.match(at, m, end);
+      if (!matched) return;
+      ({ end, key } = matched);
+    }
+    const row = new CopyRow(key, at.bytesRecord());
+    if (await addLine(c, this, row, this.lines!, end, m?.natural === true, checked)) this.lines!.renew();
+  }
+
+  /** Checks judge a row before the match stage does (a repeated key is a check's finding first); true when they rejected it. */
+  private rejectedByChecks(at: Cursor): boolean {
+    const shaped = this.c.shape.shaper.shape(at.record);
+    if (shaped.ok) return false;
+    this.c.batcher.reject(at.record, shaped);
+    return true;
+  }
+
+  /**
+   * The match stage on a COPY line: its cells written before the line, with the line's new end
+   * and the row's key; null when the record was skipped, rejected or found unchanged.
+   */
+  private match(at: Cursor, m: Matcher, end: number): { end: number; key: string | null } | null {
+    const { c, lead } = this;
+    const tc = at.tc!;
+    const own = lead.length === 0 ? null : leadKey(tc, lead.length);
+    const values = m.assign((i) => tc.part(lead.length + i), own);
+    if (values === REPEAT && c.settings.dedupe !== 'error') {
+      c.batcher.skip();
+      return null;
+    }
+    if (!Array.isArray(values)) {
+      c.batcher.reject(at.record, values === REPEAT ? repeatFault() : values);
+      return null;
+    }
+    if (m.comparing && unchangedLine(c, m, values, at.record)) {
+      c.batcher.same();
+      if (this.read % 500 === 0) c.account.progress(this.bytes(), this.read, c.records);
+      return null;
+    }
+    return { end: injectCells(this.lines!, m.prefix(values), this.reserve, end), key: m.natural ? values[0] : own };
+  }
+}
+
+/**
+ * The load pass: reads the source again (the pass driver) and moves every record through the
+ * stages in order, shape (and checks) → dedupe → batch; the batch stage hands full batches to send
+ * and account.
+ */
+export async function loadInput(c: LoadContext): Promise<LoadResult> {
+  const v = new LoadVisitor(c);
+  const pass = await runPass(c.source, v, { headers: c.headers ?? [] });
+  return { interrupted: v.interrupted, read: v.read, bytes: pass.bytes };
 }

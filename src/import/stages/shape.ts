@@ -1,7 +1,6 @@
 import type { ColumnDef, TableDef } from '../../schema/catalog.js';
 import { knownDefault } from '../../schema/conventions.js';
 import type { FieldResolver } from '../mapping.js';
-import { csvRecordAt } from '../readers/csv.js';
 import { buildRow, keyOf, type RowResult } from '../rows.js';
 import { ImportError, type SourceRecord } from '../types.js';
 import { type RowCheck, runChecks } from './check.js';
@@ -97,7 +96,7 @@ export interface PendingRow {
   complete: boolean;
 }
 
-/** A row the COPY transcoder wrote as a line; its source record is decoded again only when asked (a reject, a JSON body). */
+/** A row the COPY transcoder wrote as a line; its record (stages/pass.ts) decodes its bytes again only when asked (a reject, a JSON body). */
 export class CopyRow implements PendingRow {
   json: string | null = null;
   kind: 'insert' | 'update' = 'insert';
@@ -105,21 +104,13 @@ export class CopyRow implements PendingRow {
   copyOut: Buffer | null = null;
   copyAt = 0;
   bytes = 0;
-  private rec: SourceRecord | null = null;
   constructor(
     readonly key: string | null,
-    private readonly src: Buffer,
-    private readonly a: number,
-    private readonly z: number,
-    readonly index: number,
-    readonly line: number,
-    private readonly headers: string[],
-    private readonly delimiter = ',',
+    readonly record: SourceRecord,
   ) {}
 
-  get record(): SourceRecord {
-    this.rec ??= csvRecordAt(this.src.toString('utf8', this.a, this.z), this.headers, this.index, this.line, this.delimiter);
-    return this.rec;
+  get index(): number {
+    return this.record.index;
   }
 }
 

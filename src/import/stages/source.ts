@@ -2,10 +2,10 @@ import { constants, createReadStream, openSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { Socket } from 'node:net';
 import { type Readable, Transform } from 'node:stream';
-import { MAX_RECORD_BYTES, tooLong } from '../readers/input.js';
+import { type ByteCheck, MAX_RECORD_BYTES, tooLong } from '../readers/input.js';
 import { JsonArraySplitter } from '../readers/json-splitter.js';
 import { detectFormat, openReader } from '../readers/index.js';
-import { type InputEncoding, resolveEncoding, toUtf8 } from '../readers/decode.js';
+import { type InputEncoding, resolveEncoding, toUtf8, Utf8Check } from '../readers/decode.js';
 import { checkDelimiterFlag, readDelimiter } from '../readers/delimiter.js';
 import { spoolToFile } from '../spool.js';
 import { ImportError, type InputFormat, type RecordReader } from '../types.js';
@@ -36,6 +36,11 @@ export interface Source {
   delimiter: string;
   /** xlsx: the sheet to read (default the first). */
   sheet?: string;
+  /**
+   * The file is read as UTF-8 as it is and nothing has checked that it is: the scan pass checks
+   * every byte as it reads them (`byteCheck`), before anything is sent.
+   */
+  unchecked: boolean;
 }
 
 /** How to read the input's bytes: the import command's `--encoding`, `--delimiter` and `--sheet`. */
@@ -106,7 +111,7 @@ export async function openSource(opts: { input: string; format?: string; stdin?:
   const format = detectFormat(opts.input, opts.format);
   checkDelimiterFlag(format, opts);
   const kind = opts.input === '-' ? 'stdin' : await kindOf(opts.input);
-  let raw: Omit<Source, 'rawPath' | 'encoding' | 'delimiter' | 'sheet'>;
+  let raw: Omit<Source, 'rawPath' | 'encoding' | 'delimiter' | 'sheet' | 'unchecked'>;
   if (kind === 'file') {
     const totalBytes = (await stat(opts.input)).size;
     raw = { input: opts.input, path: opts.input, format, streamed: false, totalBytes, interrupted: false, cleanup: async () => {} };
@@ -118,7 +123,7 @@ export async function openSource(opts: { input: string; format?: string; stdin?:
     const totalBytes = spool.complete ? (await stat(spool.path)).size : 0;
     raw = { input: opts.input, path: spool.path, format, streamed: true, totalBytes, interrupted: !spool.complete, cleanup: spool.cleanup };
   }
-  const source: Source = { ...raw, rawPath: raw.path, encoding: null, delimiter: ',', sheet: opts.sheet };
+  const source: Source = { ...raw, rawPath: raw.path, encoding: null, delimiter: ',', sheet: opts.sheet, unchecked: false };
   if (raw.interrupted || format === 'xlsx') return source;
   try {
     await decodeSource(source, opts.encoding, opts.signal);
@@ -131,16 +136,20 @@ export async function openSource(opts: { input: string; format?: string; stdin?:
 }
 
 /**
- * The decoding step: the encoding is decided (a BOM, else `--encoding`, else UTF-8 checked whole,
+ * The decoding step: the encoding is decided (a BOM, else `--encoding`, else UTF-8,
  * src/import/readers/decode.ts); input that is not plain UTF-8 is transcoded as a stream into a
  * UTF-8 spool, so every later stage (the byte-level COPY path included) reads UTF-8 only, and
- * UTF-8 (with or without a BOM, as Excel's "CSV UTF-8" writes) is read where it is, at full speed.
+ * UTF-8 (with or without a BOM, as Excel's "CSV UTF-8" writes) is read where it is, at full speed,
+ * and checked by the scan pass as it reads it (`unchecked`).
  */
 async function decodeSource(source: Source, flag: string | undefined, signal?: AbortSignal): Promise<void> {
   const enc = await resolveEncoding(source.path, flag, source.input === '-' ? 'stdin' : source.input);
   source.encoding = enc;
   // UTF-8 is read where it is, a BOM too (the readers and the byte path skip it)
-  if (enc.encoding === 'utf-8') return;
+  if (enc.encoding === 'utf-8') {
+    source.unchecked = true;
+    return;
+  }
   const spool = await spoolToFile(toUtf8(createReadStream(source.path), enc), source.format, { signal });
   const previous = source.cleanup;
   source.cleanup = async () => {
@@ -152,7 +161,12 @@ async function decodeSource(source: Source, flag: string | undefined, signal?: A
   else source.totalBytes = (await stat(spool.path)).size;
 }
 
-/** A reader of the source's records (the format registry picks it). */
-export function sourceRecords(source: Source): RecordReader {
-  return openReader(source.path, source.format, { delimiter: source.delimiter, sheet: source.sheet, name: source.input === '-' ? 'stdin' : source.input });
+/** A reader of the source's records (the format registry picks it); `check` sees every byte it reads. */
+export function sourceRecords(source: Source, check?: ByteCheck): RecordReader {
+  return openReader(source.path, source.format, { delimiter: source.delimiter, sheet: source.sheet, name: source.input === '-' ? 'stdin' : source.input, check });
+}
+
+/** The UTF-8 check of a pass over a source that has not been checked (the scan's), else null. */
+export function byteCheck(source: Source): ByteCheck | null {
+  return source.unchecked ? new Utf8Check(source.path, source.input === '-' ? 'stdin' : source.input) : null;
 }

@@ -1,10 +1,17 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createReadStream, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import iconv from 'iconv-lite';
-import { EncodingError, checkUtf8, encodeAs, firstBadByte, guessUtf16, parseEncoding, resolveEncoding, sniffBom, toUtf8 } from '../../../src/import/readers/decode.js';
+import { EncodingError, Utf8Check, encodeAs, firstBadByte, guessUtf16, parseEncoding, resolveEncoding, sniffBom, toUtf8 } from '../../../src/import/readers/decode.js';
+
+/** A whole file through the scan pass's UTF-8 check, in read-sized chunks. */
+async function checkUtf8(path: string): Promise<void> {
+  const check = new Utf8Check(path);
+  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) await check.push(chunk as Buffer);
+  await check.end();
+}
 
 const dir = mkdtempSync(join(tmpdir(), 'decode-'));
 const file = (name: string, bytes: Uint8Array) => {
@@ -49,7 +56,7 @@ describe('encodings', () => {
 
   it('a Windows-1252 file meant as UTF-8 names the first bad line and byte and the flag', async () => {
     const p = file('w.csv', iconv.encode('stage_name,city\nAnna,Oslo\nBjörn,Malmö\n', 'windows-1252'));
-    const err = await checkUtf8(p).catch((e) => e);
+    const err = (await checkUtf8(p).catch((e: unknown) => e)) as EncodingError;
     expect(err).toBeInstanceOf(EncodingError);
     expect(err.line).toBe(3);
     expect(err.offset).toBe('stage_name,city\nAnna,Oslo\nBj'.length + 1);
@@ -62,7 +69,7 @@ describe('encodings', () => {
     const good = Buffer.from(line.repeat(200_000));
     await expect(checkUtf8(file('good.csv', good))).resolves.toBeUndefined();
     const bad = Buffer.concat([good, Buffer.from([0x42, 0x6a, 0xf6, 0x0a])]);
-    const err = await checkUtf8(file('bad.csv', bad)).catch((e) => e);
+    const err = (await checkUtf8(file("bad.csv", bad)).catch((e: unknown) => e)) as EncodingError;
     expect(err.line).toBe(200_001);
     expect(err.offset).toBe(good.length + 3);
   });
@@ -72,7 +79,9 @@ describe('encodings', () => {
     expect(await resolveEncoding(bom, 'windows-1252')).toEqual({ encoding: 'utf-16le', bomLength: 2, fromBom: true });
     const w = file('w2.csv', iconv.encode('a\né\n', 'windows-1252'));
     expect(await resolveEncoding(w, 'cp1252')).toEqual({ encoding: 'windows-1252', bomLength: 0, fromBom: false });
-    await expect(resolveEncoding(w)).rejects.toThrow(/--encoding windows-1252/);
+    // UTF-8 by default: the scan pass checks the bytes as it reads them (not resolveEncoding)
+    expect(await resolveEncoding(w)).toEqual({ encoding: 'utf-8', bomLength: 0, fromBom: false });
+    await expect(checkUtf8(w)).rejects.toThrow(/--encoding windows-1252/);
     const u16 = file('u16.csv', iconv.encode('name,city\nAnna,Oslo\n', 'utf-16le'));
     await expect(resolveEncoding(u16)).rejects.toThrow(/UTF-16LE text without a byte-order mark: pass --encoding utf-16le/);
   });

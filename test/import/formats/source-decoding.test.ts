@@ -3,6 +3,8 @@ import iconv from 'iconv-lite';
 import { describe, expect, it } from 'vitest';
 import { CopyTranscoder, fieldPlans, OK, REFUSED } from '../../../src/import/copy-transcode.js';
 import { FieldResolver } from '../../../src/import/mapping.js';
+import { scanInput } from '../../../src/import/stages/dedupe.js';
+import { RowShaper } from '../../../src/import/stages/shape.js';
 import { openSource, sourceRecords } from '../../../src/import/stages/source.js';
 import { file, tmp } from '../support-files.js';
 import { table } from '../support.js';
@@ -47,7 +49,12 @@ describe('source stage: decoding and delimiters', () => {
   it('a UTF-8 BOM does not excuse bytes that are not UTF-8', async () => {
     const p = file(tmp(), 'bom-bad.csv', '');
     writeFileSync(p, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('name\nBj'), Buffer.from([0xf6]), Buffer.from('rn\n')]));
-    await expect(openSource({ input: p })).rejects.toThrow(/not valid UTF-8: line 2, byte 11 \(0xf6\)/);
+    // the source reads it as UTF-8 where it is; the scan pass checks its bytes, before anything is sent
+    const source = await openSource({ input: p });
+    expect(source.unchecked).toBe(true);
+    const shaper = new RowShaper(new FieldResolver(table('artists'), { ignoreUnknown: true }), true, '\\N', []);
+    const scan = scanInput({ source, shaper, keyColumns: ['id'], progress: () => {}, stopping: () => false });
+    await expect(scan).rejects.toThrow(/not valid UTF-8: line 2, byte 11 \(0xf6\)/);
   });
 
   it('flags a format cannot use are usage errors', async () => {

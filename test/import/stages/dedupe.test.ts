@@ -40,20 +40,20 @@ describe('dedupe stage', () => {
 
   it('last / first / error policies decide per key in file order', async () => {
     const text = `id,stage_name\n${id(1)},A\n${id(2)},B\n${id(1)},C\n`;
-    const { source, shaper, scan } = await scanned('a.csv', text);
+    const { scan } = await scanned('a.csv', text);
     const keys = [id(1), id(2), id(1)];
-    expect(verdicts(await Deduper.open('last', scan, ['id'], source, shaper), keys)).toEqual(['skip', null, null]);
-    expect(verdicts(await Deduper.open('first', scan, ['id'], source, shaper), keys)).toEqual([null, null, 'skip']);
-    const error = verdicts(await Deduper.open('error', scan, ['id'], source, shaper), keys);
+    expect(verdicts(Deduper.open('last', scan, ['id']), keys)).toEqual(['skip', null, null]);
+    expect(verdicts(Deduper.open('first', scan, ['id']), keys)).toEqual([null, null, 'skip']);
+    const error = verdicts(Deduper.open('error', scan, ['id']), keys);
     expect(error[1]).toBeNull();
     expect(error[0]).toEqual({ code: '23505', message: expect.stringMatching(/^the key \(id\)=\(a0000000-.*\) appears more than once in the input/) });
     expect(error[2]).toEqual(error[0]);
-    expect((await Deduper.open('last', scan, ['id'], source, shaper)).admit(null, 0)).toBeNull();
+    expect((Deduper.open('last', scan, ['id'])).admit(null, 0)).toBeNull();
   });
 
   it('a resumed --dedupe first still knows the keys the committed part sent', async () => {
-    const { source, shaper, scan } = await scanned('a.csv', `id,stage_name\n${id(1)},A\n${id(1)},B\n`);
-    const d = await Deduper.open('first', scan, ['id'], source, shaper);
+    const { scan } = await scanned('a.csv', `id,stage_name\n${id(1)},A\n${id(1)},B\n`);
+    const d = Deduper.open('first', scan, ['id']);
     expect(d.tracksSkipped).toBe(true);
     d.skipped(id(1), 0);
     expect(d.admit(id(1), 1)).toBe('skip');

@@ -4,7 +4,7 @@ import { settle } from '../../../src/import/options.js';
 import { Account, rejectsPathOf, resumePoint } from '../../../src/import/stages/account.js';
 import { type Batch, Batcher } from '../../../src/import/stages/batch.js';
 import { Deduper, scanInput } from '../../../src/import/stages/dedupe.js';
-import { loadCopyLines, loadRecords } from '../../../src/import/stages/load.js';
+import { loadInput } from '../../../src/import/stages/load.js';
 import { RowShaper, Shape, planShape } from '../../../src/import/stages/shape.js';
 import { openSource } from '../../../src/import/stages/source.js';
 import { file, table, tmp } from '../support-files.js';
@@ -21,14 +21,14 @@ async function pipeline(opts: { stopAfter?: number; start?: number } = {}) {
   const shaper = new RowShaper(new FieldResolver(settings.table, {}), true, settings.nullToken, []);
   const scan = await scanInput({ source, shaper, ...settings, stopping: () => false });
   const shape = new Shape(shaper, planShape(settings.table, shaper.resolver, settings.keyColumns, { ignoreDuplicates: false }));
-  const deduper = await Deduper.open('last', scan, shape.plan.conflictKey, source, shaper);
+  const deduper = Deduper.open('last', scan, shape.plan.conflictKey);
   const resume = { ...(await resumePoint(base, source, () => {})), index: opts.start ?? 0 };
   const account = new Account(settings, source, resume, rejectsPathOf(base, source), () => scan.headers, true);
   const sent: Batch[] = [];
   const batcher = new Batcher({ rows: 2, bytes: 1 << 20 }, 2, resume, async (b) => (sent.push(b), { inserted: b.rows.length, updated: 0, unchanged: 0, rejects: b.rejects }), (b, o, at) => account.batchDone(b, o, at));
   const copyHead = Buffer.from('id,stage_name,is_signed\n');
   const ctx = { source, shape, deduper, batcher, account, settings, matcher: null, start: resume.index, records: scan.records, headers: scan.headers };
-  return { sent, batcher, account, records: () => loadRecords({ ...ctx, copyHead: null }), lines: () => loadCopyLines({ ...ctx, copyHead }) };
+  return { sent, batcher, account, records: () => loadInput({ ...ctx, copyHead: null }), lines: () => loadInput({ ...ctx, copyHead }) };
 }
 
 const summary = (sent: Batch[]) => ({

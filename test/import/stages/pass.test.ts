@@ -1,0 +1,80 @@
+import * as fs from 'node:fs';
+import { statSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { Store } from '../../../src/store/store.js';
+import { importFile } from '../../../src/import/engine.js';
+import { disposeStore, STORE_KINDS } from '../../support/stores.js';
+import { file, rowsOf, serverFor, table, tmp } from '../support.js';
+
+/** Bytes read from each file, however it was opened (a FileHandle or a read stream). */
+const readBytes = vi.hoisted(() => new Map<string, number>());
+const count = (path: unknown, n: number) => readBytes.set(String(path), (readBytes.get(String(path)) ?? 0) + n);
+
+vi.mock('node:fs/promises', async (original) => {
+  const m = await original<typeof import('node:fs/promises')>();
+  const open = async (...args: Parameters<typeof m.open>) => {
+    const fh = await m.open(...args);
+    const read = fh.read.bind(fh) as (...a: unknown[]) => Promise<{ bytesRead: number; buffer: Buffer }>;
+    (fh as unknown as { read: unknown }).read = async (...a: unknown[]) => {
+      const r = await read(...a);
+      count(args[0], r.bytesRead);
+      return r;
+    };
+    return fh;
+  };
+  return { ...m, open, default: { ...m, open } };
+});
+
+vi.mock('node:fs', async (original) => {
+  const m = await original<typeof import('node:fs')>();
+  // the stream reads through a counting `fs` of its own (its `open` and `close` are the real ones)
+  const createReadStream = (path: fs.PathLike, opts?: Parameters<typeof m.createReadStream>[1]) => {
+    const o = typeof opts === 'string' ? { encoding: opts } : (opts ?? {});
+    const read = (fd: number, buf: Buffer, off: number, len: number, pos: number | null, cb: (e: Error | null, n: number, b: Buffer) => void) =>
+      m.read(fd, buf, off, len, pos, (e, n, b) => {
+        count(path, n);
+        cb(e, n, b);
+      });
+    return m.createReadStream(path, { ...o, fs: { open: m.open, close: m.close, read } } as Parameters<typeof m.createReadStream>[1]);
+  };
+  return { ...m, createReadStream, default: { ...m, createReadStream } };
+});
+
+const id = (n: number) => `a0000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+
+describe('pass driver: an import reads its file twice (the scan, the load)', () => {
+  let store: Store;
+  beforeAll(async () => {
+    store = await STORE_KINDS[0].make();
+  });
+  afterAll(async () => {
+    await disposeStore(store);
+  });
+
+  // 20,000 rows, ~1.4 MB; keys 7 and 11 repeat, one of key 11's rows is invalid
+  const rows = Array.from({ length: 20_000 }, (_, i) => ({ id: id(i === 15_000 ? 7 : i === 19_000 || i === 19_001 ? 11 : i), stage_name: `Artist ${i}`, is_signed: i === 19_001 ? 'perhaps' : 'true' }));
+  const inputs = {
+    csv: `id,stage_name,is_signed\n${rows.map((r) => `${r.id},${r.stage_name},${r.is_signed}`).join('\n')}\n`,
+    ndjson: `${rows.map((r) => JSON.stringify({ ...r, is_signed: r.is_signed === 'true' ? true : r.is_signed })).join('\n')}\n`,
+  };
+
+  it.each(Object.keys(inputs) as Array<keyof typeof inputs>)('%s with --dedupe error: every byte read twice at most, and every row of a repeated key rejected', async (format) => {
+    await store.query('delete from artists');
+    const input = file(tmp(), `artists.${format}`, inputs[format]);
+    readBytes.clear();
+    const s = await importFile({ table: table('artists'), input, dedupe: 'error', checkpointPath: null }, serverFor(store));
+    const size = statSync(input).size;
+    const read = readBytes.get(input) ?? 0;
+    // the scan and the load, plus the heads read for the encoding, the delimiter and the header
+    expect(read).toBeGreaterThanOrEqual(2 * size);
+    expect(read).toBeLessThanOrEqual(2 * size + 4 * 64 * 1024);
+    // key 7 twice (rows 7 and 15000): both rejected; key 11 once valid (row 11) and once valid at
+    // 19000 (its row 19001 is invalid on its own): rows 11 and 19000 rejected as repeats
+    expect(s.rejected).toBe(5);
+    expect(s.inserted).toBe(20_000 - 5);
+    const stored = new Set((await rowsOf(store, 'artists', 'id')).map((r) => r.id));
+    expect(stored.has(id(7))).toBe(false);
+    expect(stored.has(id(11))).toBe(false);
+    expect(stored.has(id(12))).toBe(true);
+  });
+});
