@@ -117,6 +117,28 @@ export function sendsRequests(args: string[]): { bulk: boolean } | null {
 }
 
 /**
+ * A collection only the service describes, when the command line's first word names one (and no
+ * command of the binary): `catalog studios export studios.csv` against a service that has
+ * `/studios`. Asked of the service (its description, cached per URL) only for such a word and
+ * only when a URL is configured: the embedded catalog's collections are the compiled ones.
+ */
+async function serviceCollection(ctx: Context, args: string[]): Promise<TableDef | null> {
+  const [first] = operands(args).words;
+  if (first === undefined || !/^[a-z_][a-z0-9_]*$/.test(first) || TABLES.some((t) => t.name === first) || OTHER_COMMANDS.includes(first) || WHOLE_TREE.has(first)) return null;
+  // the global options first (--url, --profile, -o …): the configuration they settle is read once
+  const globals = addGlobalOptions(new Command()).allowUnknownOption().allowExcessArguments().argument('[words...]').helpOption(false).exitOverride();
+  try {
+    globals.configureOutput({ writeOut: () => {}, writeErr: () => {} }).parse(args, { from: 'user' });
+  } catch {
+    return null; // commander's own error comes with the real parse
+  }
+  ctx.setGlobals(globals.opts());
+  if (!(await ctx.config()).url) return null;
+  const model = await ctx.schema().catch(() => null);
+  return model?.tables.get(first) ?? null;
+}
+
+/**
  * A collection not used by this command line: what the root help shows of it (name and
  * description), and nothing else.
  */
@@ -157,6 +179,8 @@ export async function buildProgram(ctx: Context, args?: string[]): Promise<Comma
       : collectionPlaceholder(table);
     program.addCommand(cmd.helpGroup('Collections:'));
   }
+  const extra = focus === 'all' && args ? await serviceCollection(ctx, args) : null;
+  if (extra) program.addCommand((await defineCollection(ctx, extra)).helpGroup('Collections:'));
   const others = [
     defineCheck(ctx),
     defineSchema(ctx),

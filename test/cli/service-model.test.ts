@@ -84,6 +84,39 @@ describe('a service that describes collections the binary does not have', () => 
   });
 });
 
+describe('catalog <collection> … for a collection only the service describes', () => {
+  let store: Store;
+  let transport: Transport;
+  beforeAll(async () => {
+    store = await makePGliteStore();
+    transport = describedService(store, (doc) => {
+      doc.definitions.studios = doc.definitions.labels;
+    });
+    await store.query(`insert into labels (name) values ('Sun Studio'), ('Abbey Road')`);
+  });
+  afterAll(async () => store.close());
+
+  it('list, count and export are commands of it, built from the service description', async () => {
+    const env = { CATALOG_URL: URL_ };
+    const list = await runCli(['studios', 'list', '--order', 'name', '--select', 'name', '-o', 'csv'], { transport, env });
+    expect(list.err).toBe('');
+    expect(list.out).toBe('name\nAbbey Road\nSun Studio\n');
+    expect(list.code).toBe(0);
+    const count = await runCli(['studios', 'count'], { transport, env });
+    expect(count.out.trim()).toBe('2');
+    const out = join(tempDir('svc-model-'), 'studios.csv');
+    const exported = await runCli(['studios', 'export', out, '--order', 'name'], { transport, env });
+    expect(exported.code, exported.err).toBe(0);
+    expect(readFileSync(out, 'utf8').split('\n')[0]).toBe('id,name,created,updated');
+  });
+
+  it('a word that names no collection of the service is still an unknown command (exit 2)', async () => {
+    const r = await runCli(['stuidos', 'list'], { transport, env: { CATALOG_URL: URL_ } });
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/unknown command 'stuidos'/);
+  });
+});
+
 describe('a service whose fields differ from the compiled ones', () => {
   let store: Store;
   let transport: Transport;
