@@ -3,9 +3,20 @@
  * import's dedupe and `import --sync`'s matching all use these, so they agree on what is "the same".
  */
 
-/** Trimmed, case-folded, accents removed, runs of white space as one: the key duplicates compare by. */
+/** White space as PostgreSQL's `\s` reads it (no-break spaces and U+FEFF are not), once NFKD has made most of it a plain space. */
+const SPACES = /[\t\n\v\f\r \u1680\u2000-\u200a\u2028\u2029\u205f\u3000]+/g;
+
+/**
+ * Trimmed, case-folded, accents removed, runs of white space as one: the key duplicates compare
+ * by. The same rule as the database's `catalog_name_key` (src/schema/migrations-links.ts), which
+ * resolves the names in credit lists, so the client and the service agree on what names a record
+ * (a property test compares them): the accents removed are the combining diacritical marks
+ * U+0300–U+036F after NFKD (so が stays apart from か), and case is folded one character at a time
+ * (no final sigma).
+ * @example nameKey('  Café   del Mar ') // 'cafe del mar'
+ */
 export function nameKey(s: string): string {
-  return s.normalize('NFKD').replace(/\p{M}/gu, '').toLocaleLowerCase('und').replace(/\s+/gu, ' ').trim();
+  return s.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').replace(SPACES, ' ').replace(/^ | $/g, '').replaceAll('Σ', 'σ').toLowerCase();
 }
 
 const ISRC = /^[A-Z]{2}[A-Z0-9]{3}\d{7}$/;
