@@ -121,7 +121,7 @@ class LineBuffers {
   }
 }
 
-/** A record the transcoder wrote as a COPY line: checked, judged, and added with its line. True when its batch went out. */
+/** A record the transcoder wrote as a COPY line: checked, judged, and added with its line (true), or not (false). */
 async function addLine(c: LoadContext, pass: Pass, row: CopyRow, lines: LineBuffers, end: number, matched = false, checked = false): Promise<boolean> {
   if (c.settings.checks.length > 0 && !checked) {
     // checks see shaped rows: only then is a COPY line's record decoded and shaped again
@@ -142,7 +142,9 @@ async function addLine(c: LoadContext, pass: Pass, row: CopyRow, lines: LineBuff
     return false;
   }
   lines.take(row, end);
-  return addRow(c, pass, row);
+  // the batch went out: its rows keep their bytes, the next line goes in a fresh buffer
+  if (await addRow(c, pass, row)) lines.renew();
+  return true;
 }
 
 /** Whether a COPY line's record, shaped the ordinary way with its injected ids, equals its stored row. */
@@ -225,7 +227,7 @@ class LoadVisitor implements PassVisitor, Pass {
     this.lines!.renew(!(await this.c.batcher.sendOpen()));
   }
 
-  visit(at: Cursor): 'stop' | void | Promise<void> {
+  visit(at: Cursor): 'stop' | void | Promise<unknown> {
     const { c } = this;
     this.read++;
     this.bytes = at.bytes;
@@ -249,7 +251,7 @@ class LoadVisitor implements PassVisitor, Pass {
   }
 
   /** A record the transcoder wrote as a COPY line: the match stage's cells, the checks and the dedupe verdict, then its batch. */
-  private async line(at: Cursor): Promise<void> {
+  private line(at: Cursor): Promise<unknown> | void {
     const { c } = this;
     const tc = at.tc!;
     const m = c.matcher;
@@ -262,8 +264,8 @@ class LoadVisitor implements PassVisitor, Pass {
       if (!matched) return;
       ({ end, key } = matched);
     }
-    const row = new CopyRow(key, at.bytesRecord());
-    if (await addLine(c, this, row, this.lines!, end, m?.natural === true, checked)) this.lines!.renew();
+    const row = new CopyRow(key, at.index, at.line, at.buf, at.start, at.end, at.form, at.decoded);
+    return addLine(c, this, row, this.lines!, end, m?.natural === true, checked);
   }
 
   /** Checks judge a row before the match stage does (a repeated key is a check's finding first); true when they rejected it. */

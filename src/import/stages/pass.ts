@@ -13,6 +13,12 @@ import { type Source, sourceRecords } from './source.js';
  * anything is sent) and once to load.
  */
 
+/** What every record of a CSV file shares: its header row and its delimiter. */
+export interface CsvForm {
+  readonly headers: string[];
+  readonly delimiter: string;
+}
+
 /**
  * A CSV record: its bytes, and its cells decoded from them only when something asks (a reject, a
  * JSON row, a check). While its pass stands on it the cells come from the transcoder's field
@@ -27,14 +33,17 @@ export class CsvBytesRecord implements SourceRecord {
     private readonly buf: Buffer,
     private readonly start: number,
     private readonly end: number,
-    readonly headers: string[],
-    private readonly delimiter: string,
+    private readonly form: CsvForm,
     /** The transcoder that just read the record, while the pass stands on it; null after. */
     public live: CopyTranscoder | null = null,
   ) {}
 
+  get headers(): string[] {
+    return this.form.headers;
+  }
+
   get cells(): string[] {
-    this.decoded ??= this.live ? this.live.cells(this.buf) : csvRecordAt(this.buf.toString('utf8', this.start, this.end), this.headers, this.index, this.line, this.delimiter).cells!;
+    this.decoded ??= this.live ? this.live.cells(this.buf) : csvRecordAt(this.buf.toString('utf8', this.start, this.end), this.headers, this.index, this.line, this.form.delimiter).cells!;
     return this.decoded;
   }
 
@@ -68,8 +77,8 @@ export class Cursor {
   constructor(
     /** CSV: the transcoder that reads the records (its key, key parts, COPY line end); null for other formats. */
     readonly tc: CopyTranscoder | null,
-    private readonly headers: string[],
-    private readonly delimiter: string,
+    /** CSV: the header row and delimiter every record shares. */
+    readonly form: CsvForm,
     /** Bytes of the input read so far (progress). */
     readonly bytes: () => number,
   ) {}
@@ -77,17 +86,14 @@ export class Cursor {
   /** The record, decoded only now (CSV: its cells from the transcoder's field bounds). */
   get record(): SourceRecord {
     if (this.rec) return this.rec;
-    this.csv = new CsvBytesRecord(this.index, this.line, this.buf, this.start, this.end, this.headers, this.delimiter, this.tc);
+    this.csv = new CsvBytesRecord(this.index, this.line, this.buf, this.start, this.end, this.form, this.tc);
     this.rec = this.csv;
     return this.rec;
   }
 
-  /** The CSV record a row keeps after the pass moves on: it decodes its bytes again when asked. */
-  bytesRecord(): CsvBytesRecord {
-    if (this.csv) return this.csv;
-    const rec = this.record as CsvBytesRecord;
-    rec.live = null;
-    return rec;
+  /** The CSV record if something asked for it while the pass stood on it, else null (a row then makes it from the bytes only if asked). */
+  get decoded(): CsvBytesRecord | null {
+    return this.csv;
   }
 
   /** Stands on the next CSV record. */
@@ -127,7 +133,7 @@ export interface PassVisitor {
   /** `out` is too small for the record: make room (the record is read again after). */
   overflow?(): Promise<void>;
   /** One record; 'stop' ends the pass (a stop request, a failed batch). */
-  visit(at: Cursor): 'stop' | void | Promise<'stop' | void>;
+  visit(at: Cursor): 'stop' | void | Promise<unknown>;
 }
 
 export interface PassOptions {
@@ -152,7 +158,7 @@ export interface PassResult {
 /** A pass over a CSV file's bytes; see runPass. */
 async function csvPass(source: Source, v: PassVisitor, o: PassOptions, tc: CopyTranscoder): Promise<PassResult> {
   const file = await ByteCsvFile.open(source.path, { reuse: o.reuse, check: o.check ?? undefined });
-  const at = new Cursor(tc, o.headers, source.delimiter, () => file.bytesRead());
+  const at = new Cursor(tc, { headers: o.headers, delimiter: source.delimiter }, () => file.bytesRead());
   let read = 0;
   try {
     for (;;) {
@@ -196,7 +202,7 @@ async function malformed(source: Source, line: number): Promise<never> {
 export async function runPass(source: Source, v: PassVisitor, o: PassOptions): Promise<PassResult> {
   if (v.transcoder) return csvPass(source, v, o, v.transcoder);
   const reader = sourceRecords(source, o.check ?? undefined);
-  const at = new Cursor(null, o.headers, source.delimiter, () => reader.bytesRead());
+  const at = new Cursor(null, { headers: o.headers, delimiter: source.delimiter }, () => reader.bytesRead());
   let read = 0;
   for await (const rec of reader.records()) {
     read++;

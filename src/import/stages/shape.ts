@@ -4,6 +4,7 @@ import type { FieldResolver } from '../mapping.js';
 import { buildRow, keyOf, type RowResult } from '../rows.js';
 import { ImportError, type SourceRecord } from '../types.js';
 import { type RowCheck, runChecks } from './check.js';
+import { CsvBytesRecord, type CsvForm } from './pass.js';
 import type { DateCells } from './dates.js';
 
 /**
@@ -96,7 +97,10 @@ export interface PendingRow {
   complete: boolean;
 }
 
-/** A row the COPY transcoder wrote as a line; its record (stages/pass.ts) decodes its bytes again only when asked (a reject, a JSON body). */
+/**
+ * A row the COPY transcoder wrote as a line; its record (a CsvBytesRecord, stages/pass.ts) is
+ * made from the bytes only when asked (a reject, a JSON body): most rows never are, and make none.
+ */
 export class CopyRow implements PendingRow {
   json: string | null = null;
   kind: 'insert' | 'update' = 'insert';
@@ -106,11 +110,19 @@ export class CopyRow implements PendingRow {
   bytes = 0;
   constructor(
     readonly key: string | null,
-    readonly record: SourceRecord,
+    readonly index: number,
+    private readonly line: number,
+    private readonly src: Buffer,
+    private readonly a: number,
+    private readonly z: number,
+    private readonly form: CsvForm,
+    /** The record, when something decoded it while the pass stood on it. */
+    private rec: SourceRecord | null = null,
   ) {}
 
-  get index(): number {
-    return this.record.index;
+  get record(): SourceRecord {
+    this.rec ??= new CsvBytesRecord(this.index, this.line, this.src, this.a, this.z, this.form);
+    return this.rec;
   }
 }
 

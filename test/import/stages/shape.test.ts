@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { FieldResolver } from '../../../src/import/mapping.js';
-import { CsvBytesRecord } from '../../../src/import/stages/pass.js';
 import { CopyRow, RowShaper, Shape, planShape } from '../../../src/import/stages/shape.js';
 import { ImportError } from '../../../src/import/types.js';
 import { table } from '../support-files.js';
@@ -67,7 +66,7 @@ describe('shape stage', () => {
   it('a COPY row decodes its source record only when asked, and its JSON form on demand', () => {
     const headers = ['id', 'stage_name'];
     const src = Buffer.from('a0000000-0000-4000-8000-000000000001,"Smith, Jones"\n');
-    const row = new CopyRow('a0000000-0000-4000-8000-000000000001', new CsvBytesRecord(7, 9, src, 0, src.length - 1, headers, ','));
+    const row = new CopyRow('a0000000-0000-4000-8000-000000000001', 7, 9, src, 0, src.length - 1, { headers, delimiter: ',' });
     expect(row.record).toMatchObject({ index: 7, line: 9, values: { id: 'a0000000-0000-4000-8000-000000000001', stage_name: 'Smith, Jones' } });
     const r = new FieldResolver(artists, {});
     for (const h of headers) r.resolve(h);
