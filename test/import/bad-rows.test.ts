@@ -124,5 +124,22 @@ for (const kind of STORE_KINDS) {
       expect(s.inserted).toBe(3);
       expect(await names()).toEqual(['Good One', 'Bad \u00ff Label', 'Good Two']);
     });
+
+    it('rows whose parent does not exist: after one batch bisected, references are checked first (one request per batch, not two per row)', async () => {
+      const lines = ['id,release_title,label_id'];
+      // 200 releases in batches of 50: one in four names the label that exists, the rest one that does not
+      for (let i = 1; i <= 200; i++) lines.push(`${uuid('f0000000', i)},Orphan ${i},${uuid('1ab00000', i % 4 === 0 ? 1 : 1000 + i)}`);
+      const input = file(tmp(), 'orphans.csv', `${lines.join('\n')}\n`);
+      const notices: string[] = [];
+      const s = await importFile({ table: table('releases'), input, batchRows: 50, onNotice: (m) => notices.push(m) }, serverFor(store));
+      expect(s).toMatchObject({ inserted: 50, rejected: 150 });
+      expect(new Set(s.rejectedRows.map((r) => r.code))).toEqual(new Set(['23503']));
+      expect(s.rejectedRows[0].message).toMatch(/violates foreign key constraint/);
+      expect(notices.some((n) => /16 rows were refused for a parent record that does not exist: from now on references are checked before rows are sent/.test(n))).toBe(true);
+      // bisecting each batch to single rows would take ~99 requests a batch (~400 in all); once 16 rows
+      // were refused alone, a batch's refusal or a new batch costs one GET and one POST
+      expect(s.requests).toBeLessThan(150);
+      expect((await rowsOf(store, 'releases', 'id,release_title')).filter((r) => String(r.release_title).startsWith('Orphan')).length).toBe(50);
+    });
   });
 }

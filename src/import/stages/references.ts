@@ -8,11 +8,14 @@ import type { PendingRow } from './shape.js';
 const MAX_REMEMBERED = 100_000;
 
 /**
- * A dry run's foreign-key check: the real run's database refuses a row whose reference does not
- * exist (23503), so a dry run asks the service which of a batch's references exist (one
- * `id=in.(…)` GET per referenced table and batch, answers remembered) and rejects the same rows
- * with the same message. This is what makes a dry run's reject count agree with the real run's
- * for constraint checks that can be known in advance.
+ * A foreign-key check in advance: the database refuses a row whose reference does not exist
+ * (23503), so this asks the service which of a batch's references exist (one `id=in.(…)` GET per
+ * referenced table and batch) and rejects those rows with the database's message. A dry run
+ * always uses it (its reject count then agrees with the real run's); a real run turns it on once
+ * the database has refused many rows for their references (tracks imported before their
+ * releases: every batch would otherwise be bisected down to single rows, two requests per row).
+ * Answers are remembered; a reference found missing is asked again in a real run (another
+ * import may have made it since), in a dry run nothing changes.
  */
 export class ReferenceCheck {
   private readonly present = new Map<string, Set<string>>();
@@ -22,12 +25,14 @@ export class ReferenceCheck {
     private readonly transport: Transport,
     private readonly table: TableDef,
     private readonly columns: ColumnDef[],
+    /** Remember missing references across batches (a dry run: nothing is written meanwhile). */
+    private readonly rememberAbsent: boolean,
   ) {}
 
   /** A check for the foreign-key columns the import writes, or null when it writes none. */
-  static for(transport: Transport, table: TableDef, columns: string[]): ReferenceCheck | null {
+  static for(transport: Transport, table: TableDef, columns: string[], rememberAbsent = true): ReferenceCheck | null {
     const fks = table.columns.filter((c) => c.foreignKey && columns.includes(c.name));
-    return fks.length ? new ReferenceCheck(transport, table, fks) : null;
+    return fks.length ? new ReferenceCheck(transport, table, fks, rememberAbsent) : null;
   }
 
   /** The rows whose references all exist; the others are added to `rejects`. `jsonOf` gives a row's JSON text. */
@@ -37,7 +42,7 @@ export class ReferenceCheck {
     for (const col of this.columns) {
       const fk = col.foreignKey!;
       const present = this.memory(this.present, col.name);
-      const absent = this.memory(this.absent, col.name);
+      const absent = this.rememberAbsent ? this.memory(this.absent, col.name) : new Set<string>();
       const ask = new Set<string>();
       for (const v of values) {
         const ref = v[col.name];

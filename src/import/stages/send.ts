@@ -25,6 +25,9 @@ const isRowFault = (f: ServiceError): boolean => /^(22|23|P0001|21000)/.test(fau
 const isShrinkFault = (res: HttpResponse, f: ServiceError): boolean => res.status === 413 || f.code === '57014' || f.code === '54000';
 const isTransient = (res: HttpResponse): boolean => res.status === 502 || res.status === 503 || res.status === 504;
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Rows of one batch the database refused for their references (23503) that turn on the check in advance. */
+const FK_REFUSALS_TO_CHECK = 16;
 /**
  * A request that cannot write anything twice (an upsert, an empty body), sent again after a
  * connection error or 502/503/504: twice more, pausing `retryDelayMs`, then twice that.
@@ -162,9 +165,12 @@ export class Sender {
     private readonly wire: Wire,
     /** Stored rows are looked up to count updates and leave identical rows alone (JSON bodies only). */
     private readonly lookup: ExistingLookup | null,
-    /** A dry run's foreign-key check (the real run's database would refuse those rows). */
-    private readonly refs: ReferenceCheck | null = null,
+    /** The foreign-key check in advance: a dry run's always, a real run's once many rows were refused for their references. */
+    private refs: ReferenceCheck | null = null,
   ) {}
+
+  /** Rows the database refused alone for a missing parent (23503), until the check in advance is on. */
+  private fkRefusals = 0;
 
   /** Negotiates the body type and whether lookups are needed. */
   static async open(c: SendContext): Promise<Sender> {
@@ -181,15 +187,27 @@ export class Sender {
   /** Sends a batch (a dry run only counts it); what landed, what was unchanged, what was rejected. */
   async process(b: Batch): Promise<BatchOutcome> {
     const out: BatchOutcome = { inserted: 0, updated: 0, unchanged: b.unchanged, rejects: b.rejects };
-    const rows = this.lookup && b.rows.length ? await this.changedRows(b.rows, out) : b.rows;
+    const changed = this.lookup && b.rows.length ? await this.changedRows(b.rows, out) : b.rows;
+    const checked = async () => (this.refs && changed.length ? await this.refs.keep(changed, (r) => this.c.shape.jsonOf(r), out.rejects) : changed);
     if (this.c.settings.dryRun) {
-      const kept = this.refs ? await this.refs.keep(rows, (r) => this.c.shape.jsonOf(r), out.rejects) : rows;
-      for (const r of kept) out[r.kind === 'insert' ? 'inserted' : 'updated']++;
+      for (const r of await checked()) out[r.kind === 'insert' ? 'inserted' : 'updated']++;
       return out;
     }
-    await this.c.before?.();
-    await this.sendRows(rows, out);
+    await this.c.before?.(); // the match stage's new parents exist before references are checked
+    await this.sendRows(await checked(), out);
     return out;
+  }
+
+  /**
+   * A row the database refused alone. Once FK_REFUSALS_TO_CHECK rows were refused for their
+   * references, references are checked in advance (ReferenceCheck): by every later batch, and by
+   * a batch in flight the next time the database refuses it for a reference, so such rows are
+   * rejected without being bisected out of their batch one request pair at a time.
+   */
+  private refused(code: string): void {
+    if (code !== '23503' || this.refs || ++this.fkRefusals < FK_REFUSALS_TO_CHECK) return;
+    this.refs = ReferenceCheck.for(this.c.transport, this.c.settings.table, this.c.shape.plan.columns, false);
+    if (this.refs) this.c.settings.notice(`${this.fkRefusals} rows were refused for a parent record that does not exist: from now on references are checked before rows are sent, so such rows are rejected without a request each`);
   }
 
   /** The rows that are new or differ from the stored ones (marked insert or update); the rest are counted unchanged. */
@@ -236,7 +254,13 @@ export class Sender {
     if (rows.length === 1) {
       const message = res.status === 413 ? `the row alone is larger than the server accepts (${f.message})` : faultMessage(f);
       out.rejects.push({ record: rows[0].record, code: faultCode(f), message });
+      this.refused(faultCode(f));
       return;
+    }
+    if (this.refs && faultCode(f) === '23503') {
+      // references are checked now: the rows that name a missing parent go, the rest is sent again
+      const kept = await this.refs.keep(rows, (r) => this.c.shape.jsonOf(r), out.rejects);
+      if (kept.length < rows.length) return this.sendRows(kept, out);
     }
     if (shrinkFault) this.c.shrink(Math.floor(rows.length / 2), Math.floor(rows.reduce((n, r) => n + r.bytes, 2) / 2));
     const mid = Math.ceil(rows.length / 2);
