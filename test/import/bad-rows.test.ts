@@ -141,5 +141,22 @@ for (const kind of STORE_KINDS) {
       expect(s.requests).toBeLessThan(150);
       expect((await rowsOf(store, 'releases', 'id,release_title')).filter((r) => String(r.release_title).startsWith('Orphan')).length).toBe(50);
     });
+
+    it('tracks crediting artists that do not exist (imported before them): the same check on link ids, the database’s message', async () => {
+      const lines = ['id,track_title,primary_artists'];
+      const credit = (i: number) => (i % 4 === 0 ? `[{""name"":""Someone ${i}""}]` : `[{""name"":""A"",""role"":""x""},{""id"":""${uuid('a1700000', i)}"",""name"":""Gone ${i}""}]`);
+      for (let i = 1; i <= 120; i++) lines.push(`${uuid('f1000000', i)},Credited ${i},"${credit(i)}"`);
+      const input = file(tmp(), 'credited.csv', `${lines.join('\n')}\n`);
+      const dry = await importFile({ table: table('tracks'), input, batchRows: 40, dryRun: true }, serverFor(store));
+      const s = await importFile({ table: table('tracks'), input, batchRows: 40, concurrency: 1 }, serverFor(store));
+      expect(s).toMatchObject({ inserted: 30, rejected: 90 });
+      expect(s.rejectedRows[0]).toMatchObject({ line: 2, code: '23503', message: `primary_artists[1].id: no artist has id ${uuid('a1700000', 1)}` });
+      expect(s.rejectedRows.at(-1)).toMatchObject({ code: '23503', message: `primary_artists[1].id: no artist has id ${uuid('a1700000', 119)}` });
+      // a dry run finds the same rows in advance
+      expect(dry).toMatchObject({ inserted: 30, rejected: 90 });
+      expect(dry.rejectedRows.map((r) => r.message)).toEqual(s.rejectedRows.map((r) => r.message));
+      // the first batch is bisected (its 30 bad rows: ~59 requests); the other two cost a GET and a POST each
+      expect(s.requests).toBeLessThan(90);
+    });
   });
 }

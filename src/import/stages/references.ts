@@ -1,6 +1,7 @@
 import type { Transport } from '../../client/transport.js';
 import type { ColumnDef, TableDef } from '../../schema/catalog.js';
 import { fetchExisting } from '../existing.js';
+import { UUID_TEXT } from '../../schema/codecs.js';
 import type { Reject } from '../rejects.js';
 import type { PendingRow } from './shape.js';
 
@@ -29,17 +30,20 @@ export class ReferenceCheck {
     private readonly rememberAbsent: boolean,
   ) {}
 
-  /** A check for the foreign-key columns the import writes, or null when it writes none. */
+  /** A check for the foreign-key and link columns the import writes, or null when it writes none. */
   static for(transport: Transport, table: TableDef, columns: string[], rememberAbsent = true): ReferenceCheck | null {
-    const fks = table.columns.filter((c) => c.foreignKey && columns.includes(c.name));
-    return fks.length ? new ReferenceCheck(transport, table, fks, rememberAbsent) : null;
+    const refs = table.columns.filter((c) => (c.foreignKey || c.keyList) && columns.includes(c.name));
+    return refs.length ? new ReferenceCheck(transport, table, refs, rememberAbsent) : null;
   }
 
   /** The rows whose references all exist; the others are added to `rejects`. `jsonOf` gives a row's JSON text. */
   async keep(rows: PendingRow[], jsonOf: (r: PendingRow) => string, rejects: Reject[]): Promise<PendingRow[]> {
     const values = rows.map((r) => JSON.parse(jsonOf(r)) as Record<string, unknown>);
     const bad = new Map<PendingRow, string>();
+    // the database checks links in its row triggers, before foreign keys: their findings come first
+    for (const col of this.columns) if (col.keyList) await this.checkLinks(col, rows, values, bad);
     for (const col of this.columns) {
+      if (!col.foreignKey) continue;
       const fk = col.foreignKey!;
       const present = this.memory(this.present, col.name);
       const absent = this.rememberAbsent ? this.memory(this.absent, col.name) : new Set<string>();
@@ -64,9 +68,55 @@ export class ReferenceCheck {
     return bad.size ? rows.filter((r) => !bad.has(r)) : rows;
   }
 
+  /**
+   * A link field's ids (`releases.tracks` → tracks, a credits list → artists): the first element
+   * whose id names no record rejects the row as the database's trigger would (its path and
+   * reason, without the element it adds as detail). Elements are read in order up to the first
+   * that is not an object with a uuid id (a name, or a shape the database refuses itself).
+   */
+  private async checkLinks(col: ColumnDef, rows: PendingRow[], values: Array<Record<string, unknown>>, bad: Map<PendingRow, string>): Promise<void> {
+    const target = col.keyList === 'tracks' ? 'tracks' : 'artists';
+    const named = values.map((v) => linkedIds(v[col.name]));
+    const present = this.memory(this.present, col.name);
+    const absent = this.rememberAbsent ? this.memory(this.absent, col.name) : new Set<string>();
+    const ask = new Set<string>();
+    for (const ids of named) for (const [, id] of ids) if (!present.has(id) && !absent.has(id)) ask.add(id);
+    if (ask.size) {
+      const idCol: ColumnDef = { name: 'id', type: 'uuid', nullable: false };
+      const found = await fetchExisting(this.transport, target, idCol, [...ask], ['id']);
+      for (const id of ask) (found.has(id) ? present : absent).add(id);
+    }
+    rows.forEach((r, i) => {
+      const missing = named[i].find(([, id]) => absent.has(id));
+      if (missing && !bad.has(r)) bad.set(r, `${col.name}[${missing[0]}].id: no ${target === 'tracks' ? 'track' : 'artist'} has id ${missing[1]}`);
+    });
+  }
+
   private memory(m: Map<string, Set<string>>, column: string): Set<string> {
     let s = m.get(column);
     if (!s || s.size > MAX_REMEMBERED) m.set(column, (s = new Set()));
     return s;
   }
+}
+
+/**
+ * A link value's element ids in order (lower-cased, with the element's index), up to the first
+ * element the database would refuse or resolve itself (not an object, an id that is not a uuid, a
+ * key as text, no id and no name); an element with a name and no id is passed over.
+ */
+function linkedIds(value: unknown): Array<[number, string]> {
+  if (!Array.isArray(value)) return [];
+  const ids: Array<[number, string]> = [];
+  for (let i = 0; i < value.length; i++) {
+    const el = value[i] as unknown;
+    if (el === null || typeof el !== 'object' || Array.isArray(el)) break;
+    const { id, name } = el as Record<string, unknown>;
+    if (id === undefined || id === null) {
+      if (typeof name === 'string' && name.trim() !== '') continue;
+      break;
+    }
+    if (typeof id !== 'string' || !UUID_TEXT.test(id)) break;
+    ids.push([i, id.toLowerCase()]);
+  }
+  return ids;
 }
