@@ -207,7 +207,7 @@ export class Sender {
   private refused(code: string): void {
     if (code !== '23503' || this.refs || ++this.fkRefusals < FK_REFUSALS_TO_CHECK) return;
     this.refs = ReferenceCheck.for(this.c.transport, this.c.settings.table, this.c.shape.plan.columns, false);
-    if (this.refs) this.c.settings.notice(`${this.fkRefusals} rows were refused for a parent record that does not exist: from now on references are checked before rows are sent, so such rows are rejected without a request each`);
+    if (this.refs) this.c.settings.notice(`${this.fkRefusals} rows name a record that does not exist (import it first: \`catalog import DIR\` takes files parents first); references are now checked before rows are sent`);
   }
 
   /** The rows that are new or differ from the stored ones (marked insert or update); the rest are counted unchanged. */
