@@ -41,14 +41,17 @@ function describedService(store: Store, edit: (doc: Doc) => void, narrowLabels =
   }, URL_);
 }
 
+/** A fresh catalog behind a service that also describes `/studios` (served by the labels table). */
+async function studiosService(): Promise<{ store: Store; transport: Transport }> {
+  const store = await makePGliteStore();
+  return { store, transport: describedService(store, (doc) => void (doc.definitions.studios = doc.definitions.labels)) };
+}
+
 describe('a service that describes collections the binary does not have', () => {
   let store: Store;
   let transport: Transport;
   beforeAll(async () => {
-    store = await makePGliteStore();
-    transport = describedService(store, (doc) => {
-      doc.definitions.studios = doc.definitions.labels;
-    });
+    ({ store, transport } = await studiosService());
   });
   afterAll(async () => store.close());
 
@@ -88,10 +91,7 @@ describe('catalog <collection> … for a collection only the service describes',
   let store: Store;
   let transport: Transport;
   beforeAll(async () => {
-    store = await makePGliteStore();
-    transport = describedService(store, (doc) => {
-      doc.definitions.studios = doc.definitions.labels;
-    });
+    ({ store, transport } = await studiosService());
     await store.query(`insert into labels (name) values ('Sun Studio'), ('Abbey Road')`);
   });
   afterAll(async () => store.close());

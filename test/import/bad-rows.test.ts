@@ -142,6 +142,35 @@ for (const kind of STORE_KINDS) {
       expect((await rowsOf(store, 'releases', 'id,release_title')).filter((r) => String(r.release_title).startsWith('Orphan')).length).toBe(50);
     });
 
+    it('a service that refuses to show the parents (403 on GET /artists, a stand-in transport): the import goes on without the check in advance', async () => {
+      const server = serverFor(store);
+      const denying = {
+        send: (req: Parameters<typeof server.send>[0]) =>
+          req.method === 'GET' && req.path === '/artists'
+            ? Promise.resolve({ status: 403, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code: '42501', message: 'permission denied for table artists', details: null, hint: null }) })
+            : server.send(req),
+      };
+      const lines = ['id,track_title,primary_artists'];
+      for (let i = 1; i <= 60; i++) lines.push(`${uuid('f3000000', i)},Denied ${i},"[{""id"":""${uuid('a1800000', i)}"",""name"":""Gone""}]"`);
+      const notices: string[] = [];
+      const input = file(tmp(), 'denied.csv', `${lines.join('\n')}\n`);
+      const s = await importFile({ table: table('tracks'), input, batchRows: 20, concurrency: 1, onNotice: (m) => notices.push(m) }, denying);
+      expect(s).toMatchObject({ inserted: 0, rejected: 60, interrupted: false });
+      expect(new Set(s.rejectedRows.map((r) => r.code))).toEqual(new Set(['23503']));
+      expect(notices.some((n) => /^references cannot be checked in advance \(.*permission denied.*\): rows are sent as they are$/.test(n))).toBe(true);
+    });
+
+    it('a rejected row keeps its own cells in the rejects file when the next record is too long for the batch buffer', async () => {
+      await importFile({ table: table('labels'), input: file(tmp(), 'labels.csv', 'name\nBlue Note\n') }, serverFor(store));
+      const rows = [1, 2, 3].map((i) => `${uuid('f2000000', i)},Fine ${i},Blue Note`);
+      rows.push(`${uuid('f2000000', 4)},Unknown label,Nope`, `${uuid('f2000000', 5)},${'X'.repeat(80_000)},Blue Note`);
+      const input = file(tmp(), 'long.csv', `id,release_title,label\n${rows.join('\n')}\n`);
+      const s = await importFile({ table: table('releases'), input, batchRows: 5, concurrency: 1 }, serverFor(store));
+      expect(s).toMatchObject({ inserted: 4, rejected: 1 });
+      const rejects = parse(readFileSync(`${input}.rejects.csv`, 'utf8'), { columns: true }) as Array<Record<string, string>>;
+      expect(rejects.map((r) => [r._line, r.id, r.release_title, r.label])).toEqual([['5', uuid('f2000000', 4), 'Unknown label', 'Nope']]);
+    });
+
     it('tracks crediting artists that do not exist (imported before them): the same check on link ids, the database’s message', async () => {
       const lines = ['id,track_title,primary_artists'];
       const credit = (i: number) => (i % 4 === 0 ? `[{""name"":""Someone ${i}""}]` : `[{""name"":""A"",""role"":""x""},{""id"":""${uuid('a1700000', i)}"",""name"":""Gone ${i}""}]`);

@@ -75,6 +75,40 @@ for (const kind of STORE_KINDS) {
       expect(names.filter((n) => n.startsWith('Again'))).toEqual([]);
     });
 
+    it('--dedupe error rejects both rows of a repeated key when the first was before the interruption (COPY lines with labels by name)', async () => {
+      await importFile({ table: table('labels'), input: file(tmp(), 'labels.csv', 'name\nBlue Note\n') }, serverFor(store));
+      const lines = ['id,release_title,label'];
+      for (let i = 1; i <= 600; i++) lines.push(`${id(i)},${i === 1 ? 'Dup first' : `Release ${i}`},Blue Note`);
+      lines.push(`${id(1)},Dup again,Blue Note`);
+      const input = file(tmp(), 'releases.csv', `${lines.join('\n')}\n`);
+      const opts = { table: table('releases'), input, batchRows: 50, concurrency: 1, dedupe: 'error' as const };
+      const first = await importFile({ ...opts, ...stopAfter(100) }, serverFor(store));
+      expect(first.interrupted).toBe(true);
+      const s = await importFile({ ...opts, resume: true }, serverFor(store));
+      expect(s.interrupted).toBe(false);
+      const titles = (await rowsOf(store, 'releases', 'id,release_title')).map((r) => r.release_title as string);
+      expect(titles.filter((t) => t.startsWith('Dup'))).toEqual([]);
+      expect(titles.length).toBe(599);
+    });
+
+    it('--dedupe error with a check: a row the check rejected before the interruption does not count as an occurrence', async () => {
+      const needsCity = { name: 'needs-city', check: (row: Record<string, unknown>) => (row.city ? null : { code: 'CHECK', message: 'city is required' }) };
+      const lines = ['id,stage_name,city'];
+      lines.push(`${id(1)},No city,`);
+      for (let i = 2; i <= 600; i++) lines.push(`${id(i)},Artist ${i},Oslo`);
+      lines.push(`${id(1)},Has a city,Paris`);
+      const input = file(tmp(), 'artists.csv', `${lines.join('\n')}\n`);
+      const opts = { table: table('artists'), input, batchRows: 50, concurrency: 1, dedupe: 'error' as const, checks: [needsCity] };
+      const whole = await importFile({ ...opts, input: file(tmp(), 'whole.csv', `${lines.join('\n')}\n`), checkpointPath: null, dryRun: true }, serverFor(store));
+      expect(whole).toMatchObject({ rejected: 1 }); // the check's reject alone: id 1 has one valid occurrence
+      const first = await importFile({ ...opts, ...stopAfter(100) }, serverFor(store));
+      expect(first.interrupted).toBe(true);
+      await importFile({ ...opts, resume: true }, serverFor(store));
+      const names = (await rowsOf(store, 'artists', 'id,stage_name')).map((r) => r.stage_name as string);
+      expect(names).toContain('Has a city');
+      expect(names).not.toContain('No city');
+    });
+
     it('refuses to resume against a changed file, and starts over without a checkpoint', async () => {
       const lines = ['id,stage_name'];
       for (let i = 1; i <= 600; i++) lines.push(`${id(i)},A${i}`);

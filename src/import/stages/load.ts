@@ -1,4 +1,4 @@
-import { CopyTranscoder, fieldPlans, NEEDS_JSON, OK } from '../copy-transcode.js';
+import { CopyTranscoder, fieldPlans, OK } from '../copy-transcode.js';
 import type { Settings } from '../options.js';
 import { keyOf } from '../rows.js';
 import type { SourceRecord } from '../types.js';
@@ -242,12 +242,19 @@ class LoadVisitor implements PassVisitor, Pass {
     return this.line(at);
   }
 
-  /** A record before the resume point: a resumed `--dedupe first` or `error` must still know the keys the committed part sent. */
+  /**
+   * A record before the resume point: a resumed `--dedupe first` or `error` must still know the
+   * keys the committed part sent, of valid rows only (the judge takes its first call for a key as
+   * a valid occurrence). A COPY line the transcoder wrote with no checks to run is valid, and its
+   * own key is the transcoder's first key parts (the match stage's follow); any other record is
+   * shaped to know.
+   */
   private before(at: Cursor): void {
     const { c } = this;
     if (!c.deduper.tracksSkipped) return;
-    if (!at.tc || !this.lines) c.deduper.skipped(c.shape.shaper.keyOf(at.record, c.shape.plan.conflictKey!), at.index);
-    else if (at.status === OK || at.status === NEEDS_JSON) c.deduper.skipped(at.tc.key, at.index);
+    const asLine = at.tc !== null && this.lines !== null && at.status === OK && c.settings.checks.length === 0;
+    const key = asLine ? leadKey(at.tc!, this.lead.length) : c.shape.shaper.keyOf(at.record, c.shape.plan.conflictKey!);
+    c.deduper.skipped(key, at.index);
   }
 
   /** A record the transcoder wrote as a COPY line: the match stage's cells, the checks and the dedupe verdict, then its batch. */

@@ -175,7 +175,10 @@ async function csvPass(source: Source, v: PassVisitor, o: PassOptions, tc: CopyT
       if (status === MALFORMED) return await malformed(source, file.recLine);
       at.at(read++, file.recLine, status, file.buf, file.recStart, file.p);
       const r = v.visit(at);
-      if ((r === undefined ? r : await r) === 'stop') break;
+      const result = r === undefined ? r : await r;
+      // before the next read: the transcoder's field bounds are this record's no more
+      at.leave();
+      if (result === 'stop') break;
     }
   } finally {
     at.leave();

@@ -2,6 +2,7 @@ import type { Transport } from '../../client/transport.js';
 import type { ColumnDef, TableDef } from '../../schema/catalog.js';
 import { fetchExisting } from '../existing.js';
 import { UUID_TEXT } from '../../schema/codecs.js';
+import { creditProblems, releaseTrackProblems } from '../../schema/links.js';
 import type { Reject } from '../rejects.js';
 import type { PendingRow } from './shape.js';
 
@@ -32,7 +33,8 @@ export class ReferenceCheck {
 
   /** A check for the foreign-key and link columns the import writes, or null when it writes none. */
   static for(transport: Transport, table: TableDef, columns: string[], rememberAbsent = true): ReferenceCheck | null {
-    const refs = table.columns.filter((c) => (c.foreignKey || c.keyList) && columns.includes(c.name));
+    // a key to the table itself is left to the database: a parent may be in the same batch
+    const refs = table.columns.filter((c) => ((c.foreignKey && c.foreignKey.table !== table.name) || c.keyList) && columns.includes(c.name));
     return refs.length ? new ReferenceCheck(transport, table, refs, rememberAbsent) : null;
   }
 
@@ -76,7 +78,8 @@ export class ReferenceCheck {
    */
   private async checkLinks(col: ColumnDef, rows: PendingRow[], values: Array<Record<string, unknown>>, bad: Map<PendingRow, string>): Promise<void> {
     const target = col.keyList === 'tracks' ? 'tracks' : 'artists';
-    const named = values.map((v) => linkedIds(v[col.name]));
+    // a row whose links the database refuses for their shape first (23514) is left to it
+    const named = values.map((v) => (linkShapeRefused(this.linkColumns, v) ? [] : linkedIds(v[col.name])));
     const present = this.memory(this.present, col.name);
     const absent = this.rememberAbsent ? this.memory(this.absent, col.name) : new Set<string>();
     const ask = new Set<string>();
@@ -90,6 +93,11 @@ export class ReferenceCheck {
       const missing = named[i].find(([, id]) => absent.has(id));
       if (missing && !bad.has(r)) bad.set(r, `${col.name}[${missing[0]}].id: no ${target === 'tracks' ? 'track' : 'artist'} has id ${missing[1]}`);
     });
+  }
+
+  /** The link columns the check reads. */
+  private get linkColumns(): ColumnDef[] {
+    return this.columns.filter((c) => c.keyList);
   }
 
   private memory(m: Map<string, Set<string>>, column: string): Set<string> {
@@ -119,4 +127,13 @@ function linkedIds(value: unknown): Array<[number, string]> {
     ids.push([i, id.toLowerCase()]);
   }
   return ids;
+}
+
+/** Whether any link field of a row has a problem of shape, which the database's trigger reports (23514) before a missing id. */
+function linkShapeRefused(columns: ColumnDef[], row: Record<string, unknown>): boolean {
+  return columns.some((c) => {
+    const v = row[c.name];
+    if (v === undefined || v === null || typeof v === 'string') return false; // absent, or keys as text the database resolves
+    return (c.keyList === 'tracks' ? releaseTrackProblems(v) : creditProblems(c.name, v)).some((p) => p.kind === 'shape');
+  });
 }

@@ -188,7 +188,7 @@ export class Sender {
   async process(b: Batch): Promise<BatchOutcome> {
     const out: BatchOutcome = { inserted: 0, updated: 0, unchanged: b.unchanged, rejects: b.rejects };
     const changed = this.lookup && b.rows.length ? await this.changedRows(b.rows, out) : b.rows;
-    const checked = async () => (this.refs && changed.length ? await this.refs.keep(changed, (r) => this.c.shape.jsonOf(r), out.rejects) : changed);
+    const checked = () => this.checkReferences(changed, out);
     if (this.c.settings.dryRun) {
       for (const r of await checked()) out[r.kind === 'insert' ? 'inserted' : 'updated']++;
       return out;
@@ -196,6 +196,28 @@ export class Sender {
     await this.c.before?.(); // the match stage's new parents exist before references are checked
     await this.sendRows(await checked(), out);
     return out;
+  }
+
+  /**
+   * The rows whose references exist (the others go to the rejects), when references are checked.
+   * A real run whose check cannot read a parent collection (the token may not, a proxy refuses)
+   * stops checking and sends rows as they are: the database still has the last word. A dry run
+   * has no other way to know, so its failure is the run's.
+   */
+  private async checkReferences(rows: PendingRow[], out: BatchOutcome): Promise<PendingRow[]> {
+    const refs = this.refs;
+    if (!refs || rows.length === 0) return rows;
+    try {
+      return await refs.keep(rows, (r) => this.c.shape.jsonOf(r), out.rejects);
+    } catch (err) {
+      if (this.c.settings.dryRun) throw err;
+      if (this.refs === refs) {
+        this.refs = null;
+        this.fkRefusals = -Infinity; // not turned on again
+        this.c.settings.notice(`references cannot be checked in advance (${(err as Error).message}): rows are sent as they are`);
+      }
+      return rows;
+    }
   }
 
   /**
@@ -259,7 +281,7 @@ export class Sender {
     }
     if (this.refs && faultCode(f) === '23503') {
       // references are checked now: the rows that name a missing parent go, the rest is sent again
-      const kept = await this.refs.keep(rows, (r) => this.c.shape.jsonOf(r), out.rejects);
+      const kept = await this.checkReferences(rows, out);
       if (kept.length < rows.length) return this.sendRows(kept, out);
     }
     if (shrinkFault) this.c.shrink(Math.floor(rows.length / 2), Math.floor(rows.reduce((n, r) => n + r.bytes, 2) / 2));
