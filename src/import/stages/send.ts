@@ -210,7 +210,8 @@ export class Sender {
     try {
       return await refs.keep(rows, (r) => this.c.shape.jsonOf(r), out.rejects);
     } catch (err) {
-      if (this.c.settings.dryRun) throw err;
+      // a stop cancels the check's requests too: that is the stop, not a check that cannot be made
+      if (this.c.settings.dryRun || this.c.settings.stopping()) throw err;
       if (this.refs === refs) {
         this.refs = null;
         this.fkRefusals = -Infinity; // not turned on again
