@@ -138,6 +138,10 @@ try {
     const { hostile } = await import('./scenarios/hostile.js');
     await hostile(ctx);
   }
+  if (o.only.includes('orphans')) {
+    const { orphans } = await import('./scenarios/orphans.js');
+    await orphans(ctx, ctx.tracksFile(o.rows[0]));
+  }
 } catch (err) {
   log(`bench aborted: ${err.stack ?? err.message}`);
   process.exitCode = 1;
