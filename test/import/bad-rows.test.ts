@@ -135,11 +135,29 @@ for (const kind of STORE_KINDS) {
       expect(s).toMatchObject({ inserted: 50, rejected: 150 });
       expect(new Set(s.rejectedRows.map((r) => r.code))).toEqual(new Set(['23503']));
       expect(s.rejectedRows[0].message).toMatch(/violates foreign key constraint/);
-      expect(notices.some((n) => /^16 rows name a record that does not exist \(import it first: `catalog import DIR` takes files parents first\); references are now checked before rows are sent$/.test(n))).toBe(true);
+      expect(notices.some((n) => /^16 rows were refused for their links or references \(a record that does not exist: import it first, `catalog import DIR` takes files parents first; or a link of the wrong shape\): they are now checked before rows are sent$/.test(n))).toBe(true);
       // bisecting each batch to single rows would take ~99 requests a batch (~400 in all); once 16 rows
       // were refused alone, a batch's refusal or a new batch costs one GET and one POST
       expect(s.requests).toBeLessThan(150);
       expect((await rowsOf(store, 'releases', 'id,release_title')).filter((r) => String(r.release_title).startsWith('Orphan')).length).toBe(50);
+    });
+
+    it('links of the wrong shape (another system’s export): once 16 were refused, the rest are rejected in advance with the database’s own message', async () => {
+      const shapes = ['[{"artist":"X"}]', '[{"name":5}]', '[{"id":"nope","name":"X"}]', '[5]', '{"name":"X"}', '[{"name":"X","share":150}]', '[{"name":"X","role":7}]', '[{"name":"A"},{"share":10}]'];
+      const lines = ['id,track_title,primary_artists'];
+      for (let rep = 0; rep < 6; rep++) shapes.forEach((v, k) => lines.push(`${uuid('f4000000', rep * 10 + k)},Shape ${rep}.${k},"${v.replaceAll('"', '""')}"`));
+      const input = file(tmp(), 'shapes.csv', `${lines.join('\n')}\n`);
+      const s = await importFile({ table: table('tracks'), input, batchRows: 8, concurrency: 1 }, serverFor(store));
+      expect(s).toMatchObject({ inserted: 0, rejected: 48 });
+      const byShape = new Map<number, Set<string>>();
+      s.rejectedRows.forEach((r, i) => {
+        const k = i % shapes.length;
+        byShape.set(k, (byShape.get(k) ?? new Set()).add(`${r.code} ${r.message}`));
+      });
+      // the first two repetitions were refused by the database, the last ones in advance: one message each
+      expect([...byShape.values()].map((m) => m.size)).toEqual(shapes.map(() => 1));
+      expect([...byShape.get(0)!][0]).toBe('23514 primary_artists[0]: unknown key "artist" (a credit has id, name, role, share) (the element: {"artist": "X"})');
+      expect(s.requests).toBeLessThan(80); // bisecting all six batches would take ~90
     });
 
     it('a service that refuses to show the parents (403 on GET /artists, a stand-in transport): the import goes on without the check in advance', async () => {

@@ -2,7 +2,7 @@ import type { Transport } from '../../client/transport.js';
 import type { ColumnDef, TableDef } from '../../schema/catalog.js';
 import { fetchExisting } from '../existing.js';
 import { UUID_TEXT } from '../../schema/codecs.js';
-import { creditProblems, releaseTrackProblems } from '../../schema/links.js';
+import { CREDIT_FIELDS, creditProblems, releaseTrackProblems } from '../../schema/links.js';
 import type { Reject } from '../rejects.js';
 import type { PendingRow } from './shape.js';
 
@@ -41,8 +41,12 @@ export class ReferenceCheck {
   /** The rows whose references all exist; the others are added to `rejects`. `jsonOf` gives a row's JSON text. */
   async keep(rows: PendingRow[], jsonOf: (r: PendingRow) => string, rejects: Reject[]): Promise<PendingRow[]> {
     const values = rows.map((r) => JSON.parse(jsonOf(r)) as Record<string, unknown>);
-    const bad = new Map<PendingRow, string>();
-    // the database checks links in its row triggers, before foreign keys: their findings come first
+    const bad = new Map<PendingRow, { code: string; message: string }>();
+    // the database checks links in its row triggers (shape first, then ids), before foreign keys
+    rows.forEach((r, i) => {
+      const shape = linkShapeFault(this.linkColumns, values[i]);
+      if (shape) bad.set(r, { code: '23514', message: shape });
+    });
     for (const col of this.columns) if (col.keyList) await this.checkLinks(col, rows, values, bad);
     for (const col of this.columns) {
       if (!col.foreignKey) continue;
@@ -62,11 +66,11 @@ export class ReferenceCheck {
       rows.forEach((r, i) => {
         const ref = values[i][col.name];
         if (typeof ref === 'string' && absent.has(ref) && !bad.has(r)) {
-          bad.set(r, `insert or update on table "${this.table.name}" violates foreign key constraint "${fk.constraint}" (Key (${col.name})=(${ref}) is not present in table "${fk.table}".)`);
+          bad.set(r, { code: '23503', message: `insert or update on table "${this.table.name}" violates foreign key constraint "${fk.constraint}" (Key (${col.name})=(${ref}) is not present in table "${fk.table}".)` });
         }
       });
     }
-    for (const [r, message] of bad) rejects.push({ record: r.record, code: '23503', message });
+    for (const [r, { code, message }] of bad) rejects.push({ record: r.record, code, message });
     return bad.size ? rows.filter((r) => !bad.has(r)) : rows;
   }
 
@@ -76,10 +80,9 @@ export class ReferenceCheck {
    * reason, without the element it adds as detail). Elements are read in order up to the first
    * that is not an object with a uuid id (a name, or a shape the database refuses itself).
    */
-  private async checkLinks(col: ColumnDef, rows: PendingRow[], values: Array<Record<string, unknown>>, bad: Map<PendingRow, string>): Promise<void> {
+  private async checkLinks(col: ColumnDef, rows: PendingRow[], values: Array<Record<string, unknown>>, bad: Map<PendingRow, { code: string; message: string }>): Promise<void> {
     const target = col.keyList === 'tracks' ? 'tracks' : 'artists';
-    // a row whose links the database refuses for their shape first (23514) is left to it
-    const named = values.map((v) => (linkShapeRefused(this.linkColumns, v) ? [] : linkedIds(v[col.name])));
+    const named = values.map((v, i) => (bad.has(rows[i]) ? [] : linkedIds(v[col.name])));
     const present = this.memory(this.present, col.name);
     const absent = this.rememberAbsent ? this.memory(this.absent, col.name) : new Set<string>();
     const ask = new Set<string>();
@@ -91,13 +94,14 @@ export class ReferenceCheck {
     }
     rows.forEach((r, i) => {
       const missing = named[i].find(([, id]) => absent.has(id));
-      if (missing && !bad.has(r)) bad.set(r, `${col.name}[${missing[0]}].id: no ${target === 'tracks' ? 'track' : 'artist'} has id ${missing[1]}`);
+      if (missing && !bad.has(r)) bad.set(r, { code: '23503', message: `${col.name}[${missing[0]}].id: no ${target === 'tracks' ? 'track' : 'artist'} has id ${missing[1]}` });
     });
   }
 
-  /** The link columns the check reads. */
+  /** The link columns the check reads, in the order the database's trigger checks them. */
   private get linkColumns(): ColumnDef[] {
-    return this.columns.filter((c) => c.keyList);
+    const order = (c: ColumnDef) => (CREDIT_FIELDS.includes(c.name) ? CREDIT_FIELDS.indexOf(c.name) : -1);
+    return this.columns.filter((c) => c.keyList).sort((a, b) => order(a) - order(b));
   }
 
   private memory(m: Map<string, Set<string>>, column: string): Set<string> {
@@ -129,11 +133,32 @@ function linkedIds(value: unknown): Array<[number, string]> {
   return ids;
 }
 
-/** Whether any link field of a row has a problem of shape, which the database's trigger reports (23514) before a missing id. */
-function linkShapeRefused(columns: ColumnDef[], row: Record<string, unknown>): boolean {
-  return columns.some((c) => {
+/**
+ * The database trigger's refusal (23514) of a row's links for their shape, as the import reports
+ * it (`path: reason (the element: …)`), or null. The rules are src/schema/links.ts's, which the
+ * link test holds to the triggers'. A row with a key written as text (`"ISRC;ISRC"`, a name in
+ * place of an element) is left to the database, which resolves it first.
+ */
+function linkShapeFault(columns: ColumnDef[], row: Record<string, unknown>): string | null {
+  for (const c of columns) {
     const v = row[c.name];
-    if (v === undefined || v === null || typeof v === 'string') return false; // absent, or keys as text the database resolves
-    return (c.keyList === 'tracks' ? releaseTrackProblems(v) : creditProblems(c.name, v)).some((p) => p.kind === 'shape');
-  });
+    if (v === undefined || v === null || typeof v === 'string') continue;
+    if (Array.isArray(v) && v.some((el) => typeof el === 'string')) return null;
+    const p = (c.keyList === 'tracks' ? releaseTrackProblems(v) : creditProblems(c.name, v)).find((x) => x.kind === 'shape');
+    if (!p) continue;
+    const at = /^[a-z_]+\[(\d+)\]/.exec(p.path);
+    const element = at && Array.isArray(v) ? v[Number(at[1])] : undefined;
+    return element === undefined ? `${p.path}: ${p.reason}` : `${p.path}: ${p.reason} (the element: ${[...jsonbText(element)].slice(0, 200).join('')})`;
+  }
+  return null;
+}
+
+/** A JSON value as PostgreSQL writes a jsonb (keys by length, then by bytes; `, ` and `: `). */
+function jsonbText(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(jsonbText).join(', ')}]`;
+  if (v !== null && typeof v === 'object') {
+    const keys = Object.keys(v).sort((a, b) => Buffer.byteLength(a) - Buffer.byteLength(b) || Buffer.compare(Buffer.from(a), Buffer.from(b)));
+    return `{${keys.map((k) => `${JSON.stringify(k)}: ${jsonbText((v as Record<string, unknown>)[k])}`).join(', ')}}`;
+  }
+  return JSON.stringify(v);
 }

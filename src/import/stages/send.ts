@@ -228,9 +228,9 @@ export class Sender {
    * rejected without being bisected out of their batch one request pair at a time.
    */
   private refused(code: string): void {
-    if (code !== '23503' || this.refs || ++this.fkRefusals < FK_REFUSALS_TO_CHECK) return;
+    if ((code !== '23503' && code !== '23514') || this.refs || ++this.fkRefusals < FK_REFUSALS_TO_CHECK) return;
     this.refs = ReferenceCheck.for(this.c.transport, this.c.settings.table, this.c.shape.plan.columns, false);
-    if (this.refs) this.c.settings.notice(`${this.fkRefusals} rows name a record that does not exist (import it first: \`catalog import DIR\` takes files parents first); references are now checked before rows are sent`);
+    if (this.refs) this.c.settings.notice(`${this.fkRefusals} rows were refused for their links or references (a record that does not exist: import it first, \`catalog import DIR\` takes files parents first; or a link of the wrong shape): they are now checked before rows are sent`);
   }
 
   /** The rows that are new or differ from the stored ones (marked insert or update); the rest are counted unchanged. */
@@ -280,7 +280,7 @@ export class Sender {
       this.refused(faultCode(f));
       return;
     }
-    if (this.refs && faultCode(f) === '23503') {
+    if (this.refs && (faultCode(f) === '23503' || faultCode(f) === '23514')) {
       // references are checked now: the rows that name a missing parent go, the rest is sent again
       const kept = await this.checkReferences(rows, out);
       if (kept.length < rows.length) return this.sendRows(kept, out);
