@@ -80,16 +80,27 @@ export function csvHeader(columns: string[], delimiter = CSV_DELIMITER): string 
 }
 
 /**
- * A JSON value as PostgreSQL prints a jsonb: `": "` after a key, `", "` between items.
+ * A JSON value as PostgreSQL prints a jsonb: `": "` after a key, `", "` between items. Keys come
+ * in `keysOf`'s order: the object's own by default (a value read from the database is in jsonb's
+ * order already), `jsonbKeys` for a value from elsewhere.
  * @example jsonbText({ a: [1, 2], b: null }) // '{"a": [1, 2], "b": null}'
  */
-export function jsonbText(v: unknown): string {
+export function jsonbText(v: unknown, keysOf: (o: object) => string[] = Object.keys): string {
   if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'null';
-  if (Array.isArray(v)) return `[${v.map(jsonbText).join(', ')}]`;
-  return `{${Object.entries(v as Record<string, unknown>)
-    .filter(([, x]) => x !== undefined)
-    .map(([k, x]) => `${JSON.stringify(k)}: ${jsonbText(x)}`)
+  if (Array.isArray(v)) return `[${v.map((x) => jsonbText(x, keysOf)).join(', ')}]`;
+  const o = v as Record<string, unknown>;
+  return `{${keysOf(o)
+    .filter((k) => o[k] !== undefined)
+    .map((k) => `${JSON.stringify(k)}: ${jsonbText(o[k], keysOf)}`)
     .join(', ')}}`;
+}
+
+/**
+ * An object's keys in the order a jsonb keeps them: shorter first, then by their UTF-8 bytes.
+ * @example jsonbKeys({ name: 'x', id: 1, '10': 2 }) // ['10', 'id', 'name']
+ */
+export function jsonbKeys(o: object): string[] {
+  return Object.keys(o).sort((a, b) => Buffer.byteLength(a) - Buffer.byteLength(b) || Buffer.compare(Buffer.from(a), Buffer.from(b)));
 }
 
 const ISO_TIMESTAMP = /^(\d{4,}-\d\d-\d\d)T(\d\d:\d\d:\d\d(?:\.\d+)?)(?:([+-]\d\d):(\d\d)(?::(\d\d))?)?$/;

@@ -188,7 +188,7 @@ export class CopyTranscoder {
     this.next = t.next;
     this.lines = t.lines;
     this.outEnd = status === OK ? o : start;
-    this.key = this.joinKey();
+    this.key = this.leadKey(this.keyParts.length);
     return status;
   }
 
@@ -280,10 +280,10 @@ export class CopyTranscoder {
     }
   }
 
-  /** The conflict key from its parts (joined by NUL, as keyOf makes it), or null when one is missing. */
-  private joinKey(): string | null {
+  /** The key from the record's first `n` key parts (joined by NUL, as keyOf makes it), or null when one is missing. */
+  leadKey(n: number): string | null {
     let key: string | null = null;
-    for (let k = 0; k < this.keyParts.length; k++) {
+    for (let k = 0; k < n; k++) {
       const part = this.keyParts[k];
       if (part === null) return null;
       key = k === 0 ? part : `${key}\u0000${part}`;

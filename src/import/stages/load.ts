@@ -155,17 +155,6 @@ function unchangedLine(c: LoadContext, m: Matcher, values: Array<string | null>,
   return m.unchanged(shaped.row);
 }
 
-/** The row's own key from the transcoder's first `n` key parts (parts joined by NUL), or null. */
-function leadKey(tc: CopyTranscoder, n: number): string | null {
-  let key = '';
-  for (let k = 0; k < n; k++) {
-    const part = tc.part(k);
-    if (part === null) return null;
-    key = k === 0 ? part : `${key}\u0000${part}`;
-  }
-  return key;
-}
-
 /**
  * Writes the match stage's cells (`id,label_id,`) before a COPY line the transcoder wrote
  * `reserve` bytes after the line's start, and closes the gap: the line stays one contiguous
@@ -253,7 +242,7 @@ class LoadVisitor implements PassVisitor, Pass {
     const { c } = this;
     if (!c.deduper.tracksSkipped) return;
     const asLine = at.tc !== null && this.lines !== null && at.status === OK && c.settings.checks.length === 0;
-    const key = asLine ? leadKey(at.tc!, this.lead.length) : c.shape.shaper.keyOf(at.record, c.shape.plan.conflictKey!);
+    const key = asLine ? at.tc!.leadKey(this.lead.length) : c.shape.shaper.keyOf(at.record, c.shape.plan.conflictKey!);
     c.deduper.skipped(key, at.index);
   }
 
@@ -290,7 +279,7 @@ class LoadVisitor implements PassVisitor, Pass {
   private match(at: Cursor, m: Matcher, end: number): { end: number; key: string | null } | null {
     const { c, lead } = this;
     const tc = at.tc!;
-    const own = lead.length === 0 ? null : leadKey(tc, lead.length);
+    const own = lead.length === 0 ? null : tc.leadKey(lead.length);
     const values = m.assign((i) => tc.part(lead.length + i), own);
     if (values === REPEAT && c.settings.dedupe !== 'error') {
       c.batcher.skip();

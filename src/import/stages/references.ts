@@ -2,6 +2,7 @@ import type { Transport } from '../../client/transport.js';
 import type { ColumnDef, TableDef } from '../../schema/catalog.js';
 import { fetchExisting } from '../existing.js';
 import { UUID_TEXT } from '../../schema/codecs.js';
+import { jsonbKeys, jsonbText } from '../../format/csv-dialect.js';
 import { CREDIT_FIELDS, creditProblems, releaseTrackProblems } from '../../schema/links.js';
 import type { Reject } from '../rejects.js';
 import type { PendingRow } from './shape.js';
@@ -10,18 +11,21 @@ import type { PendingRow } from './shape.js';
 const MAX_REMEMBERED = 100_000;
 
 /**
- * A foreign-key check in advance: the database refuses a row whose reference does not exist
- * (23503), so this asks the service which of a batch's references exist (one `id=in.(…)` GET per
- * referenced table and batch) and rejects those rows with the database's message. A dry run
- * always uses it (its reject count then agrees with the real run's); a real run turns it on once
- * the database has refused many rows for their references (tracks imported before their
- * releases: every batch would otherwise be bisected down to single rows, two requests per row).
+ * A check in advance of what the database refuses about a row's links and references: a link of
+ * the wrong shape (23514, by the rules of src/schema/links.ts), a link id or foreign key naming
+ * nothing (23503: this asks the service which of a batch's references exist, one `id=in.(…)` GET
+ * per referenced collection and batch). Rows it finds are rejected with the database's message.
+ * A dry run always uses it (its reject count then agrees with the real run's); a real run turns
+ * it on once the database has refused many rows so (tracks imported before their artists: every
+ * batch would otherwise be bisected down to single rows, two requests per row).
  * Answers are remembered; a reference found missing is asked again in a real run (another
  * import may have made it since), in a dry run nothing changes.
  */
 export class ReferenceCheck {
   private readonly present = new Map<string, Set<string>>();
   private readonly absent = new Map<string, Set<string>>();
+  /** The link columns the check reads, in the order the database's trigger checks them. */
+  private readonly linkColumns: ColumnDef[];
 
   private constructor(
     private readonly transport: Transport,
@@ -29,7 +33,10 @@ export class ReferenceCheck {
     private readonly columns: ColumnDef[],
     /** Remember missing references across batches (a dry run: nothing is written meanwhile). */
     private readonly rememberAbsent: boolean,
-  ) {}
+  ) {
+    const order = (c: ColumnDef) => (CREDIT_FIELDS.includes(c.name) ? CREDIT_FIELDS.indexOf(c.name) : -1);
+    this.linkColumns = columns.filter((c) => c.keyList).sort((a, b) => order(a) - order(b));
+  }
 
   /** A check for the foreign-key and link columns the import writes, or null when it writes none. */
   static for(transport: Transport, table: TableDef, columns: string[], rememberAbsent = true): ReferenceCheck | null {
@@ -47,22 +54,12 @@ export class ReferenceCheck {
       const shape = linkShapeFault(this.linkColumns, values[i]);
       if (shape) bad.set(r, { code: '23514', message: shape });
     });
-    for (const col of this.columns) if (col.keyList) await this.checkLinks(col, rows, values, bad);
+    for (const col of this.linkColumns) await this.checkLinks(col, rows, values, bad);
     for (const col of this.columns) {
-      if (!col.foreignKey) continue;
-      const fk = col.foreignKey!;
-      const present = this.memory(this.present, col.name);
-      const absent = this.rememberAbsent ? this.memory(this.absent, col.name) : new Set<string>();
-      const ask = new Set<string>();
-      for (const v of values) {
-        const ref = v[col.name];
-        if (typeof ref === 'string' && !present.has(ref) && !absent.has(ref)) ask.add(ref);
-      }
-      if (ask.size) {
-        const refCol: ColumnDef = { name: fk.column, type: col.type, nullable: false };
-        const found = await fetchExisting(this.transport, fk.table, refCol, [...ask], [fk.column]);
-        for (const ref of ask) (found.has(ref) ? present : absent).add(ref);
-      }
+      const fk = col.foreignKey;
+      if (!fk) continue;
+      const refs = values.map((v) => v[col.name]).filter((ref): ref is string => typeof ref === 'string');
+      const absent = await this.absentOf(col.name, fk.table, { name: fk.column, type: col.type, nullable: false }, refs);
       rows.forEach((r, i) => {
         const ref = values[i][col.name];
         if (typeof ref === 'string' && absent.has(ref) && !bad.has(r)) {
@@ -83,25 +80,26 @@ export class ReferenceCheck {
   private async checkLinks(col: ColumnDef, rows: PendingRow[], values: Array<Record<string, unknown>>, bad: Map<PendingRow, { code: string; message: string }>): Promise<void> {
     const target = col.keyList === 'tracks' ? 'tracks' : 'artists';
     const named = values.map((v, i) => (bad.has(rows[i]) ? [] : linkedIds(v[col.name])));
-    const present = this.memory(this.present, col.name);
-    const absent = this.rememberAbsent ? this.memory(this.absent, col.name) : new Set<string>();
-    const ask = new Set<string>();
-    for (const ids of named) for (const [, id] of ids) if (!present.has(id) && !absent.has(id)) ask.add(id);
-    if (ask.size) {
-      const idCol: ColumnDef = { name: 'id', type: 'uuid', nullable: false };
-      const found = await fetchExisting(this.transport, target, idCol, [...ask], ['id']);
-      for (const id of ask) (found.has(id) ? present : absent).add(id);
-    }
+    const absent = await this.absentOf(col.name, target, { name: 'id', type: 'uuid', nullable: false }, named.flatMap((ids) => ids.map(([, id]) => id)));
     rows.forEach((r, i) => {
       const missing = named[i].find(([, id]) => absent.has(id));
       if (missing && !bad.has(r)) bad.set(r, { code: '23503', message: `${col.name}[${missing[0]}].id: no ${target === 'tracks' ? 'track' : 'artist'} has id ${missing[1]}` });
     });
   }
 
-  /** The link columns the check reads, in the order the database's trigger checks them. */
-  private get linkColumns(): ColumnDef[] {
-    const order = (c: ColumnDef) => (CREDIT_FIELDS.includes(c.name) ? CREDIT_FIELDS.indexOf(c.name) : -1);
-    return this.columns.filter((c) => c.keyList).sort((a, b) => order(a) - order(b));
+  /**
+   * Which of `refs` (values of `column`) no record of `collection` has in `key`: the ones not
+   * remembered are asked for (one `in.(…)` GET per URL's worth), and the answers remembered.
+   */
+  private async absentOf(column: string, collection: string, key: ColumnDef, refs: string[]): Promise<Set<string>> {
+    const present = this.memory(this.present, column);
+    const absent = this.rememberAbsent ? this.memory(this.absent, column) : new Set<string>();
+    const ask = new Set(refs.filter((ref) => !present.has(ref) && !absent.has(ref)));
+    if (ask.size) {
+      const found = await fetchExisting(this.transport, collection, key, [...ask], [key.name]);
+      for (const ref of ask) (found.has(ref) ? present : absent).add(ref);
+    }
+    return absent;
   }
 
   private memory(m: Map<string, Set<string>>, column: string): Set<string> {
@@ -148,17 +146,7 @@ function linkShapeFault(columns: ColumnDef[], row: Record<string, unknown>): str
     if (!p) continue;
     const at = /^[a-z_]+\[(\d+)\]/.exec(p.path);
     const element = at && Array.isArray(v) ? v[Number(at[1])] : undefined;
-    return element === undefined ? `${p.path}: ${p.reason}` : `${p.path}: ${p.reason} (the element: ${[...jsonbText(element)].slice(0, 200).join('')})`;
+    return element === undefined ? `${p.path}: ${p.reason}` : `${p.path}: ${p.reason} (the element: ${[...jsonbText(element, jsonbKeys)].slice(0, 200).join('')})`;
   }
   return null;
-}
-
-/** A JSON value as PostgreSQL writes a jsonb (keys by length, then by bytes; `, ` and `: `). */
-function jsonbText(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(jsonbText).join(', ')}]`;
-  if (v !== null && typeof v === 'object') {
-    const keys = Object.keys(v).sort((a, b) => Buffer.byteLength(a) - Buffer.byteLength(b) || Buffer.compare(Buffer.from(a), Buffer.from(b)));
-    return `{${keys.map((k) => `${JSON.stringify(k)}: ${jsonbText((v as Record<string, unknown>)[k])}`).join(', ')}}`;
-  }
-  return JSON.stringify(v);
 }

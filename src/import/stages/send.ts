@@ -26,8 +26,10 @@ const isShrinkFault = (res: HttpResponse, f: ServiceError): boolean => res.statu
 const isTransient = (res: HttpResponse): boolean => res.status === 502 || res.status === 503 || res.status === 504;
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-/** Rows of one batch the database refused for their references (23503) that turn on the check in advance. */
-const FK_REFUSALS_TO_CHECK = 16;
+/** Refusals the rows are checked in advance for (ReferenceCheck): a missing parent or link id (23503), a link of the wrong shape (23514). */
+const CHECKED_CODES = new Set(['23503', '23514']);
+/** Rows refused alone with one of CHECKED_CODES, over the whole import, that turn on the check in advance. */
+const REFUSALS_TO_CHECK = 16;
 /**
  * A request that cannot write anything twice (an upsert, an empty body), sent again after a
  * connection error or 502/503/504: twice more, pausing `retryDelayMs`, then twice that.
@@ -169,8 +171,8 @@ export class Sender {
     private refs: ReferenceCheck | null = null,
   ) {}
 
-  /** Rows the database refused alone for a missing parent (23503), until the check in advance is on. */
-  private fkRefusals = 0;
+  /** Rows the database refused alone with one of CHECKED_CODES, until the check in advance is on. */
+  private refusals = 0;
 
   /** Negotiates the body type and whether lookups are needed. */
   static async open(c: SendContext): Promise<Sender> {
@@ -214,7 +216,7 @@ export class Sender {
       if (this.c.settings.dryRun || this.c.settings.stopping()) throw err;
       if (this.refs === refs) {
         this.refs = null;
-        this.fkRefusals = -Infinity; // not turned on again
+        this.refusals = -Infinity; // not turned on again
         this.c.settings.notice(`references cannot be checked in advance (${(err as Error).message}): rows are sent as they are`);
       }
       return rows;
@@ -222,15 +224,15 @@ export class Sender {
   }
 
   /**
-   * A row the database refused alone. Once FK_REFUSALS_TO_CHECK rows were refused for their
-   * references, references are checked in advance (ReferenceCheck): by every later batch, and by
-   * a batch in flight the next time the database refuses it for a reference, so such rows are
-   * rejected without being bisected out of their batch one request pair at a time.
+   * A row the database refused alone. Once REFUSALS_TO_CHECK rows were refused for their links or
+   * references, rows are checked in advance (ReferenceCheck): by every later batch, and by a batch
+   * in flight the next time the database refuses it so, and such rows are rejected without being
+   * bisected out of their batch one request pair at a time.
    */
   private refused(code: string): void {
-    if ((code !== '23503' && code !== '23514') || this.refs || ++this.fkRefusals < FK_REFUSALS_TO_CHECK) return;
+    if (!CHECKED_CODES.has(code) || this.refs || ++this.refusals < REFUSALS_TO_CHECK) return;
     this.refs = ReferenceCheck.for(this.c.transport, this.c.settings.table, this.c.shape.plan.columns, false);
-    if (this.refs) this.c.settings.notice(`${this.fkRefusals} rows were refused for their links or references (a record that does not exist: import it first, \`catalog import DIR\` takes files parents first; or a link of the wrong shape): they are now checked before rows are sent`);
+    if (this.refs) this.c.settings.notice(`${this.refusals} rows were refused for their links or references (a record that does not exist: import it first, \`catalog import DIR\` takes files parents first; or a link of the wrong shape): they are now checked before rows are sent`);
   }
 
   /** The rows that are new or differ from the stored ones (marked insert or update); the rest are counted unchanged. */
@@ -280,8 +282,8 @@ export class Sender {
       this.refused(faultCode(f));
       return;
     }
-    if (this.refs && (faultCode(f) === '23503' || faultCode(f) === '23514')) {
-      // references are checked now: the rows that name a missing parent go, the rest is sent again
+    if (this.refs && CHECKED_CODES.has(faultCode(f))) {
+      // rows are checked now: those naming a missing parent or with links of the wrong shape go, the rest is sent again
       const kept = await this.checkReferences(rows, out);
       if (kept.length < rows.length) return this.sendRows(kept, out);
     }
