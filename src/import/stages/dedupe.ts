@@ -56,6 +56,7 @@ class ScanVisitor implements PassVisitor {
   ) {
     this.finder = new DuplicateFinder(c.source.totalBytes);
     if (!headers || c.source.format !== 'csv') return;
+    this.resolveHeaders(headers); // CSV: header problems stop the import before any row is read
     const cols = headers.map((h) => c.shaper.resolver.resolve(h));
     const keyed = c.keyColumns.every((k) => cols.some((col) => col?.name === k));
     this.dates = c.shaper.dates !== null && !c.shaper.dates.format && cols.some((col) => col?.type === 'date');
@@ -130,9 +131,8 @@ async function csvHeaders(source: Source): Promise<string[] | null> {
 export async function scanInput(c: ScanContext): Promise<Scan> {
   const headers = c.source.format === 'csv' ? await csvHeaders(c.source) : null;
   const v = new ScanVisitor(c, headers);
-  if (headers) v.resolveHeaders(headers); // CSV: header problems stop the import before any row is read
   const pass = await runPass(c.source, v, { headers: headers ?? [], reuse: true, check: byteCheck(c.source) });
-  if (!headers && pass.headers && !v.headersDone) v.resolveHeaders(pass.headers); // an xlsx sheet without rows
+  if (pass.headers && !v.headersDone) v.resolveHeaders(pass.headers); // an xlsx sheet without rows
   c.shaper.resolver.finish();
   c.shaper.dates?.settle(); // a day-month date without --date-format: refused before anything is sent
   return { records: v.records, candidates: v.finder.candidates, flagged: v.flagged, headers: headers ?? pass.headers };

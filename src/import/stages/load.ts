@@ -121,30 +121,29 @@ class LineBuffers {
   }
 }
 
-/** A record the transcoder wrote as a COPY line: checked, judged, and added with its line (true), or not (false). */
-async function addLine(c: LoadContext, pass: Pass, row: CopyRow, lines: LineBuffers, end: number, matched = false, checked = false): Promise<boolean> {
+/** A record the transcoder wrote as a COPY line: checked, judged, and added with its line. */
+async function addLine(c: LoadContext, pass: Pass, row: CopyRow, lines: LineBuffers, end: number, matched = false, checked = false): Promise<void> {
   if (c.settings.checks.length > 0 && !checked) {
     // checks see shaped rows: only then is a COPY line's record decoded and shaped again
     const shaped = c.shape.shaper.shape(row.record);
     if (!shaped.ok) {
       c.batcher.reject(row.record, shaped);
-      return false;
+      return;
     }
   }
   // a row matched by natural key was judged by the match stage (a repeated key is its fault)
   const verdict = matched ? null : c.deduper.admit(row.key, row.index);
   if (verdict === 'skip') {
     c.batcher.skip();
-    return false;
+    return;
   }
   if (verdict) {
     c.batcher.reject(row.record, verdict);
-    return false;
+    return;
   }
   lines.take(row, end);
   // the batch went out: its rows keep their bytes, the next line goes in a fresh buffer
   if (await addRow(c, pass, row)) lines.renew();
-  return true;
 }
 
 /** Whether a COPY line's record, shaped the ordinary way with its injected ids, equals its stored row. */
@@ -216,7 +215,7 @@ class LoadVisitor implements PassVisitor, Pass {
     this.lines!.renew(!(await this.c.batcher.sendOpen()));
   }
 
-  visit(at: Cursor): 'stop' | void | Promise<unknown> {
+  visit(at: Cursor): 'stop' | void | Promise<void> {
     const { c } = this;
     this.read++;
     this.bytes = at.bytes;
@@ -247,7 +246,7 @@ class LoadVisitor implements PassVisitor, Pass {
   }
 
   /** A record the transcoder wrote as a COPY line: the match stage's cells, the checks and the dedupe verdict, then its batch. */
-  private line(at: Cursor): Promise<unknown> | void {
+  private line(at: Cursor): Promise<void> | void {
     const { c } = this;
     const tc = at.tc!;
     const m = c.matcher;

@@ -133,7 +133,7 @@ export interface PassVisitor {
   /** `out` is too small for the record: make room (the record is read again after). */
   overflow?(): Promise<void>;
   /** One record; 'stop' ends the pass (a stop request, a failed batch). */
-  visit(at: Cursor): 'stop' | void | Promise<unknown>;
+  visit(at: Cursor): 'stop' | void | Promise<'stop' | void>;
 }
 
 export interface PassOptions {
