@@ -1,5 +1,5 @@
 import { constants, createReadStream, openSync } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { access, stat } from 'node:fs/promises';
 import { Socket } from 'node:net';
 import { type Readable, Transform } from 'node:stream';
 import { type ByteCheck, MAX_RECORD_BYTES, tooLong } from '../readers/input.js';
@@ -98,10 +98,14 @@ function recordBound(path: string, format: InputFormat): Transform {
 
 /** What kind of file a path names; a usage error for none or a directory. */
 async function kindOf(path: string): Promise<'file' | 'fifo' | 'device'> {
-  const s = await stat(path).catch((err: NodeJS.ErrnoException) => {
-    throw new ImportError(`cannot read ${path}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`, 'usage');
-  });
+  const cannot = (err: NodeJS.ErrnoException): never => {
+    const why = err.code === 'ENOENT' ? 'no such file' : err.code === 'EACCES' ? 'permission denied (it is not readable by this user)' : err.message;
+    throw new ImportError(`cannot read ${path}: ${why}`, 'usage');
+  };
+  const s = await stat(path).catch(cannot);
   if (s.isDirectory()) throw new ImportError(`${path} is a directory: name a file to import (seed imports a directory of files)`, 'usage');
+  // a file this user may not read is said here, before any of it is read
+  await access(path, constants.R_OK).catch(cannot);
   if (s.isFile()) return 'file';
   return s.isFIFO() ? 'fifo' : 'device';
 }
