@@ -1,19 +1,27 @@
-import * as fs from 'node:fs';
+import type * as Fs from 'node:fs';
 import { statSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createRequire, syncBuiltinESMExports } from 'node:module';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Store } from '../../../src/store/store.js';
 import { importFile } from '../../../src/import/engine.js';
 import { disposeStore, STORE_KINDS } from '../../support/stores.js';
 import { file, rowsOf, serverFor, table, tmp } from '../support.js';
 
 /** Bytes read from each file, however it was opened (a FileHandle or a read stream). */
-const readBytes = vi.hoisted(() => new Map<string, number>());
+const readBytes = new Map<string, number>();
 const count = (path: unknown, n: number) => readBytes.set(String(path), (readBytes.get(String(path)) ?? 0) + n);
 
-vi.mock('node:fs/promises', async (original) => {
-  const m = await original<typeof import('node:fs/promises')>();
-  const open = async (...args: Parameters<typeof m.open>) => {
-    const fh = await m.open(...args);
+// Node's own modules, patched for the length of a test: `syncBuiltinESMExports` makes every
+// `import { open } from 'node:fs/promises'` see the counting function, whichever module loaded
+// first (the unit run shares loaded modules between test files, where a module mock would not reach).
+const require = createRequire(import.meta.url);
+const fsp = require('node:fs/promises') as typeof import('node:fs/promises');
+const fsc = require('node:fs') as typeof Fs;
+const real = { open: fsp.open, createReadStream: fsc.createReadStream };
+
+function countReads(): void {
+  fsp.open = (async (...args: Parameters<typeof real.open>) => {
+    const fh = await real.open(...args);
     const read = fh.read.bind(fh) as (...a: unknown[]) => Promise<{ bytesRead: number; buffer: Buffer }>;
     (fh as unknown as { read: unknown }).read = async (...a: unknown[]) => {
       const r = await read(...a);
@@ -21,24 +29,25 @@ vi.mock('node:fs/promises', async (original) => {
       return r;
     };
     return fh;
-  };
-  return { ...m, open, default: { ...m, open } };
-});
-
-vi.mock('node:fs', async (original) => {
-  const m = await original<typeof import('node:fs')>();
-  // the stream reads through a counting `fs` of its own (its `open` and `close` are the real ones)
-  const createReadStream = (path: fs.PathLike, opts?: Parameters<typeof m.createReadStream>[1]) => {
+  }) as typeof fsp.open;
+  // a stream reads through a counting `fs` of its own (its `open` and `close` are the real ones)
+  fsc.createReadStream = ((path: Fs.PathLike, opts?: Parameters<typeof real.createReadStream>[1]) => {
     const o = typeof opts === 'string' ? { encoding: opts } : (opts ?? {});
     const read = (fd: number, buf: Buffer, off: number, len: number, pos: number | null, cb: (e: Error | null, n: number, b: Buffer) => void) =>
-      m.read(fd, buf, off, len, pos, (e, n, b) => {
+      fsc.read(fd, buf, off, len, pos, (e, n, b) => {
         count(path, n);
         cb(e, n, b);
       });
-    return m.createReadStream(path, { ...o, fs: { open: m.open, close: m.close, read } } as Parameters<typeof m.createReadStream>[1]);
-  };
-  return { ...m, createReadStream, default: { ...m, createReadStream } };
-});
+    return real.createReadStream(path, { ...o, fs: { open: fsc.open, close: fsc.close, read } } as Parameters<typeof real.createReadStream>[1]);
+  }) as typeof fsc.createReadStream;
+  syncBuiltinESMExports();
+}
+
+function realReads(): void {
+  fsp.open = real.open;
+  fsc.createReadStream = real.createReadStream;
+  syncBuiltinESMExports();
+}
 
 const id = (n: number) => `a0000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 
@@ -50,6 +59,7 @@ describe('pass driver: an import reads its file twice (the scan, the load)', () 
   afterAll(async () => {
     await disposeStore(store);
   });
+  afterEach(realReads);
 
   // 20,000 rows, ~1.4 MB; keys 7 and 11 repeat, one of key 11's rows is invalid
   const rows = Array.from({ length: 20_000 }, (_, i) => ({ id: id(i === 15_000 ? 7 : i === 19_000 || i === 19_001 ? 11 : i), stage_name: `Artist ${i}`, is_signed: i === 19_001 ? 'perhaps' : 'true' }));
@@ -62,7 +72,9 @@ describe('pass driver: an import reads its file twice (the scan, the load)', () 
     await store.query('delete from artists');
     const input = file(tmp(), `artists.${format}`, inputs[format]);
     readBytes.clear();
+    countReads();
     const s = await importFile({ table: table('artists'), input, dedupe: 'error', checkpointPath: null }, serverFor(store));
+    realReads();
     const size = statSync(input).size;
     const read = readBytes.get(input) ?? 0;
     // the scan and the load, plus the heads read for the encoding, the delimiter and the header
