@@ -1,9 +1,9 @@
 // Bundles the compiled CLI (dist/cli/main.js and every module it loads, commander included) into
 // a few files in dist/bundle/, one per lazily loaded part. Node then resolves, reads and compiles
 // a handful of files instead of ~60 small ones on every command: ~20 ms of a 90 ms `--help`.
-// Runs after tsc (npm run build, prepack, pretest); bin/catalog.js uses the bundle only while it
+// Runs after tsc (npm run build, which prepare runs on npm ci and npm pack; pretest); bin/catalog.js uses the bundle only while it
 // is newer than dist/ (tsc rewrites every file), so a plain `tsc` never leaves a stale bundle in use.
-// `--no-sourcemap` (npm pack's prepack) leaves the maps out: the package ships the bundle alone.
+// `--no-sourcemap` leaves the maps out; the package ships the bundle alone either way (`files` takes *.js only).
 // Packages other than commander stay in node_modules: they are large and loaded only when used.
 import { readFileSync, rmSync } from 'node:fs';
 import { dirname, relative } from 'node:path';
