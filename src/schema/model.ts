@@ -143,16 +143,32 @@ export function schemaFromOpenApi(doc: Record<string, unknown>, source: SchemaMo
   return { version, tables, source };
 }
 
-/** The tables parents first: a table comes after every table its foreign keys point at. */
+/** The tables a table's rows point at: its foreign keys' tables and its link columns' (ColumnDef.keyList), itself aside. */
+function parentsOf(table: TableDef, all: readonly TableDef[]): TableDef[] {
+  const names = table.columns.map((c) => c.foreignKey?.table ?? c.keyList).filter((n): n is string => n !== undefined && n !== table.name);
+  return all.filter((t) => names.includes(t.name));
+}
+
+/**
+ * The tables parents first: a table comes after every table its foreign keys and link columns
+ * point at (releases after tracks, whose ids or ISRCs its `tracks` lists; tracks after artists),
+ * so a directory imports in one pass. Otherwise the given order is kept. A cycle (a service whose
+ * tables point at each other) is broken where it closes: the table reached again goes in as it
+ * stands instead of looping.
+ *
+ * @example foreignKeyOrder([releases, tracks, labels]).map((t) => t.name) // ['tracks', 'labels', 'releases']
+ */
 export function foreignKeyOrder(tables: Iterable<TableDef>): TableDef[] {
   const all = [...tables];
   const out: TableDef[] = [];
+  const placed = new Set<TableDef>();
+  const visiting = new Set<TableDef>();
   const visit = (t: TableDef) => {
-    if (out.includes(t)) return;
-    for (const c of t.columns) {
-      const parent = c.foreignKey && all.find((p) => p.name === c.foreignKey!.table);
-      if (parent && parent !== t) visit(parent);
-    }
+    if (placed.has(t) || visiting.has(t)) return;
+    visiting.add(t);
+    for (const parent of parentsOf(t, all)) visit(parent);
+    visiting.delete(t);
+    placed.add(t);
     out.push(t);
   };
   for (const t of all) visit(t);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TABLES } from '../../src/schema/catalog.js';
-import { displayDefault, foreignKeyOrder, schemaFromOpenApi, singularOf, sqlDefault, type TableDef } from '../../src/schema/model.js';
+import { type ColumnDef, displayDefault, foreignKeyOrder, schemaFromOpenApi, singularOf, sqlDefault, type TableDef } from '../../src/schema/model.js';
 import { openApiDocument } from '../../src/server/openapi.js';
 
 /** A table without the column comments (the compiled catalog keeps those in links.ts, not on its columns). */
@@ -63,9 +63,36 @@ describe('the table model', () => {
     expect(singularOf('press')).toBe('press');
   });
 
-  it('orders any tables parents first, whatever order they come in', () => {
-    const names = foreignKeyOrder([...TABLES].reverse()).map((t) => t.name);
-    for (const t of TABLES) for (const c of t.columns) if (c.foreignKey) expect(names.indexOf(c.foreignKey.table)).toBeLessThan(names.indexOf(t.name));
-    expect(foreignKeyOrder(TABLES)).toEqual([...TABLES]);
+  it('orders any tables parents first, whatever order they come in: foreign keys and link columns', () => {
+    const parentsOf = (t: TableDef) => t.columns.map((c) => c.foreignKey?.table ?? c.keyList).filter((n): n is string => n !== undefined && n !== t.name);
+    for (const order of [[...TABLES], [...TABLES].reverse(), [...TABLES].sort((a, b) => a.name.localeCompare(b.name))]) {
+      const names = foreignKeyOrder(order).map((t) => t.name);
+      expect([...names].sort()).toEqual(TABLES.map((t) => t.name).sort());
+      for (const t of TABLES) for (const parent of parentsOf(t)) expect(names.indexOf(parent), `${parent} before ${t.name}`).toBeLessThan(names.indexOf(t.name));
+    }
+    // a releases file lists its tracks (ids or ISRCs), a tracks file credits artists: both load on a fresh catalog
+    expect(foreignKeyOrder(TABLES).map((t) => t.name)).toEqual(['countries', 'languages', 'genres', 'subgenres', 'labels', 'artists', 'tracks', 'releases']);
+  });
+
+  it('keeps the given order where nothing points, ignores self-links and stops at cycles', () => {
+    const t = (name: string, cols: Array<Partial<ColumnDef>> = []): TableDef => ({
+      name,
+      singular: singularOf(name),
+      primaryKey: ['id'],
+      columns: [{ name: 'id', type: 'uuid', nullable: false, primaryKey: true }, ...cols.map((c, i) => ({ name: `c${i}`, type: 'uuid', nullable: true, ...c }))],
+    });
+    const fk = (table: string): Partial<ColumnDef> => ({ foreignKey: { table, column: 'id', constraint: `${table}_fkey` } });
+    const names = (tables: TableDef[]) => foreignKeyOrder(tables).map((x) => x.name);
+    // unrelated tables stay as given
+    expect(names([t('b'), t('a'), t('c')])).toEqual(['b', 'a', 'c']);
+    // a link column is a dependency like a foreign key
+    expect(names([t('releases', [{ type: 'jsonb', keyList: 'tracks' }]), t('tracks', [{ type: 'jsonb', keyList: 'artists' }]), t('artists')])).toEqual(['artists', 'tracks', 'releases']);
+    // a link to a collection the service does not have is no dependency
+    expect(names([t('releases', [{ type: 'jsonb', keyList: 'tracks' }]), t('labels')])).toEqual(['releases', 'labels']);
+    // a table pointing at itself (a parent release, an artist's own tracks list) is not its own parent
+    expect(names([t('tracks', [{ type: 'jsonb', keyList: 'tracks' }, fk('tracks')]), t('genres')])).toEqual(['tracks', 'genres']);
+    // a cycle ends: each table once, the one reached again first
+    expect(names([t('a', [fk('b')]), t('b', [fk('a')]), t('c', [fk('a')])])).toEqual(['b', 'a', 'c']);
+    expect(names([t('x', [fk('y')]), t('y', [fk('z')]), t('z', [fk('x')])])).toEqual(['z', 'y', 'x']);
   });
 });
