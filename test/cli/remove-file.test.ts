@@ -27,6 +27,10 @@ describe('bulk remove and long id lists', () => {
       const lines = readFileSync(join(dir, file), 'utf8').trim().split('\n');
       expect(lines.filter((l) => l !== 'id').map((l) => (l.startsWith('{') ? (JSON.parse(l) as { id: string }).id : l))).toEqual(ids.slice(0, 550));
     }
+    // count splits the same list (it answered 431 before), a repeated id counted once
+    const counted = await cli(['tracks', 'count', '--where', `id=in.(${[...ids, ...ids.slice(0, 50)].join(',')})`]);
+    expect(counted.code, counted.err).toBe(0);
+    expect(counted.out.trim()).toBe('600');
     const u = await cli(['tracks', 'update', '--where', `id=in.(${ids.join(',')})`, 'mix_version=Long', '--yes', '-o', 'json']);
     expect(u.code, u.err).toBe(0);
     expect(JSON.parse(u.out)).toHaveLength(600);
@@ -51,6 +55,13 @@ describe('bulk remove and long id lists', () => {
     const [{ id }] = (await service.store.query<{ id: string }>(`select id from tracks where track_title = 'File 2'`)).rows;
     writeFileSync(join(dir, 'ids.csv'), `${id}\n`);
     expect((await cli(['tracks', 'remove', '--file', join(dir, 'ids.csv'), '--yes'])).err).toMatch(/Removed 1 track\b/);
+    expect(await count(`track_title like 'File %'`)).toBe(1);
+    // an id no record has is refused as an unknown key is: nothing removed, the line named
+    const [{ id: kept }] = (await service.store.query<{ id: string }>(`select id from tracks where track_title = 'File 3'`)).rows;
+    writeFileSync(join(dir, 'stale.csv'), `id\n${kept}\n00000000-0000-4000-8000-00000000dead\n`);
+    const stale = await cli(['tracks', 'remove', '--file', join(dir, 'stale.csv'), '--yes']);
+    expect(stale.code).toBe(2);
+    expect(stale.err).toMatch(/1 id value matches no tracks: line 3 “00000000-0000-4000-8000-00000000dead”; nothing removed/);
     expect(await count(`track_title like 'File %'`)).toBe(1);
     writeFileSync(join(dir, 'junk.csv'), 'id\nnot-an-id\n');
     const junk = await cli(['tracks', 'remove', '--file', join(dir, 'junk.csv'), '--yes']);

@@ -1,6 +1,8 @@
 import { Command } from 'commander';
 import { ServiceError } from '../../client/errors.js';
+import { splitLongQuery } from '../../client/in-list.js';
 import { compileQuery } from '../../grammar/compile.js';
+import type { Filter, Query } from '../../grammar/types.js';
 import { renderPrefer } from '../../grammar/prefer.js';
 import { parseContentRange } from '../../grammar/range.js';
 import type { Row } from '../../format/types.js';
@@ -39,11 +41,17 @@ export async function runCount(opts: CountOptions, ctx: Context): Promise<void> 
   const schema = await ctx.schema();
   if (opts.by === undefined) {
     const query = buildReadQuery({ where: opts.where, or: opts.or }, table, schema, ctx.removedFields(table.name), ctx.clock.now());
-    const res = await ctx.send({ method: 'HEAD', path: pathOf(table), query: compileQuery(query), headers: { Prefer: renderPrefer({ count: 'exact' }) } });
-    if (!res) return;
-    const total = parseContentRange(res.headers['content-range'] ?? null)?.total;
-    if (total === undefined) throw new Error(`the service gave no count for ${table.name} (no Content-Range total)`);
-    await ctx.io.stdout.write(`${total}\n`);
+    // an in.() list too long for one URL is counted in parts, as list reads it: each value once, so the parts add up
+    const parts = splitLongQuery(dedupeInList(query), compileQuery);
+    let sum = 0;
+    for (const part of parts) {
+      const res = await ctx.send({ method: 'HEAD', path: pathOf(table), query: compileQuery(part), headers: { Prefer: renderPrefer({ count: 'exact' }) } });
+      if (!res) return;
+      const total = parseContentRange(res.headers['content-range'] ?? null)?.total;
+      if (total === undefined) throw new Error(`the service gave no count for ${table.name} (no Content-Range total)`);
+      sum += total;
+    }
+    await ctx.io.stdout.write(`${sum}\n`);
     return;
   }
   requireField(table, opts.by, ctx.removedFields(table.name));
@@ -57,4 +65,16 @@ export async function runCount(opts: CountOptions, ctx: Context): Promise<void> 
   if (!res) return;
   const rows = (JSON.parse(res.body || '[]') as Row[]).sort((a, b) => Number(b.count) - Number(a.count) || String(a[opts.by!] ?? '').localeCompare(String(b[opts.by!] ?? '')));
   await writeRows(ctx, rows, { selected: true });
+}
+
+/** The query with its top-level in.() lists' repeated values once (parts of a split list must not count a row twice). */
+function dedupeInList(q: Query): Query {
+  return {
+    ...q,
+    where: q.where.map((w) => {
+      if (w.path.length > 0 || w.condition.kind !== 'filter' || w.condition.op !== 'in' || !Array.isArray(w.condition.value)) return w;
+      const f = w.condition as Filter;
+      return { ...w, condition: { ...f, value: [...new Set(f.value as string[])] } };
+    }),
+  };
 }

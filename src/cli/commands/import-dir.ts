@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { Command } from 'commander';
 import type { ImportOptions, ImportSummary } from '../../import/engine.js';
 import type { KeyIndex } from '../../import/keys.js';
@@ -117,8 +117,17 @@ async function importAll(opts: ImportDirOptions, ctx: Context, tables: readonly 
     summaries.push(s);
     if (s.interrupted) throw new Interrupted(`interrupted in ${file}: the files before it are imported; run the same command again`);
   }
+  // Removals are planned for the whole run before any is applied, and held everywhere if any
+  // file had a rejected row: a release held back must not lose the tracks another file dropped.
+  const rejected = summaries.reduce((n, s) => n + s.rejected, 0);
+  const plans = [];
   for (const m of matched.reverse()) {
-    const plan = await planSync(transport, m.table, m.index, m.sync, m.rejected, !dryRun, !dryRun);
+    const held = rejected > 0 && m.rejected === 0 ? rejected : m.rejected;
+    const plan = await planSync(transport, m.table, m.index, m.sync, held, !dryRun, !dryRun);
+    if (rejected > 0 && m.rejected === 0 && plan.report.held) plan.report.held = `${fmt(rejected)} row${rejected > 1 ? 's' : ''} of this run (${rejectedFiles(summaries)}) ${rejected > 1 ? 'were' : 'was'} rejected: nothing is removed until every file loads whole`;
+    plans.push({ m, plan });
+  }
+  for (const { m, plan } of plans) {
     if (!dryRun) await runSync(transport, m.table, plan, m.sync);
     m.summary.sync = plan.report;
   }
@@ -126,6 +135,9 @@ async function importAll(opts: ImportDirOptions, ctx: Context, tables: readonly 
 }
 
 const fmt = (n: number) => n.toLocaleString('en-US');
+
+/** The files of a run that had rejected rows, for a message. */
+const rejectedFiles = (summaries: ImportSummary[]): string => summaries.filter((s) => s.rejected > 0).map((s) => `${basename(s.input)}: ${fmt(s.rejected)}`).join(', ');
 
 /** One summary for the directory: a line per file (its details when it has some), then the totals. */
 async function report(ctx: Context, summaries: ImportSummary[]): Promise<void> {

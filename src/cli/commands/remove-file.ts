@@ -45,22 +45,45 @@ export async function idsFromFile(file: string, table: TableDef, ctx: Context): 
   if (header === null || header === 'id') {
     const bad = values.find((v) => normalizeUuid(v.value) === null);
     if (bad) throw new UsageError(`${file} line ${bad.line}: ${JSON.stringify(bad.value)} is not an id (a uuid)`, 'a column of keys needs a header naming the field, e.g. isrc_code');
-    return [...new Set(values.map((v) => normalizeUuid(v.value)!))];
+    const ids = [...new Set(values.map((v) => normalizeUuid(v.value)!))];
+    // an id no record has refuses the removal as an unknown key does (a stale or mistyped list)
+    const stored = await storedIds(ids, table, ctx);
+    refuseMissing(file, 'id', table, values.filter((v) => !stored.has(normalizeUuid(v.value)!)));
+    return ids;
   }
   if (!table.columns.some((f) => f.name === header)) throw new UsageError(`${file}: the header "${header}" is no field of ${table.name}`, 'name the column id, or the key field (isrc_code, name, …)');
   const [{ KeyIndex, keyText }, { contextTransport }] = await Promise.all([import('../../import/keys.js'), import('../transport.js')]);
   const index = await KeyIndex.load(await contextTransport(ctx), table.name, [[header]]);
   const ids = new Set<string>();
-  const missing: string[] = [];
+  const missing: Array<{ value: string; line: number }> = [];
   for (const v of values) {
     const key = keyText([header], [v.value]);
     const hit = key === null ? null : index.find(0, key);
-    if (hit === null) missing.push(`line ${v.line} “${v.value}”`);
+    if (hit === null) missing.push(v);
     else if ('ambiguous' in hit) throw new UsageError(`${file} line ${v.line}: ${header} “${v.value}” names ${hit.ambiguous.length} ${table.name}: ${hit.ambiguous.join(', ')}`, 'name those by id');
     else ids.add(index.idOf(hit.slot));
   }
-  if (missing.length) throw new UsageError(`${file}: ${missing.length} ${header} value${missing.length > 1 ? 's match' : ' matches'} no ${table.name}: ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ' …' : ''}; nothing removed`);
+  refuseMissing(file, header, table, missing);
   return [...ids];
+}
+
+/** A file's values that name no record refuse the whole removal, the first few named with their lines. */
+function refuseMissing(file: string, field: string, table: TableDef, missing: ReadonlyArray<{ value: string; line: number }>): void {
+  if (missing.length === 0) return;
+  const named = missing.slice(0, 5).map((v) => `line ${v.line} “${v.value}”`);
+  throw new UsageError(`${file}: ${missing.length} ${field} value${missing.length > 1 ? 's match' : ' matches'} no ${table.name}: ${named.join(', ')}${missing.length > 5 ? ' …' : ''}; nothing removed`);
+}
+
+/** Which of the ids the service has (read in lists that fit a URL). */
+async function storedIds(ids: string[], table: TableDef, ctx: Context): Promise<Set<string>> {
+  const [{ compileQuery }, { pathOf }] = await Promise.all([import('../../grammar/compile.js'), import('./shared.js')]);
+  const found = new Set<string>();
+  for (const q of idQueries(ids)) {
+    const res = await ctx.send({ method: 'GET', path: pathOf(table), query: compileQuery({ ...q, select: [{ type: 'field', field: { name: 'id', jsonPath: [] } }] }) });
+    if (!res) continue;
+    for (const r of JSON.parse(res.body || '[]') as Array<{ id: string }>) found.add(String(r.id).toLowerCase());
+  }
+  return found;
 }
 
 /** `id=in.(…)` queries of the ids, each under the URL limit. */
