@@ -35,6 +35,22 @@ describe('catalog import DIR', () => {
     expect(again.err).toMatch(/3 files: 0 inserted, 0 updated, 3 unchanged, 0 rejected; nothing changed/);
   });
 
+  it('a sync of a directory removes nothing anywhere when any file had a rejected row', async () => {
+    const dir = join(tempDir('import-dir-sync-'), 'export');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'countries.csv'), 'name\nRunland\nRunia\n');
+    writeFileSync(join(dir, 'languages.csv'), 'name\nRunish\nRunese\n');
+    expect((await cli(['import', dir])).code).toBe(0);
+    // the next export drops a country and a language, and one language row is unreadable
+    writeFileSync(join(dir, 'countries.csv'), 'name\nRunland\n');
+    writeFileSync(join(dir, 'languages.csv'), 'name,created\nRunish,2024-13-45\n');
+    const held = await cli(['import', dir, '--sync', '--scope', 'all', '--yes']);
+    expect(held.code).toBe(3);
+    expect(held.err).toMatch(/none removed: 1 row of this run \(languages\.csv: 1\) was rejected: nothing is removed until every file loads whole/);
+    expect(await names('countries')).toEqual(expect.arrayContaining(['Runland', 'Runia']));
+    expect(await names('languages')).toEqual(expect.arrayContaining(['Runish', 'Runese']));
+  });
+
   it('passes over what an import leaves beside its input, a checkpoint being written included', () => {
     const dir = tempDir('import-dir-own-');
     for (const name of ['genres.csv', 'genres.csv.checkpoint.json', 'genres.csv.checkpoint.json.e8715b4e.tmp', 'genres.rejects.csv', 'notes.txt']) writeFileSync(join(dir, name), 'name\n');
