@@ -70,6 +70,11 @@ export interface ImportOptions {
   clock?: () => number;
   /** Pause between retries of a batch after a connection error or 502/503/504. */
   retryDelayMs?: number;
+  /**
+   * Ids this run has made that the service does not have yet (a dry run of a directory: a parent an
+   * earlier file would create); the reference check counts them as present.
+   */
+  knownIds?: (collection: string, id: string) => boolean;
 }
 
 /** What the progress display shows; reported every few hundred records and after each batch. */
@@ -158,6 +163,8 @@ export interface Settings {
   progress: (p: ImportProgress) => void;
   /** True once the import was asked to stop. */
   stopping: () => boolean;
+  /** ImportOptions.knownIds. */
+  knownIds?: (collection: string, id: string) => boolean;
 }
 
 /** Checks the options that need no input and fills in the defaults. */
@@ -187,5 +194,6 @@ export function settle(opts: ImportOptions): Settings {
     notice: opts.onNotice ?? (() => {}),
     progress: opts.onProgress ?? (() => {}),
     stopping: () => Boolean(signal?.aborted),
+    knownIds: opts.knownIds,
   };
 }

@@ -23,6 +23,8 @@ import { examples } from './shared.js';
 export interface ImportDirOptions extends ImportFlags {
   dir: string;
   skipUnknown?: boolean;
+  /** `--plan FILE` (or a catalog-plan.yaml in the directory, found by runImportDir): how each file becomes a collection. */
+  plan?: string;
 }
 
 /** Input extensions a directory's files may have. */
@@ -65,10 +67,11 @@ export function defineImportDir(ctx: Context): Command {
       .argument('<dir>', 'directory of per-collection files'),
   )
     .option('--skip-unknown', 'skip files named after no collection (default: refuse them, importing nothing)')
+    .option('--plan <file>', 'a YAML plan saying how each file of another system\'s export becomes a collection: source ids, header map, links, constants (default: catalog-plan.yaml in DIR when there is one; docs/import.md)')
     .action(async (dir: string, opts: Omit<ImportDirOptions, 'dir'>) => {
       await runImportDir({ ...opts, dir }, ctx);
     });
-  return examples(cmd, ['catalog import ./export', 'catalog import ./export --dry-run', 'catalog import ./export --sync --scope all --yes']);
+  return examples(cmd, ['catalog import ./export', 'catalog import ./export --dry-run', 'catalog import ./legacy --plan legacy-plan.yaml --dry-run', 'catalog import ./export --sync --scope all --yes']);
 }
 
 /** In a directory, `--key COLS` is the key of the collections that have every one of COLS (artists: --key stage_name). */
@@ -103,13 +106,18 @@ async function importAll(opts: ImportDirOptions, ctx: Context, tables: readonly 
   void ctx.waitForSignal().then(() => abort.abort());
   const summaries: ImportSummary[] = [];
   const matched: Array<{ table: TableDef; index: KeyIndex; rejected: number; summary: ImportSummary; sync: SyncOptions }> = [];
-  for (const { table, file } of filesOf(opts, tables)) {
+  const plan = opts.plan ? await (await import('./import-plan.js')).planRun(opts.plan, opts.dir, tables, transport, dryRun, abort.signal) : null;
+  const jobs = plan ? plan.entries.map((e) => ({ table: e.table, file: e.path, entry: e })) : filesOf(opts, tables).map((f) => ({ ...f, entry: null }));
+  for (const { table, file, entry } of jobs) {
     const key = opts.key && keyFits(table, opts.key) ? opts.key : undefined;
     const base = importOptions({ ...opts, key, file, collection: table.name, scope: opts.sync ? 'all' : undefined }, table, tables, ctx);
     let got: { index: KeyIndex; rejected: number } | null = null;
     const sync = base.sync ? { ...base.sync, deferred: (index: KeyIndex, rejected: number) => void (got = { index, rejected }) } : undefined;
-    const s = await importFile({ ...base, ...extra, ...perFile(table.name, file), dryRun, sync, signal: abort.signal, clock: () => ctx.clock.now(), onNotice: (m) => void ctx.note(ctx.style().dim(`${table.name}: ${m}`)) }, transport).catch((err: unknown) => {
-      if (err instanceof Error && err.name === 'ImportError') err.message = `${file}: ${err.message}`;
+    const options = { ...base, ...extra, ...perFile(table.name, file), dryRun, sync, signal: abort.signal, clock: () => ctx.clock.now(), onNotice: (m: string) => void ctx.note(ctx.style().dim(`${table.name}: ${m}`)) };
+    const run = plan && entry ? plan.importEntry(entry, options) : importFile(options, transport);
+    const s = await run.catch((err: unknown) => {
+      // an error names its file once
+      if (err instanceof Error && err.name === 'ImportError' && !err.message.startsWith(`${entry?.file ?? file}: `)) err.message = `${entry?.file ?? file}: ${err.message}`;
       throw err;
     });
     const done = got as { index: KeyIndex; rejected: number } | null;
@@ -165,7 +173,14 @@ export async function runImportDir(opts: ImportDirOptions, ctx: Context, extra: 
   if (!existsSync(opts.dir) || !statSync(opts.dir).isDirectory()) throw new UsageError(`${opts.dir} is not a directory`);
   // the collections the service describes, parents first: the files are matched against these
   const tables = foreignKeyOrder(await ctx.tables());
-  filesOf(opts, tables);
+  const { findPlan } = await import('../../import/plan-file.js');
+  const planPath = findPlan(opts.dir, opts.plan);
+  if (planPath) {
+    // the plan is checked whole (files, fields, links) before anything is read or sent
+    const { checkPlan } = await import('./import-plan.js');
+    checkPlan(planPath, opts, tables);
+    opts = { ...opts, plan: planPath };
+  } else filesOf(opts, tables);
   if (opts.sync && !dryRun && !opts.yes) {
     const plan = await importAll(opts, ctx, tables, true, { ...extra, checkpointPath: null }, perFile);
     await report(ctx, plan);

@@ -33,16 +33,18 @@ export class ReferenceCheck {
     private readonly columns: ColumnDef[],
     /** Remember missing references across batches (a dry run: nothing is written meanwhile). */
     private readonly rememberAbsent: boolean,
+    /** Ids the run has made that the service does not have yet (ImportOptions.knownIds). */
+    private readonly known?: (collection: string, id: string) => boolean,
   ) {
     const order = (c: ColumnDef) => (CREDIT_FIELDS.includes(c.name) ? CREDIT_FIELDS.indexOf(c.name) : -1);
     this.linkColumns = columns.filter((c) => c.keyList).sort((a, b) => order(a) - order(b));
   }
 
   /** A check for the foreign-key and link columns the import writes, or null when it writes none. */
-  static for(transport: Transport, table: TableDef, columns: string[], rememberAbsent = true): ReferenceCheck | null {
+  static for(transport: Transport, table: TableDef, columns: string[], rememberAbsent = true, known?: (collection: string, id: string) => boolean): ReferenceCheck | null {
     // a key to the table itself is left to the database: a parent may be in the same batch
     const refs = table.columns.filter((c) => ((c.foreignKey && c.foreignKey.table !== table.name) || c.keyList) && columns.includes(c.name));
-    return refs.length ? new ReferenceCheck(transport, table, refs, rememberAbsent) : null;
+    return refs.length ? new ReferenceCheck(transport, table, refs, rememberAbsent, known) : null;
   }
 
   /** The rows whose references all exist; the others are added to `rejects`. `jsonOf` gives a row's JSON text. */
@@ -94,7 +96,7 @@ export class ReferenceCheck {
   private async absentOf(column: string, collection: string, key: ColumnDef, refs: string[]): Promise<Set<string>> {
     const present = this.memory(this.present, column);
     const absent = this.rememberAbsent ? this.memory(this.absent, column) : new Set<string>();
-    const ask = new Set(refs.filter((ref) => !present.has(ref) && !absent.has(ref)));
+    const ask = new Set(refs.filter((ref) => !present.has(ref) && !absent.has(ref) && !this.known?.(collection, ref)));
     if (ask.size) {
       const found = await fetchExisting(this.transport, collection, key, [...ask], [key.name]);
       for (const ref of ask) (found.has(ref) ? present : absent).add(ref);
