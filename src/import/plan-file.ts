@@ -164,7 +164,7 @@ function unknownKeys(plan: string, where: string, v: Record<string, unknown>, kn
  * must exist; every field it names must be the collection's; a link's target must be a link
  * field or a foreign key; `source:` links need the plan's `source`.
  */
-export function loadPlan(planPath: string, tables: readonly TableDef[], dir?: string): ImportPlan {
+export function loadPlan(planPath: string, tables: readonly TableDef[], dir?: string, sourceFlag?: string): ImportPlan {
   if (!existsSync(planPath) || !statSync(planPath).isFile()) throw new ImportError(`${planPath}: no such plan file`, 'usage');
   let doc: unknown;
   try {
@@ -174,7 +174,8 @@ export function loadPlan(planPath: string, tables: readonly TableDef[], dir?: st
   }
   if (!isMap(doc)) throw new PlanError(planPath, '', 'must be a mapping with `files:` (see docs/import.md)');
   unknownKeys(planPath, '', doc, ['source', 'files']);
-  const source = doc.source === undefined || doc.source === null ? null : String(doc.source);
+  // `--source NAME` names the source system for a plan that does not (or overrides it)
+  const source = sourceFlag ?? (doc.source === undefined || doc.source === null ? null : String(doc.source));
   if (source !== null && !SOURCE_NAME.test(source)) throw new PlanError(planPath, 'source', `"${source}" is not a source name: lower-case letters, digits, _ and -, starting with a letter`);
   const base = dir ?? dirname(planPath);
   const files = doc.files;

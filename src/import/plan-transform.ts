@@ -162,6 +162,8 @@ export async function transformFile(
         for (const col of [...consumed]) {
           if (!entry.ignore.includes(col) && !srcHeaders.includes(col)) throw new ImportError(`the plan reads column "${col}", which the file does not have (its columns: ${srcHeaders.join(', ')})`, 'usage');
         }
+        const absent = Object.keys(entry.map).filter((h) => !srcHeaders.includes(h));
+        if (absent.length) throw new ImportError(`the plan maps ${absent.map((h) => `"${h}"`).join(', ')}, which the file does not have (its columns: ${srcHeaders.join(', ')})`, 'usage');
         passed = srcHeaders.filter((h) => !consumed.has(h));
         const renamed = passed.map((h) => entry.map[h] ?? h);
         for (const f of Object.keys(entry.constants)) if (renamed.includes(f)) throw new ImportError(`the plan sets ${f} as a constant, and the file has it too`, 'usage');

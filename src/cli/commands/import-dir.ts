@@ -106,7 +106,7 @@ async function importAll(opts: ImportDirOptions, ctx: Context, tables: readonly 
   void ctx.waitForSignal().then(() => abort.abort());
   const summaries: ImportSummary[] = [];
   const matched: Array<{ table: TableDef; index: KeyIndex; rejected: number; summary: ImportSummary; sync: SyncOptions }> = [];
-  const plan = opts.plan ? await (await import('./import-plan.js')).planRun(opts.plan, opts.dir, tables, transport, dryRun, abort.signal) : null;
+  const plan = opts.plan ? await (await import('./import-plan.js')).planRun(opts.plan, opts.dir, opts.source, tables, transport, dryRun, abort.signal) : null;
   const jobs = plan ? plan.entries.map((e) => ({ table: e.table, file: e.path, entry: e })) : filesOf(opts, tables).map((f) => ({ ...f, entry: null }));
   for (const { table, file, entry } of jobs) {
     const key = opts.key && keyFits(table, opts.key) ? opts.key : undefined;
@@ -180,7 +180,10 @@ export async function runImportDir(opts: ImportDirOptions, ctx: Context, extra: 
     const { checkPlan } = await import('./import-plan.js');
     checkPlan(planPath, opts, tables);
     opts = { ...opts, plan: planPath };
-  } else filesOf(opts, tables);
+  } else {
+    if (opts.source !== undefined || opts.sourceId !== undefined) throw new UsageError(`${opts.sourceId !== undefined ? '--source-id' : '--source'} in a directory needs a plan: which column holds the source's id differs per file`, 'give --plan FILE (or put catalog-plan.yaml in the directory) with source_id: COLUMN per file; docs/import.md');
+    filesOf(opts, tables);
+  }
   if (opts.sync && !dryRun && !opts.yes) {
     const plan = await importAll(opts, ctx, tables, true, { ...extra, checkpointPath: null }, perFile);
     await report(ctx, plan);

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, extname, join } from 'node:path';
 import type { Transport } from '../../client/transport.js';
 import type { ImportOptions, ImportSummary } from '../../import/engine.js';
-import { KeyIndex } from '../../import/keys.js';
+import { DEFAULT_KEYS, KeyIndex } from '../../import/keys.js';
 import { parseRef } from '../../import/names.js';
-import { type ImportPlan, loadPlan, type PlanEntry } from '../../import/plan-file.js';
+import { type ImportPlan, loadPlan, type PlanEntry, SOURCE_NAME } from '../../import/plan-file.js';
 import { type PlanReject, SourceIds, sourceIdsSupported, transformFile } from '../../import/plan-transform.js';
 import { RejectsWriter } from '../../import/rejects.js';
 import type { TableDef } from '../../schema/model.js';
@@ -31,14 +31,16 @@ const PER_FILE_FLAGS: Array<[keyof ImportDirOptions, string]> = [
   ['dateFormat', '--date-format'],
   ['encoding', '--encoding'],
   ['resume', '--resume'],
+  ['sourceId', '--source-id'],
 ];
 
 /** Reads and checks the plan and the flags beside it (before anything is read or sent). */
 export function checkPlan(planPath: string, opts: ImportDirOptions, tables: readonly TableDef[]): ImportPlan {
   const given = PER_FILE_FLAGS.filter(([k]) => opts[k] !== undefined && opts[k] !== false).map(([, flag]) => flag);
   if (given.length) throw new UsageError(`${given.join(', ')} cannot go with a plan (${basename(planPath)}): the plan sets ${given.length > 1 ? 'them' : 'it'} per file`, 'put it in the plan under the file it is for (docs/import.md)');
+  if (opts.source !== undefined && !SOURCE_NAME.test(opts.source)) throw new UsageError(`--source ${opts.source}: a source name is lower-case letters, digits, _ and -, starting with a letter`);
   try {
-    return loadPlan(planPath, tables, opts.dir);
+    return loadPlan(planPath, tables, opts.dir, opts.source);
   } catch (err) {
     if (err instanceof Error && err.name === 'ImportError') throw new UsageError(err.message);
     throw err;
@@ -55,9 +57,41 @@ export interface PlanRun {
 }
 
 /** The run of a checked plan: source ids read once per collection, and grown as files land. */
-export async function planRun(planPath: string, dir: string, tables: readonly TableDef[], transport: Transport, dryRun: boolean, signal: AbortSignal): Promise<PlanRun> {
+export async function planRun(planPath: string, dir: string, source: string | undefined, tables: readonly TableDef[], transport: Transport, dryRun: boolean, signal: AbortSignal): Promise<PlanRun> {
+  return planRunOf(loadPlan(planPath, tables, dir, source), tables, transport, dryRun, signal);
+}
+
+/**
+ * `catalog <collection> import FILE --source NAME --source-id COLUMN`: a plan of one file, from the
+ * command's flags (its --map, --key, --ref and reader flags are that file's settings).
+ */
+export function singleFilePlan(o: { file: string; table: TableDef; source: string; sourceId: string; map?: Record<string, string>; key?: string[]; refs: string[]; ignoreUnknown?: boolean; createMissing?: boolean; format?: string; delimiter?: string; sheet?: string; dateFormat?: string }): ImportPlan {
+  if (!SOURCE_NAME.test(o.source)) throw new UsageError(`--source ${o.source}: a source name is lower-case letters, digits, _ and -, starting with a letter`);
+  if (o.file === '-') throw new UsageError('--source-id reads a file, not stdin: give the file\'s path');
+  const entry: PlanEntry = {
+    file: basename(o.file),
+    path: o.file,
+    table: o.table,
+    sourceId: o.sourceId,
+    key: o.key?.length ? [o.key] : (DEFAULT_KEYS[o.table.name] ?? null),
+    map: o.map ?? {},
+    ignore: [],
+    ignoreUnknown: Boolean(o.ignoreUnknown),
+    constants: {},
+    refs: o.refs,
+    links: [],
+    createMissing: Boolean(o.createMissing),
+    format: o.format,
+    delimiter: o.delimiter,
+    sheet: o.sheet,
+    dateFormat: o.dateFormat,
+  };
+  return { path: o.file, dir: dirname(o.file), source: o.source, entries: [entry] };
+}
+
+/** The run of a plan already read and checked. */
+export async function planRunOf(plan: ImportPlan, tables: readonly TableDef[], transport: Transport, dryRun: boolean, signal: AbortSignal): Promise<PlanRun> {
   const { importFile } = await import('../../import/engine.js');
-  const plan = loadPlan(planPath, tables, dir);
   const sources = new Map<string, Promise<SourceIds>>();
   /** Ids a dry run made up for new records (a later file's references to them count as present). */
   const madeUp = new Map<string, Set<string>>();
@@ -84,6 +118,8 @@ export async function planRun(planPath: string, dir: string, tables: readonly Ta
         return p;
       };
       const natural = entry.sourceId && entry.key ? await KeyIndex.load(transport, entry.table.name, entry.key) : null;
+      // the entry's map renames source headers in the transform; the engine then sees our names
+      void tables;
       const transformed = await transformFile(entry, source, sourcesOf, natural, tmp, signal, dryRun ? (id) => addMadeUp(madeUp, entry.table.name, id) : undefined);
       const rejectsPath = options.rejectsPath && !options.rejectsPath.startsWith(entry.path) ? options.rejectsPath : rejectsBeside(entry.path);
       const summary = await importFile(

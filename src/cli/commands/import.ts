@@ -15,6 +15,7 @@ import type { SyncOptions } from '../../import/sync.js';
 import { parseFilters } from '../flags/query.js';
 import { confirmWrite } from './confirm.js';
 import { contextTransport } from '../transport.js';
+import type { Transport } from '../../client/transport.js';
 
 /** The flags of `catalog <collection> import`, as commander parses them. */
 export interface ImportFlags {
@@ -45,6 +46,10 @@ export interface ImportFlags {
   scope?: string;
   cascade?: boolean;
   yes?: boolean;
+  /** `--source NAME`: the system the file comes from (its ids are kept under this name). */
+  source?: string;
+  /** `--source-id COLUMN`: the column holding that system's id of each row. */
+  sourceId?: string;
 }
 
 export interface RunImportOptions extends ImportFlags {
@@ -193,6 +198,31 @@ export async function confirmSync(ctx: Context, plan: ImportSummary): Promise<bo
   return confirmWrite(ctx, `Go ahead: ${what}?`, `this sync would ${what}`, false);
 }
 
+/** With `--source-id`: the import of a one-file plan (src/cli/commands/import-plan.ts), else null. */
+async function sourceRun(opts: RunImportOptions, table: TableDef, tables: readonly TableDef[], transport: Transport, signal: AbortSignal): Promise<((o: ImportOptions) => Promise<ImportSummary>) | null> {
+  if (opts.source === undefined && opts.sourceId === undefined) return null;
+  if (opts.source === undefined || opts.sourceId === undefined) throw new UsageError(`${opts.source === undefined ? '--source-id' : '--source'} goes with ${opts.source === undefined ? '--source NAME' : '--source-id COLUMN'}: the system the file comes from, and the column holding its ids`);
+  if (opts.resume) throw new UsageError('--source-id cannot --resume: run the same import again (rows already sent are left alone)');
+  const { planRunOf, singleFilePlan } = await import('./import-plan.js');
+  const plan = singleFilePlan({
+    file: opts.file,
+    table,
+    source: opts.source,
+    sourceId: opts.sourceId,
+    map: opts.map ? parseMaps(opts.map) : undefined,
+    key: opts.key ? opts.key.split(',').map((k) => k.trim()).filter(Boolean) : undefined,
+    refs: opts.ref ?? [],
+    ignoreUnknown: opts.ignoreUnknown,
+    createMissing: opts.createMissing,
+    format: opts.format,
+    delimiter: opts.delimiter,
+    sheet: opts.sheet,
+    dateFormat: opts.dateFormat,
+  });
+  const run = await planRunOf(plan, tables, transport, Boolean(opts.dryRun), signal);
+  return (o) => run.importEntry(plan.entries[0], o);
+}
+
 /** Runs an import: the engine with progress on stderr, the summary, the exit status. */
 export async function runImport(opts: RunImportOptions, ctx: Context): Promise<ImportSummary> {
   const [{ importFile }, { createProgress }, { boundHeapGrowth }] = await Promise.all([
@@ -230,9 +260,11 @@ export async function runImport(opts: RunImportOptions, ctx: Context): Promise<I
       onProgress: (p) => progress.update({ phase: p.phase === 'scan' ? 'checking' : dryRun ? 'comparing' : 'importing', rows: p.records, bytes: p.bytes, totalBytes: p.totalBytes }),
     };
     const transport = await contextTransport(ctx);
+    const withSource = await sourceRun(opts, table, tables, transport, abort.signal);
+    const importOne = (o: ImportOptions) => (withSource ? withSource(o) : importFile(o, transport));
     if (base.sync && !dryRun && !opts.yes) {
       // the plan first: the same import as a dry run (reads only), then the question
-      const plan = await importFile({ ...engineOpts, dryRun: true, checkpointPath: null, onProgress: undefined }, transport);
+      const plan = await importOne({ ...engineOpts, dryRun: true, checkpointPath: null, onProgress: undefined });
       progress.done();
       for (const line of summaryText(plan)) await ctx.note(line);
       if (!(await confirmSync(ctx, plan))) {
@@ -240,7 +272,7 @@ export async function runImport(opts: RunImportOptions, ctx: Context): Promise<I
         return plan;
       }
     }
-    summary = await importFile(engineOpts, transport);
+    summary = await importOne(engineOpts);
   } catch (err) {
     progress.done();
     // a stop before the first batch cancels the import's opening requests: nothing was sent yet
