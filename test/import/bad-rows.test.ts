@@ -142,6 +142,20 @@ for (const kind of STORE_KINDS) {
       expect((await rowsOf(store, 'releases', 'id,release_title')).filter((r) => String(r.release_title).startsWith('Orphan')).length).toBe(50);
     });
 
+    it('releases listing tracks by ISRCs no track has: checked in advance too, with the database\'s message, not bisected row by row', async () => {
+      const tracks = file(tmp(), 'tracks.csv', 'id,track_title,isrc_code\n' + [1, 2].map((n) => `${uuid('f5000000', n)},Known ${n},USKNW260000${n}`).join('\n') + '\n');
+      expect((await importFile({ table: table('tracks'), input: tracks }, serverFor(store))).inserted).toBe(2);
+      const lines = ['id,release_title,tracks'];
+      // 200 releases in batches of 50: one in four lists known ISRCs (one with separators), the rest an unknown one
+      for (let i = 1; i <= 200; i++) lines.push(`${uuid('f6000000', i)},Keyed ${i},"${i % 4 === 0 ? 'us-knw-26-00001;USKNW2600002' : `USKNW2600001;ZZUNK26${String(i).padStart(5, '0')}`}"`);
+      const input = file(tmp(), 'keyed.csv', `${lines.join('\n')}\n`);
+      const s = await importFile({ table: table('releases'), input, batchRows: 50 }, serverFor(store));
+      expect(s).toMatchObject({ inserted: 50, rejected: 150 });
+      const messages = new Set(s.rejectedRows.map((r) => `${r.code} ${r.message.replace(/ZZUNK26\d+/g, 'ZZUNK26…')}`));
+      expect(messages).toEqual(new Set(['23503 tracks[1]: no track has ISRC ZZUNK26… (the element: "ZZUNK26…")']));
+      expect(s.requests).toBeLessThan(150); // bisecting every batch to single rows would take ~400
+    });
+
     it('links of the wrong shape (another system’s export): once 16 were refused, the rest are rejected in advance with the database’s own message', async () => {
       const shapes = ['[{"artist":"X"}]', '[{"name":5}]', '[{"id":"nope","name":"X"}]', '[5]', '{"name":"X"}', '[{"name":"X","share":150}]', '[{"name":"X","role":7}]', '[{"name":"A"},{"share":10}]'];
       const lines = ['id,track_title,primary_artists'];

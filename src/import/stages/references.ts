@@ -81,11 +81,18 @@ export class ReferenceCheck {
    */
   private async checkLinks(col: ColumnDef, rows: PendingRow[], values: Array<Record<string, unknown>>, bad: Map<PendingRow, { code: string; message: string }>): Promise<void> {
     const target = col.keyList === 'tracks' ? 'tracks' : 'artists';
-    const named = values.map((v, i) => (bad.has(rows[i]) ? [] : linkedIds(v[col.name])));
-    const absent = await this.absentOf(col.name, target, { name: 'id', type: 'uuid', nullable: false }, named.flatMap((ids) => ids.map(([, id]) => id)));
+    const named = values.map((v, i) => (bad.has(rows[i]) ? [] : linkedIds(v[col.name], target === 'tracks')));
+    const ids = named.flatMap((els) => els.filter((e) => e.kind === 'id').map((e) => e.value));
+    const absent = await this.absentOf(col.name, target, { name: 'id', type: 'uuid', nullable: false }, ids);
+    // ISRCs as keys: present when a track has the key as written, or without separators in upper case (as the database resolves it)
+    const isrcs = named.flatMap((els) => els.filter((e) => e.kind === 'isrc').flatMap((e) => [e.value, isrcForm(e.value)]));
+    const absentIsrc = isrcs.length ? await this.absentOf(`${col.name}:isrc`, 'tracks', { name: 'isrc_code', type: 'text', nullable: false }, isrcs) : new Set<string>();
     rows.forEach((r, i) => {
-      const missing = named[i].find(([, id]) => absent.has(id));
-      if (missing && !bad.has(r)) bad.set(r, { code: '23503', message: `${col.name}[${missing[0]}].id: no ${target === 'tracks' ? 'track' : 'artist'} has id ${missing[1]}` });
+      if (bad.has(r)) return;
+      const missing = named[i].find((e) => (e.kind === 'id' ? absent.has(e.value) : absentIsrc.has(e.value) && absentIsrc.has(isrcForm(e.value))));
+      if (!missing) return;
+      const message = missing.kind === 'id' ? `${col.name}[${missing.at}].id: no ${target === 'tracks' ? 'track' : 'artist'} has id ${missing.value}` : `${col.name}[${missing.at}]: no track has ISRC ${missing.value} (the element: ${[...jsonbText(missing.value, jsonbKeys)].join('')})`;
+      bad.set(r, { code: '23503', message });
     });
   }
 
@@ -111,16 +118,35 @@ export class ReferenceCheck {
   }
 }
 
+/** An ISRC as the database also tries it: without spaces, dots, underscores and hyphens, upper case. */
+const isrcForm = (k: string): string => k.replace(/[\s._-]/g, '').toUpperCase();
+
+/** A link element the check can answer for: an id to look up, or (releases.tracks) an ISRC given as the key. */
+interface LinkedKey {
+  at: number;
+  kind: 'id' | 'isrc';
+  value: string;
+}
+
 /**
- * A link value's element ids in order (lower-cased, with the element's index), up to the first
- * element the database would refuse or resolve itself (not an object, an id that is not a uuid, a
- * key as text, no id and no name); an element with a name and no id is passed over.
+ * A link value's element ids (lower-cased) and ISRC keys in order, with each element's index, up
+ * to the first element the database would refuse or resolve itself (a name, a shape it refuses);
+ * an element with a name and no id is passed over. A string cell is its `;`-separated keys, as
+ * the database splits it (empty keys dropped).
  */
-function linkedIds(value: unknown): Array<[number, string]> {
-  if (!Array.isArray(value)) return [];
-  const ids: Array<[number, string]> = [];
-  for (let i = 0; i < value.length; i++) {
-    const el = value[i] as unknown;
+function linkedIds(value: unknown, tracks: boolean): LinkedKey[] {
+  const list = typeof value === 'string' ? value.split(';').map((k) => k.trim()).filter((k) => k !== '') : value;
+  if (!Array.isArray(list)) return [];
+  const out: LinkedKey[] = [];
+  for (let i = 0; i < list.length; i++) {
+    const el = list[i] as unknown;
+    if (typeof el === 'string') {
+      const k = el.trim();
+      if (UUID_TEXT.test(k)) out.push({ at: i, kind: 'id', value: k.toLowerCase() });
+      else if (tracks && k !== '') out.push({ at: i, kind: 'isrc', value: k });
+      else break; // a name: the database resolves it (and says if it cannot)
+      continue;
+    }
     if (el === null || typeof el !== 'object' || Array.isArray(el)) break;
     const { id, name } = el as Record<string, unknown>;
     if (id === undefined || id === null) {
@@ -128,9 +154,9 @@ function linkedIds(value: unknown): Array<[number, string]> {
       break;
     }
     if (typeof id !== 'string' || !UUID_TEXT.test(id)) break;
-    ids.push([i, id.toLowerCase()]);
+    out.push({ at: i, kind: 'id', value: id.toLowerCase() });
   }
-  return ids;
+  return out;
 }
 
 /**
