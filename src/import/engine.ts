@@ -121,7 +121,7 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
     if (batcher.fatal && !interrupted) throw batcher.fatal;
     if (opts.sync?.deferred && finished && matcher?.index) opts.sync.deferred(matcher.index, account.totals.rejected);
     const sync = opts.sync && !opts.sync.deferred && finished && matcher?.index ? await planSync(transport, settings.table, matcher.index, opts.sync, account.totals.rejected, true, !settings.dryRun) : null;
-    if (sync && !settings.dryRun) await runSync(transport, settings.table, sync, opts.sync!);
+    if (sync && !settings.dryRun) await runSync(transport, settings.table, sync, opts.sync!, opts.signal);
     const seconds = (settings.clock() - started) / 1000;
     const summary = summarize({ opts, source, account, resume, records: scan.records, finished, interrupted, plan, limits, requests: transport.count, seconds });
     summary.created = matcher?.created() ?? {};

@@ -110,16 +110,25 @@ async function referring(transport: Transport, child: TableDef, field: string, i
 }
 
 /** Removes the planned records (children first with `--cascade`), a URL-sized list at a time. */
-export async function runSync(transport: Transport, table: TableDef, plan: SyncPlan, opts: SyncOptions): Promise<void> {
+export async function runSync(transport: Transport, table: TableDef, plan: SyncPlan, opts: SyncOptions, signal?: AbortSignal): Promise<void> {
   if (plan.ids.length === 0) return;
-  if (opts.cascade) for (const child of childrenOf(table, opts.tables)) await removeWhere(transport, child.table.name, child.field, plan.ids);
-  await removeWhere(transport, table.name, 'id', plan.ids);
+  if (opts.cascade) for (const child of childrenOf(table, opts.tables)) await removeWhere(transport, child.table.name, child.field, plan.ids, signal);
+  const done = { n: 0 };
+  try {
+    await removeWhere(transport, table.name, 'id', plan.ids, signal, done);
+  } catch (err) {
+    // a stop or a lost connection part way: say what was applied; a re-run plans the rest again
+    const why = signal?.aborted ? 'interrupted' : `stopped (${(err as Error).message})`;
+    throw new ImportError(`sync ${why} after removing ${done.n.toLocaleString('en-US')} of ${plan.ids.length.toLocaleString('en-US')} ${table.name}; the input's rows are imported. Run the same command again to finish: it removes the rest`, 'input');
+  }
 }
 
-async function removeWhere(transport: Transport, table: string, field: string, ids: string[]): Promise<void> {
+async function removeWhere(transport: Transport, table: string, field: string, ids: string[], signal?: AbortSignal, done = { n: 0 }): Promise<void> {
   for (const part of inListChunks(ids, field.length + 20)) {
+    if (signal?.aborted) throw new Error('interrupted');
     const query = inFilterQuery(field, part);
     const res = await transport.send({ method: 'DELETE', path: `/${table}`, query, headers: { Prefer: 'return=minimal' } });
     if (res.status >= 300) throw faultOf(res, `DELETE /${table}?${field}=in.(${part.length} ids)`);
+    done.n += part.length;
   }
 }

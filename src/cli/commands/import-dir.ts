@@ -136,7 +136,7 @@ async function importAll(opts: ImportDirOptions, ctx: Context, tables: readonly 
     plans.push({ m, plan });
   }
   for (const { m, plan } of plans) {
-    if (!dryRun) await runSync(transport, m.table, plan, m.sync);
+    if (!dryRun) await runSync(transport, m.table, plan, m.sync, abort.signal);
     m.summary.sync = plan.report;
   }
   return summaries;
