@@ -86,7 +86,9 @@ describe('the shared candidates function', () => {
     expect(candidates('catalog', 'artists', 'add', 'stage')).toEqual(['nospace', 'stage_name=']);
     expect(candidates('catalog', 'tracks', 'list', '--order=track_t')).toEqual(['nospace', '--order=track_title']);
     expect(candidates('catalog', 'tracks', 'import', '')).toEqual(['files']);
-    expect(candidates('catalog', 'completion', '')).toEqual(['words', 'bash', 'zsh', 'fish']);
+    expect(candidates('catalog', 'completion', '')).toEqual(['words', 'bash', 'zsh', 'fish', 'powershell']);
+    // a verb's alias has the verb's flags
+    expect(candidates('catalog', 'artists', 'ls', '--wh')).toEqual(['words', '--where']);
   });
 
   it('the fish script carries that function intact', () => {
@@ -115,10 +117,10 @@ describe('the shared candidates function', () => {
 
 describe('catalog completion, the command', () => {
   it('refuses an unknown shell with exit 2', async () => {
-    const r = await runCli(['completion', 'powershell']);
+    const r = await runCli(['completion', 'tcsh']);
     expect(r.code).toBe(2);
-    expect(r.err).toContain("no completion for 'powershell'");
-    expect(r.err).toContain('bash, zsh, fish');
+    expect(r.err).toContain("no completion for 'tcsh'");
+    expect(r.err).toContain('bash, zsh, fish, powershell');
   });
 
   const bin = join(process.cwd(), 'bin', 'catalog.js');

@@ -1,12 +1,13 @@
-import { Command, type Option } from 'commander';
+import { Command } from 'commander';
 import { FORMATS } from '../../format/types.js';
 import { COLLECTIONS, RELATIONSHIPS, TABLES } from '../../schema/catalog.js';
+import { type CommandNode, commandTree } from '../command-tree.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { examples } from './shared.js';
 
 /** Shells a completion script is made for. */
-export const SHELLS = ['bash', 'zsh', 'fish'] as const;
+export const SHELLS = ['bash', 'zsh', 'fish', 'powershell'] as const;
 export type Shell = (typeof SHELLS)[number];
 
 /** One flag as completion sees it. */
@@ -18,6 +19,7 @@ export interface FlagSpec {
 /** One command (and its subcommands) as completion sees it. */
 export interface CommandSpec {
   name: string;
+  aliases: string[];
   flags: FlagSpec[];
   subcommands: CommandSpec[];
 }
@@ -45,18 +47,26 @@ const VALUE_LISTS: Record<string, readonly string[]> = {
   '--role': ['reader', 'editor', 'admin'],
 };
 
-function flagSpec(o: Option): FlagSpec {
-  return { names: [o.long, o.short].filter((n): n is string => Boolean(n)), takesValue: Boolean(o.required || o.optional) };
+/** Verbs whose words are FIELD=VALUE pairs (offered as `field=`). */
+const SETTING_VERBS = ['add', 'update'];
+/** Verbs whose word is a file. */
+const FILE_VERBS = ['import', 'export'];
+/** Fields the service sets, not offered to add or update. */
+const SERVICE_FIELDS = ['created', 'updated'];
+
+/** What a command's tree node tells completion: names, aliases and flags. */
+function specOf(node: CommandNode): CommandSpec {
+  return {
+    name: node.name,
+    aliases: node.aliases,
+    flags: node.options.map((o) => ({ names: o.names, takesValue: o.takesValue })),
+    subcommands: node.subcommands.map(specOf),
+  };
 }
 
-/** The visible commands and flags of a commander tree. */
+/** The visible commands and flags of a commander tree (read by commandTree, as the man page is). */
 export function commandSpec(cmd: Command): CommandSpec {
-  const help = cmd.createHelp();
-  return {
-    name: cmd.name(),
-    flags: help.visibleOptions(cmd).map(flagSpec),
-    subcommands: help.visibleCommands(cmd).filter((c) => c.name() !== 'help').map(commandSpec),
-  };
+  return specOf(commandTree(cmd));
 }
 
 /** The completion spec of a program: its tree, plus field names from the schema (so completion needs no network). */
@@ -93,6 +103,11 @@ interface ScriptParts {
   verbs: CommandSpec[];
   /** Long flags of each verb, over every collection. */
   verbFlags: Map<string, Set<string>>;
+  /** Each verb's name and its aliases (`list`: list, ls). */
+  verbNames: Map<string, string[]>;
+  /** SETTING_VERBS and FILE_VERBS with their aliases. */
+  settingVerbs: string[];
+  fileVerbs: string[];
 }
 
 const flagNames = (c: CommandSpec) => c.flags.flatMap((f) => f.names.filter((n) => n.startsWith('--')));
@@ -108,7 +123,17 @@ function scriptParts(spec: CompletionSpec): ScriptParts {
   const verbs = collections[0]?.subcommands ?? [];
   const verbFlags = new Map<string, Set<string>>();
   for (const coll of collections) for (const v of coll.subcommands) for (const f of flagNames(v)) (verbFlags.get(v.name) ?? verbFlags.set(v.name, new Set()).get(v.name)!).add(f);
-  return { spec, valueFlags, rootFlags, globals, top, collections, others, verbs, verbFlags };
+  const verbNames = new Map(verbs.map((v) => [v.name, [v.name, ...v.aliases]]));
+  const named = (names: string[]) => names.flatMap((n) => verbNames.get(n) ?? [n]);
+  return { spec, valueFlags, rootFlags, globals, top, collections, others, verbs, verbFlags, verbNames, settingVerbs: named(SETTING_VERBS), fileVerbs: named(FILE_VERBS) };
+}
+
+/** What the word after a command that is not a collection completes to, when it is not a flag: its subcommands, a shell, a directory. */
+function positional(c: CommandSpec): { mode: 'words'; words: readonly string[] } | { mode: 'files' } | null {
+  if (c.subcommands.length) return { mode: 'words', words: c.subcommands.map((s) => s.name) };
+  if (c.name === 'completion') return { mode: 'words', words: SHELLS };
+  if (c.name === 'seed') return { mode: 'files' };
+  return null;
 }
 
 /** One sh function definition, followed by a blank line. */
@@ -135,7 +160,7 @@ function lookupFunctions({ spec, valueFlags }: ScriptParts): string[] {
 }
 
 /** `_catalog_values`: the values of a flag (field names, fixed lists, files), and `_catalog_verb_flags`. */
-function valueFunctions({ verbFlags }: ScriptParts): string[] {
+function valueFunctions({ verbFlags, verbNames }: ScriptParts): string[] {
   return [
     ...shFunction('_catalog_values', [
       '# _catalog_values FLAG COLLECTION PREFIX CUR: the values of a flag',
@@ -153,7 +178,7 @@ function valueFunctions({ verbFlags }: ScriptParts): string[] {
     ]),
     ...shFunction('_catalog_verb_flags', [
       'case $1 in',
-      ...[...verbFlags].map(([v, fs]) => `  ${v}) _catalog_filter '' "$2" ${words([...fs].sort())} ;;`),
+      ...[...verbFlags].map(([v, fs]) => `  ${(verbNames.get(v) ?? [v]).join('|')}) _catalog_filter '' "$2" ${words([...fs].sort())} ;;`),
       'esac',
     ]),
   ];
@@ -170,9 +195,9 @@ function commandArms(c: CommandSpec, globals: string[]): string[] {
     out.push(`      *) _catalog_filter '' "$3" ${words(own)} ;;`, '    esac');
   } else out.push(`    _catalog_filter '' "$3" ${words(own)}`);
   out.push(`    _catalog_filter '' "$3" ${words(globals)} ;;`);
-  if (subs.length) out.push(`  ${c.name}:*) if [ -z "$2" ]; then echo words; _catalog_filter '' "$3" ${words(subs)}; else echo none; fi ;;`);
-  else if (c.name === 'completion') out.push(`  completion:*) if [ -z "$2" ]; then echo words; _catalog_filter '' "$3" ${words(SHELLS)}; else echo none; fi ;;`);
-  else if (c.name === 'seed') out.push('  seed:*) echo files ;;');
+  const next = positional(c);
+  if (next?.mode === 'words') out.push(`  ${c.name}:*) if [ -z "$2" ]; then echo words; _catalog_filter '' "$3" ${words(next.words)}; else echo none; fi ;;`);
+  else if (next?.mode === 'files') out.push(`  ${c.name}:*) echo files ;;`);
   return out;
 }
 
@@ -189,7 +214,7 @@ function commandWordsFunction({ others, globals, top }: ScriptParts): string[] {
 }
 
 /** `_catalog_candidates`: finds the command, verb and current word on the line, then asks the functions above. */
-function candidatesFunction({ rootFlags, top, collections, verbs, globals }: ScriptParts): string[] {
+function candidatesFunction({ rootFlags, top, collections, verbs, globals, settingVerbs, fileVerbs }: ScriptParts): string[] {
   return shFunction('_catalog_candidates', [
     '# _catalog_candidates CWORD WORD...: candidates for word number CWORD (0 is the command itself)',
     '_cc_cword=$1; shift',
@@ -231,12 +256,12 @@ function candidatesFunction({ rootFlags, top, collections, verbs, globals }: Scr
     '    if _catalog_is_boolean "$_cc_cmd" "$_cc_f"; then echo words; _catalog_filter "$_cc_f=" "${_cc_cur#*=}" true false; else echo none; fi ;;',
     '  *)',
     '    case $_cc_sub in',
-    '      add|update)',
+    `      ${settingVerbs.join('|')})`,
     '        echo nospace',
     '        _catalog_fields "$_cc_cmd" | while IFS= read -r _cc_f; do',
-    '          case $_cc_f in created|updated) ;; "$_cc_cur"*) printf \'%s=\\n\' "$_cc_f" ;; esac',
+    `          case $_cc_f in ${SERVICE_FIELDS.join('|')}) ;; "$_cc_cur"*) printf '%s=\\n' "$_cc_f" ;; esac`,
     '        done ;;',
-    '      import|export) echo files ;;',
+    `      ${fileVerbs.join('|')}) echo files ;;`,
     '      *) echo none ;;',
     '    esac ;;',
     'esac',
@@ -344,12 +369,174 @@ complete -c catalog -f -a '(__catalog_complete)'
 `;
 }
 
-/** `catalog completion bash|zsh|fish`. */
+// ---------------------------------------------------------------------------------------------
+// PowerShell cannot run the sh functions (Windows has no sh): its completer makes the same
+// decisions as _catalog_candidates, step for step, over tables written from the same parts.
+
+/** A PowerShell single-quoted string. */
+const psq = (s: string) => `'${s.replace(/'/g, "''")}'`;
+const psList = (xs: readonly string[]) => `@(${xs.map(psq).join(', ')})`;
+/** A hashtable literal, one entry a line, at the completer's indentation. */
+const psTable = (entries: Array<[string, string]>, indent = '    ') =>
+  entries.length ? `@{\n${entries.map(([k, v]) => `${indent}    ${psq(k)} = ${v}`).join('\n')}\n${indent}}` : '@{}';
+
+/** The completer's tables: what the sh functions' `case` arms hold. */
+function psTables({ spec, valueFlags, rootFlags, globals, top, collections, others, verbs, verbFlags, verbNames, settingVerbs, fileVerbs }: ScriptParts): string[] {
+  const other = (c: CommandSpec): string => {
+    const next = positional(c);
+    const then = next === null ? '$null' : next.mode === 'files' ? "@{ mode = 'files' }" : `@{ mode = 'words'; words = ${psList(next.words)} }`;
+    const subs = c.subcommands.length ? `[ordered]${psTable(c.subcommands.map((s) => [s.name, psList(flagNames(s))]), '            ')}` : '[ordered]@{}';
+    return `@{\n            flags = ${psList(flagNames(c))}\n            subs = ${subs}\n            next = ${then}\n        }`;
+  };
+  const byVerb = [...verbFlags].flatMap(([v, fs]) => (verbNames.get(v) ?? [v]).map((n): [string, string] => [n, psList([...fs].sort())]));
+  const lists = Object.entries(VALUE_LISTS).map(([f, vs]): [string, string] => [f, psList(vs)]);
+  return [
+    `    $valueFlags = ${psList(valueFlags)}`,
+    `    $rootFlags = ${psList(rootFlags)}`,
+    `    $globalFlags = ${psList(globals)}`,
+    `    $topNames = ${psList(top.map((c) => c.name))}`,
+    `    $collections = ${psList(collections.map((c) => c.name))}`,
+    `    $verbs = ${psList(verbs.map((v) => v.name))}`,
+    `    $verbFlags = ${psTable(byVerb)}`,
+    `    $others = ${psTable(others.map((c) => [c.name, other(c)]))}`,
+    `    $fields = ${psTable(Object.entries(spec.fields).map(([t, fs]) => [t, psList(fs)]))}`,
+    `    $embeds = ${psTable(Object.entries(spec.embeds).map(([t, e]) => [t, psList(e)]))}`,
+    `    $booleans = ${psTable(Object.entries(spec.booleans).map(([t, b]) => [t, psList(b)]))}`,
+    `    $fieldFlags = ${psList(FIELD_FLAGS)}`,
+    `    $fileFlags = ${psList(FILE_FLAGS)}`,
+    `    $valueLists = ${psTable(lists)}`,
+    `    $settingVerbs = ${psList(settingVerbs)}`,
+    `    $fileVerbs = ${psList(fileVerbs)}`,
+    `    $serviceFields = ${psList(SERVICE_FIELDS)}`,
+  ];
+}
+
+/**
+ * The completer's decisions, as _catalog_candidates makes them: each step answers a table
+ * `@{ mode; words }` with the sh mode (words, nospace, files, none). Comparisons are
+ * case-sensitive (-ceq, -ccontains): PowerShell's own ignore case, and -h is not -H.
+ */
+const PS_LOGIC = String.raw`
+    function Select-CatalogWords([string]$pre, [string]$typed, [object[]]$words) {
+        foreach ($w in $words) {
+            if ($null -ne $w -and ([string]$w).StartsWith($typed, [System.StringComparison]::Ordinal)) { $pre + $w }
+        }
+    }
+    function Get-CatalogValues([string]$flag, [string]$coll, [string]$pre, [string]$typed) {
+        if ($fieldFlags -ccontains $flag) {
+            # a comma-separated list: complete its last name
+            $i = $typed.LastIndexOf(',')
+            $names = @($fields[$coll])
+            if ($flag -ceq '--select' -or $flag -ceq '-s') { $names += @($embeds[$coll]) }
+            return @{ mode = 'nospace'; words = @(Select-CatalogWords ($pre + $typed.Substring(0, $i + 1)) ($typed.Substring($i + 1)) $names) }
+        }
+        if ($valueLists.Contains($flag)) { return @{ mode = 'words'; words = @(Select-CatalogWords $pre $typed $valueLists[$flag]) } }
+        if ($fileFlags -ccontains $flag) { return @{ mode = 'files'; words = @() } }
+        return @{ mode = 'none'; words = @() }
+    }
+    function Get-CatalogCommandWords([string]$name, [string]$second, [string]$typed) {
+        if ($name -ceq 'help') { return @{ mode = 'words'; words = @(Select-CatalogWords '' $typed $topNames) } }
+        if (-not $others.Contains($name)) { return @{ mode = 'none'; words = @() } }
+        $c = $others[$name]
+        if ($typed.StartsWith('-')) {
+            $own = $c.flags
+            if ($second -ne '' -and $c.subs.Contains($second)) { $own = $c.subs[$second] }
+            return @{ mode = 'words'; words = @(Select-CatalogWords '' $typed (@($own) + $globalFlags)) }
+        }
+        if ($null -eq $c.next) { return @{ mode = 'none'; words = @() } }
+        if ($c.next.mode -ceq 'files') { return @{ mode = 'files'; words = @() } }
+        if ($second -ne '') { return @{ mode = 'none'; words = @() } }
+        return @{ mode = 'words'; words = @(Select-CatalogWords '' $typed $c.next.words) }
+    }
+
+    # The words before the one being completed, as typed (the command itself first).
+    $done = @($commandAst.CommandElements | Where-Object { $_.Extent.EndOffset -lt $cursorPosition } | ForEach-Object { $_.Extent.Text })
+    $cur = [string]$wordToComplete
+    $quote = ''
+    if ($cur.Length -gt 0 -and ($cur[0] -eq [char]39 -or $cur[0] -eq [char]34)) {
+        $quote = $cur.Substring(0, 1)
+        $cur = $cur.Substring(1).TrimEnd([char]$quote)
+    }
+    $cmd = ''; $sub = ''; $prev = ''; $skip = $false
+    foreach ($w in @($done | Select-Object -Skip 1)) {
+        if ($skip) { $skip = $false }
+        elseif ($w -clike '--*=*') { }
+        elseif ($w.StartsWith('-')) { if ($valueFlags -ccontains $w) { $skip = $true } }
+        elseif ($cmd -eq '') { $cmd = $w }
+        elseif ($sub -eq '') { $sub = $w }
+        $prev = $w
+    }
+
+    $r = @{ mode = 'none'; words = @() }
+    if ($cur -clike '--*=*') {
+        # --flag=value: complete the value after the =
+        $eq = $cur.IndexOf('=')
+        $r = Get-CatalogValues ($cur.Substring(0, $eq)) $cmd ($cur.Substring(0, $eq + 1)) ($cur.Substring($eq + 1))
+    } elseif ($skip) {
+        $r = Get-CatalogValues $prev $cmd '' $cur
+    } elseif ($cmd -eq '') {
+        $list = $topNames
+        if ($cur.StartsWith('-')) { $list = $rootFlags }
+        $r = @{ mode = 'words'; words = @(Select-CatalogWords '' $cur $list) }
+    } elseif ($collections -cnotcontains $cmd) {
+        $r = Get-CatalogCommandWords $cmd $sub $cur
+    } elseif ($sub -eq '') {
+        $list = $verbs
+        if ($cur.StartsWith('-')) { $list = @('--help') }
+        $r = @{ mode = 'words'; words = @(Select-CatalogWords '' $cur $list) }
+    } elseif ($cur.StartsWith('-')) {
+        $r = @{ mode = 'words'; words = @(Select-CatalogWords '' $cur (@($verbFlags[$sub]) + $globalFlags)) }
+    } elseif ($cur.Contains('=')) {
+        # FIELD=VALUE: only booleans have values worth offering
+        $f = $cur.Substring(0, $cur.IndexOf('='))
+        if (@($booleans[$cmd]) -ccontains $f) { $r = @{ mode = 'words'; words = @(Select-CatalogWords ($f + '=') ($cur.Substring($f.Length + 1)) @('true', 'false')) } }
+    } elseif ($settingVerbs -ccontains $sub) {
+        $settable = @($fields[$cmd] | Where-Object { $null -ne $_ -and $serviceFields -cnotcontains $_ } | ForEach-Object { $_ + '=' })
+        $r = @{ mode = 'nospace'; words = @(Select-CatalogWords '' $cur $settable) }
+    } elseif ($fileVerbs -ccontains $sub) {
+        $r = @{ mode = 'files'; words = @() }
+    }
+
+    # files: nothing, so PowerShell completes paths itself; none: an empty string, so it does not
+    if ($r.mode -ceq 'files') { return }
+    $found = @($r.words)
+    if ($found.Count -eq 0) { return '' }
+    $special = '[\s,;(){}$@''"|&<>#' + [char]96 + ']'
+    foreach ($c in $found) {
+        $text = $c
+        if ($quote -ne '') {
+            $text = $quote + $c
+            if ($r.mode -ceq 'words') { $text += $quote }
+        } elseif ($c -match $special) {
+            $text = "'" + $c.Replace("'", "''") + "'"
+        }
+        $type = 'ParameterValue'
+        if ($c.StartsWith('-')) { $type = 'ParameterName' }
+        [System.Management.Automation.CompletionResult]::new($text, $c, $type, $c)
+    }
+`;
+
+/** The PowerShell script: a native argument completer for `catalog`, with the tables and decisions above. */
+export function powershellScript(spec: CompletionSpec): string {
+  return `# catalog completion for PowerShell. Load it with: catalog completion powershell | Out-String | Invoke-Expression
+# (put that line in $PROFILE to keep it)
+Register-ArgumentCompleter -Native -CommandName catalog -ScriptBlock {
+    param($wordToComplete, $commandAst, $cursorPosition)
+
+    # What the command tree and the schema know (generated, as the bash script's functions are).
+${psTables(scriptParts(spec)).join('\n')}
+${PS_LOGIC}}
+`;
+}
+
+/** `catalog completion bash|zsh|fish|powershell`. */
 export function defineCompletion(ctx: Context): Command {
   const cmd = new Command('completion')
     .description('Print a shell completion script: commands, collections, flags and field names (no network needed)')
     .argument('<shell>', `one of ${SHELLS.join(', ')}`)
-    .action(async (shell: string, _opts: unknown, self: Command) => runCompletion({ shell, program: rootOf(self) }, ctx));
+    .action(async (shell: string, _opts: unknown, self: Command) => runCompletion({ shell, program: rootOf(self) }, ctx))
+    // not among the examples: those run in bash (test/e2e/help.test.ts runs each)
+    .addHelpText('after', '\nPowerShell: catalog completion powershell | Out-String | Invoke-Expression\n(put that line in $PROFILE to keep it)');
   return examples(cmd, [
     'source <(catalog completion bash)            # now, in this shell; add it to ~/.bashrc to keep it',
     'catalog completion zsh > "${fpath[1]}/_catalog"  # zsh, then start a new shell',
@@ -368,7 +555,6 @@ export async function runCompletion(opts: { shell: string; program: Command }, c
   if (!(SHELLS as readonly string[]).includes(opts.shell)) {
     throw new UsageError(`no completion for '${opts.shell}'`, `choose one of ${SHELLS.join(', ')}: catalog completion bash`);
   }
-  const spec = completionSpec(opts.program);
-  const script = opts.shell === 'bash' ? bashScript(spec) : opts.shell === 'zsh' ? zshScript(spec) : fishScript(spec);
-  await ctx.io.stdout.write(script);
+  const write: Record<Shell, (spec: CompletionSpec) => string> = { bash: bashScript, zsh: zshScript, fish: fishScript, powershell: powershellScript };
+  await ctx.io.stdout.write(write[opts.shell as Shell](completionSpec(opts.program)));
 }
