@@ -87,7 +87,7 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
     }
     const scan = await scanInput({ source, shaper, ...settings });
     const shaped = planShape(settings.table, shaper.resolver, settings.keyColumns, { onConflict: opts.onConflict, ignoreDuplicates: settings.ignoreDuplicates });
-    const matcher = await Matcher.open(transport, settings.table, shaped, { key: opts.key, refs: opts.refs, createMissing: opts.createMissing, sync: Boolean(opts.sync) });
+    const matcher = await Matcher.open(transport, settings.table, shaped, { key: opts.key, refs: opts.refs, createMissing: opts.createMissing, sync: Boolean(opts.sync), prospective: opts.prospective });
     const plan = matcher ? matcher.adjust(shaped, settings.table) : shaped;
     if (opts.sync && opts.resume) throw new ImportError('--sync cannot --resume: run the sync again from the start (rows already sent are left alone)', 'usage');
     const shape = new Shape(shaper, plan);

@@ -91,9 +91,18 @@ export class NameResolver {
   ) {}
 
   /** Reads the parent collection's ids and names (subgenres: by name, and by genre and name). */
-  static async open(transport: Transport, ref: RefSpec, createMissing: boolean): Promise<NameResolver> {
+  static async open(transport: Transport, ref: RefSpec, createMissing: boolean, prospective: ReadonlyArray<Readonly<Record<string, string>>> = []): Promise<NameResolver> {
     const spec = ref.collection === 'subgenres' && ref.column === 'name' ? [['name'], ['genre', 'name']] : [[ref.column]];
-    return new NameResolver(ref, await KeyIndex.load(transport, ref.collection, spec, { keepNames: true }), createMissing);
+    const index = await KeyIndex.load(transport, ref.collection, spec, { keepNames: true });
+    // a dry run of a directory: the records earlier files would create count as there
+    for (const row of prospective) {
+      const keys = spec.flatMap((cols, alt) => {
+        const key = keyText(cols, cols.map((c) => row[c]));
+        return key === null || index.find(alt, key) !== null ? [] : [{ alt, key }];
+      });
+      if (keys.length && row.id) index.add(row.id, keys, row[ref.column]);
+    }
+    return new NameResolver(ref, index, createMissing);
   }
 
   /**

@@ -75,6 +75,11 @@ export interface ImportOptions {
    * earlier file would create); the reference check counts them as present.
    */
   knownIds?: (collection: string, id: string) => boolean;
+  /**
+   * Records earlier files of a dry run would create (`catalog import DIR --dry-run`): a name this
+   * file refers to (a release's `label`) is found among them when the service does not have it yet.
+   */
+  prospective?: (collection: string) => ReadonlyArray<Readonly<Record<string, string>>>;
 }
 
 /** What the progress display shows; reported every few hundred records and after each batch. */

@@ -35,6 +35,21 @@ describe('catalog import DIR', () => {
     expect(again.err).toMatch(/3 files: 0 inserted, 0 updated, 3 unchanged, 0 rejected; nothing changed/);
   });
 
+  it('a dry run sees the parents earlier files of the same run would create, and counts exactly what the real run does', async () => {
+    const dir = join(tempDir('import-dir-dry-'), 'export');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'labels.csv'), 'name\nDry Run Label\n');
+    writeFileSync(join(dir, 'genres.csv'), 'name\nDry Jazz\n');
+    writeFileSync(join(dir, 'releases.csv'), 'release_title,catalog_number,label,genre\nDry One,DRY-1,dry run label,DRY JAZZ\nDry Two,DRY-2,Dry Run Label,Dry Jazz\nDry Bad,DRY-3,No Such Label,Dry Jazz\n');
+    const dry = await cli(['import', dir, '--dry-run']);
+    expect(dry.code).toBe(3);
+    expect(dry.err).toMatch(/3 files \(dry run, nothing written\): 4 inserted, 0 updated, 0 unchanged, 1 rejected/);
+    expect(dry.err).toMatch(/label “No Such Label” is not in labels\.name/);
+    expect(await names('labels')).not.toContain('Dry Run Label');
+    const real = await cli(['import', dir]);
+    expect(real.err).toMatch(/3 files: 4 inserted, 0 updated, 0 unchanged, 1 rejected/);
+  });
+
   it('a sync of a directory removes nothing anywhere when any file had a rejected row', async () => {
     const dir = join(tempDir('import-dir-sync-'), 'export');
     mkdirSync(dir);

@@ -105,6 +105,9 @@ async function importAll(opts: ImportDirOptions, ctx: Context, tables: readonly 
   const abort = new AbortController();
   void ctx.waitForSignal().then(() => abort.abort());
   const summaries: ImportSummary[] = [];
+  /** A dry run's records earlier files would create, and the ids made up for them. */
+  const prospective = new Map<string, Array<Record<string, string>>>();
+  const madeUp = new Set<string>();
   const matched: Array<{ table: TableDef; index: KeyIndex; rejected: number; summary: ImportSummary; sync: SyncOptions }> = [];
   const plan = opts.plan ? await (await import('./import-plan.js')).planRun(opts.plan, opts.dir, opts.source, tables, transport, dryRun, abort.signal) : null;
   const jobs = plan ? plan.entries.map((e) => ({ table: e.table, file: e.path, entry: e })) : filesOf(opts, tables).map((f) => ({ ...f, entry: null }));
@@ -113,13 +116,25 @@ async function importAll(opts: ImportDirOptions, ctx: Context, tables: readonly 
     const base = importOptions({ ...opts, key, file, collection: table.name, scope: opts.sync ? 'all' : undefined }, table, tables, ctx);
     let got: { index: KeyIndex; rejected: number } | null = null;
     const sync = base.sync ? { ...base.sync, deferred: (index: KeyIndex, rejected: number) => void (got = { index, rejected }) } : undefined;
-    const options = { ...base, ...extra, ...perFile(table.name, file), dryRun, sync, signal: abort.signal, clock: () => ctx.clock.now(), onNotice: (m: string) => void ctx.note(ctx.style().dim(`${table.name}: ${m}`)) };
+    const options = {
+      ...base,
+      ...extra,
+      ...perFile(table.name, file),
+      dryRun,
+      sync,
+      signal: abort.signal,
+      clock: () => ctx.clock.now(),
+      onNotice: (m: string) => void ctx.note(ctx.style().dim(`${table.name}: ${m}`)),
+      ...(dryRun ? { prospective: (c: string) => prospective.get(c) ?? [], knownIds: (c: string, id: string) => madeUp.has(`${c}/${id.toLowerCase()}`) } : {}),
+    };
     const run = plan && entry ? plan.importEntry(entry, options) : importFile(options, transport);
     const s = await run.catch((err: unknown) => {
       // an error names its file once
       if (err instanceof Error && err.name === 'ImportError' && !err.message.startsWith(`${entry?.file ?? file}: `)) err.message = `${entry?.file ?? file}: ${err.message}`;
       throw err;
     });
+    // a dry run: the names this file would add are there for the next files' references
+    if (dryRun && REFERRED_BY_NAME.includes(table.name) && !entry) prospective.set(table.name, await namesIn(file, table, opts, (id) => madeUp.add(`${table.name}/${id}`)));
     const done = got as { index: KeyIndex; rejected: number } | null;
     if (done && base.sync) matched.push({ table, ...done, summary: s, sync: base.sync });
     summaries.push(s);
@@ -143,6 +158,35 @@ async function importAll(opts: ImportDirOptions, ctx: Context, tables: readonly 
 }
 
 const fmt = (n: number) => n.toLocaleString('en-US');
+
+/** Collections other files name by text (a release's label, genre, subgenre). */
+const REFERRED_BY_NAME = ['labels', 'genres', 'subgenres'];
+
+/**
+ * The id, name and genre of each row of a parent file (its header matched to fields as import
+ * matches them), an id made up where the file has none: what a dry run of the next files sees.
+ */
+async function namesIn(file: string, table: TableDef, opts: ImportDirOptions, made: (id: string) => void): Promise<Array<Record<string, string>>> {
+  const [{ detectFormat, openReader }, { normalizeName, parseMaps }, { randomUUID }] = await Promise.all([import('../../import/readers/index.js'), import('../../import/mapping.js'), import('node:crypto')]);
+  const map = opts.map ? parseMaps(opts.map) : {};
+  const fieldOf = (h: string) => map[h] ?? table.columns.find((c) => c.name === h || normalizeName(c.name) === normalizeName(h))?.name;
+  const rows: Array<Record<string, string>> = [];
+  const reader = openReader(file, detectFormat(file, opts.format), { delimiter: opts.delimiter, sheet: opts.sheet, name: file });
+  for await (const rec of reader.records()) {
+    const row: Record<string, string> = {};
+    for (const [h, v] of Object.entries(rec.values)) {
+      const f = fieldOf(h);
+      if (f && (f === 'id' || f === 'name' || f === 'genre') && v !== null && v !== undefined) row[f] = String(v);
+    }
+    if (!row.name) continue;
+    if (!row.id) {
+      row.id = randomUUID();
+      made(row.id);
+    }
+    rows.push(row);
+  }
+  return rows;
+}
 
 /** The files of a run that had rejected rows, for a message. */
 const rejectedFiles = (summaries: ImportSummary[]): string => summaries.filter((s) => s.rejected > 0).map((s) => `${basename(s.input)}: ${fmt(s.rejected)}`).join(', ');

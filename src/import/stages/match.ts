@@ -26,6 +26,8 @@ export interface MatchOptions {
   createMissing?: boolean;
   /** A sync needs every stored id (a file with ids too), to find what the input no longer has. */
   sync?: boolean;
+  /** ImportOptions.prospective: records earlier files of a dry run would create. */
+  prospective?: (collection: string) => ReadonlyArray<Readonly<Record<string, string>>>;
 }
 
 /**
@@ -89,7 +91,7 @@ export class Matcher {
     const creditColumns = opts.createMissing ? table.columns.filter((c) => c.keyList === 'artists' && plan.columns.includes(c.name)).map((c) => c.name) : [];
     if (!natural && !opts.sync && refs.length === 0 && creditColumns.length === 0) return null;
     const resolvers: NameResolver[] = [];
-    for (const r of refs) resolvers.push(await NameResolver.open(transport, r, Boolean(opts.createMissing)));
+    for (const r of refs) resolvers.push(await NameResolver.open(transport, r, Boolean(opts.createMissing), opts.prospective?.(r.collection)));
     const credits = creditColumns.length ? { resolver: await NameResolver.open(transport, CREDIT_REF, true), columns: creditColumns } : null;
     const m = new Matcher(null, natural, resolvers, natural ? spec! : [], credits);
     m.pending = natural || opts.sync ? { table, spec: natural ? spec! : [], content: natural ? table.columns.filter((c) => c.name !== 'id' && (plan.columns.includes(c.name) || refs.some((r) => r.idField === c.name))) : [] } : null;
