@@ -1,4 +1,4 @@
-// Builds the migrated PGlite template pack into dist/ (npm run build, which prepare runs in a clone and for npm pack), so the first embedded
+// Builds the migrated PGlite template pack into dist/ (npm run build, which npm ci runs in a clone and npm pack before packing), so the first embedded
 // catalog on a machine opens in about a second instead of running initdb in WebAssembly (4–6 s,
 // 850 MB). Templates of other PGlite or schema versions (and the older .tar.gz form) are removed.
 import { existsSync, readdirSync, rmSync } from 'node:fs';

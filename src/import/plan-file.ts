@@ -159,6 +159,81 @@ function unknownKeys(plan: string, where: string, v: Record<string, unknown>, kn
   for (const k of Object.keys(v)) if (!known.includes(k)) throw new PlanError(plan, where, `unknown setting "${k}"${hint(k, known)}`);
 }
 
+/** One `links:` entry of a file: its target field checked against the collection and the plan's source. */
+function parseLink(planPath: string, where: string, table: TableDef, f: string, l: unknown, source: string | null): PlanLink {
+  const col = table.columns.find((c) => c.name === f)!;
+  if (!isMap(l)) throw new PlanError(planPath, where, 'must be a mapping (from: COLUMN, …)');
+  unknownKeys(planPath, where, l, LINK_KEYS);
+  if (typeof l.from !== 'string' || l.from === '') throw new PlanError(planPath, `${where}.from`, 'is required: the source column');
+  const list = col.keyList !== undefined;
+  if (!list && !col.foreignKey) throw new PlanError(planPath, where, `${f} is neither a link field (a release's tracks, a track's credits) nor a reference to another collection`);
+  const linkSource = l.source === undefined || l.source === null ? null : String(l.source);
+  if (linkSource !== null) {
+    if (source === null) throw new PlanError(planPath, `${where}.source`, 'needs the plan\'s `source:` (the name the source\'s ids are kept under)');
+    const target = list ? (col.keyList === 'tracks' ? 'tracks' : 'artists') : col.foreignKey!.table;
+    if (linkSource !== target) throw new PlanError(planPath, `${where}.source`, `${f} names ${target}, not ${linkSource}`);
+  } else if (!list) throw new PlanError(planPath, where, `a reference by the source's ids needs source: ${col.foreignKey!.table} (a reference by name is refs: { FIELD: COLLECTION.COLUMN })`);
+  const namesOnly = l.names_only === true;
+  if (namesOnly && (col.keyList !== 'artists' || linkSource !== null)) throw new PlanError(planPath, `${where}.names_only`, 'is for credits given as names (not with source:)');
+  let split: RegExp | null = null;
+  if (list) {
+    const pattern = l.split === undefined ? ';' : scalar(planPath, `${where}.split`, l.split);
+    try {
+      split = new RegExp(pattern);
+    } catch (err) {
+      throw new PlanError(planPath, `${where}.split`, `not a regular expression: ${(err as Error).message}`);
+    }
+  } else if (l.split !== undefined) throw new PlanError(planPath, `${where}.split`, `${f} holds one reference, not a list`);
+  return { field: f, from: l.from, split, source: linkSource, namesOnly, list };
+}
+
+/** One file of the plan, checked against its collection. */
+function parseEntry(planPath: string, base: string, tables: readonly TableDef[], source: string | null, file: string, raw: unknown): PlanEntry {
+  const names = tables.map((t) => t.name);
+  const at = `files.${file}`;
+  if (!isMap(raw)) throw new PlanError(planPath, at, 'must be a mapping of settings (collection: …)');
+  unknownKeys(planPath, at, raw, FILE_KEYS);
+  const path = isAbsolute(file) ? file : join(base, file);
+  if (!existsSync(path) || !statSync(path).isFile()) throw new PlanError(planPath, at, `no such file ${path}`);
+  const collection = typeof raw.collection === 'string' ? raw.collection : '';
+  const table = tables.find((t) => t.name === collection || t.singular === collection);
+  if (!table) throw new PlanError(planPath, `${at}.collection`, collection ? `no collection "${collection}"${hint(collection, names)}` : 'is required');
+  const fields = table.columns.map((c) => c.name);
+  const field = (where: string, f: string): string => {
+    if (!fields.includes(f)) throw new PlanError(planPath, where, `${table.name} has no field "${f}"${hint(f, fields)}`);
+    return f;
+  };
+  const sourceId = raw.source_id === undefined || raw.source_id === null ? null : String(raw.source_id);
+  if (sourceId !== null && source === null) throw new PlanError(planPath, `${at}.source_id`, 'needs the plan\'s `source:` (the name the source\'s ids are kept under)');
+  const keyCols = stringList(planPath, `${at}.key`, raw.key);
+  for (const k of keyCols) field(`${at}.key`, k);
+  const map: Record<string, string> = {};
+  for (const [from, to] of Object.entries(stringMap(planPath, `${at}.map`, raw.map))) map[from] = field(`${at}.map.${from}`, scalar(planPath, `${at}.map.${from}`, to));
+  const constants: Record<string, string> = {};
+  for (const [f, v] of Object.entries(stringMap(planPath, `${at}.constants`, raw.constants))) constants[field(`${at}.constants.${f}`, f)] = scalar(planPath, `${at}.constants.${f}`, v);
+  const refs = Object.entries(stringMap(planPath, `${at}.refs`, raw.refs)).map(([f, target]) => `${field(`${at}.refs.${f}`, f)}=${scalar(planPath, `${at}.refs.${f}`, target)}`);
+  const links = Object.entries(stringMap(planPath, `${at}.links`, raw.links)).map(([f, l]) => parseLink(planPath, `${at}.links.${f}`, table, field(`${at}.links.${f}`, f), l, source));
+  const str = (k: string) => (raw[k] === undefined || raw[k] === null ? undefined : scalar(planPath, `${at}.${k}`, raw[k]));
+  return {
+    file,
+    path,
+    table,
+    sourceId,
+    key: keyCols.length ? [keyCols] : (DEFAULT_KEYS[table.name] ?? null),
+    map,
+    ignore: stringList(planPath, `${at}.ignore`, raw.ignore),
+    ignoreUnknown: raw.ignore_unknown === true,
+    constants,
+    refs,
+    links,
+    createMissing: raw.create_missing === true,
+    format: str('format'),
+    delimiter: str('delimiter'),
+    sheet: str('sheet'),
+    dateFormat: str('date_format'),
+  };
+}
+
 /**
  * Reads and checks a plan against the collections the service describes. Every file it names
  * must exist; every field it names must be the collection's; a link's target must be a link
@@ -180,79 +255,7 @@ export function loadPlan(planPath: string, tables: readonly TableDef[], dir?: st
   const base = dir ?? dirname(planPath);
   const files = doc.files;
   if (!isMap(files) || Object.keys(files).length === 0) throw new PlanError(planPath, 'files', 'must map each file name to its settings (collection: …)');
-  const names = tables.map((t) => t.name);
-  const entries: PlanEntry[] = [];
-  for (const [file, raw] of Object.entries(files)) {
-    const at = `files.${file}`;
-    if (!isMap(raw)) throw new PlanError(planPath, at, 'must be a mapping of settings (collection: …)');
-    unknownKeys(planPath, at, raw, FILE_KEYS);
-    const path = isAbsolute(file) ? file : join(base, file);
-    if (!existsSync(path) || !statSync(path).isFile()) throw new PlanError(planPath, at, `no such file ${path}`);
-    const collection = typeof raw.collection === 'string' ? raw.collection : '';
-    const table = tables.find((t) => t.name === collection || t.singular === collection);
-    if (!table) throw new PlanError(planPath, `${at}.collection`, collection ? `no collection "${collection}"${hint(collection, names)}` : 'is required');
-    const fields = table.columns.map((c) => c.name);
-    const field = (where: string, f: string): string => {
-      if (!fields.includes(f)) throw new PlanError(planPath, where, `${table.name} has no field "${f}"${hint(f, fields)}`);
-      return f;
-    };
-    const sourceId = raw.source_id === undefined || raw.source_id === null ? null : String(raw.source_id);
-    if (sourceId !== null && source === null) throw new PlanError(planPath, `${at}.source_id`, 'needs the plan\'s `source:` (the name the source\'s ids are kept under)');
-    const keyCols = stringList(planPath, `${at}.key`, raw.key);
-    for (const k of keyCols) field(`${at}.key`, k);
-    const map: Record<string, string> = {};
-    for (const [from, to] of Object.entries(stringMap(planPath, `${at}.map`, raw.map))) map[from] = field(`${at}.map.${from}`, scalar(planPath, `${at}.map.${from}`, to));
-    const constants: Record<string, string> = {};
-    for (const [f, v] of Object.entries(stringMap(planPath, `${at}.constants`, raw.constants))) constants[field(`${at}.constants.${f}`, f)] = scalar(planPath, `${at}.constants.${f}`, v);
-    const refs = Object.entries(stringMap(planPath, `${at}.refs`, raw.refs)).map(([f, target]) => `${field(`${at}.refs.${f}`, f)}=${scalar(planPath, `${at}.refs.${f}`, target)}`);
-    const links: PlanLink[] = [];
-    for (const [f, l] of Object.entries(stringMap(planPath, `${at}.links`, raw.links))) {
-      const where = `${at}.links.${f}`;
-      const col = table.columns.find((c) => c.name === field(where, f))!;
-      if (!isMap(l)) throw new PlanError(planPath, where, 'must be a mapping (from: COLUMN, …)');
-      unknownKeys(planPath, where, l, LINK_KEYS);
-      if (typeof l.from !== 'string' || l.from === '') throw new PlanError(planPath, `${where}.from`, 'is required: the source column');
-      const list = col.keyList !== undefined;
-      if (!list && !col.foreignKey) throw new PlanError(planPath, where, `${f} is neither a link field (a release's tracks, a track's credits) nor a reference to another collection`);
-      const linkSource = l.source === undefined || l.source === null ? null : String(l.source);
-      if (linkSource !== null) {
-        if (source === null) throw new PlanError(planPath, `${where}.source`, 'needs the plan\'s `source:` (the name the source\'s ids are kept under)');
-        const target = list ? (col.keyList === 'tracks' ? 'tracks' : 'artists') : col.foreignKey!.table;
-        if (linkSource !== target) throw new PlanError(planPath, `${where}.source`, `${f} names ${target}, not ${linkSource}`);
-      } else if (!list) throw new PlanError(planPath, where, `a reference by the source's ids needs source: ${col.foreignKey!.table} (a reference by name is refs: { FIELD: COLLECTION.COLUMN })`);
-      const namesOnly = l.names_only === true;
-      if (namesOnly && (col.keyList !== 'artists' || linkSource !== null)) throw new PlanError(planPath, `${where}.names_only`, 'is for credits given as names (not with source:)');
-      let split: RegExp | null = null;
-      if (list) {
-        const pattern = l.split === undefined ? ';' : scalar(planPath, `${where}.split`, l.split);
-        try {
-          split = new RegExp(pattern);
-        } catch (err) {
-          throw new PlanError(planPath, `${where}.split`, `not a regular expression: ${(err as Error).message}`);
-        }
-      } else if (l.split !== undefined) throw new PlanError(planPath, `${where}.split`, `${f} holds one reference, not a list`);
-      links.push({ field: f, from: l.from, split, source: linkSource, namesOnly, list });
-    }
-    const str = (k: string) => (raw[k] === undefined || raw[k] === null ? undefined : scalar(planPath, `${at}.${k}`, raw[k]));
-    entries.push({
-      file,
-      path,
-      table,
-      sourceId,
-      key: keyCols.length ? [keyCols] : (DEFAULT_KEYS[table.name] ?? null),
-      map,
-      ignore: stringList(planPath, `${at}.ignore`, raw.ignore),
-      ignoreUnknown: raw.ignore_unknown === true,
-      constants,
-      refs,
-      links,
-      createMissing: raw.create_missing === true,
-      format: str('format'),
-      delimiter: str('delimiter'),
-      sheet: str('sheet'),
-      dateFormat: str('date_format'),
-    });
-  }
+  const entries = Object.entries(files).map(([file, raw]) => parseEntry(planPath, base, tables, source, file, raw));
   // parents first: foreign keys and link fields (the collection order), then a file whose links
   // name another collection by source id after that collection's files
   const order = foreignKeyOrder(tables).map((t) => t.name);

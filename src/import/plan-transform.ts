@@ -117,6 +117,111 @@ function cellOf(v: unknown): string {
   return stringifyDeep(v);
 }
 
+/** A fault that refuses one row. */
+type RowFault = { code: string; message: string };
+
+/** Makes one record of a plan file into the cells of a row of ours (see transformFile). */
+class RowMaker {
+  /** The source's columns passed through (renamed by the map), in order. */
+  passed: string[] = [];
+  headers: string[] = [];
+  private readonly consumed: Set<string>;
+  private readonly keyCols: string[];
+
+  constructor(
+    private readonly entry: PlanEntry,
+    private readonly source: string | null,
+    /** The collection's own source ids (when the file has a source id column). */
+    readonly own: SourceIds | null,
+    private readonly linkIds: Map<PlanLink, SourceIds>,
+    private readonly natural: KeyIndex | null,
+    private readonly onNew?: (id: string) => void,
+  ) {
+    this.consumed = new Set<string>([...entry.ignore, ...entry.links.map((l) => l.from), ...(entry.sourceId ? [entry.sourceId] : [])]);
+    this.keyCols = entry.key ? keyColumns(entry.key) : [];
+  }
+
+  /** The header of the file of ours, from the source's columns; the plan's columns must be there. */
+  setHeaders(srcHeaders: string[], checked = true): string[] {
+    const { entry } = this;
+    if (checked) {
+      for (const col of this.consumed) {
+        if (!entry.ignore.includes(col) && !srcHeaders.includes(col)) throw new ImportError(`the plan reads column "${col}", which the file does not have (its columns: ${srcHeaders.join(', ')})`, 'usage');
+      }
+      const absent = Object.keys(entry.map).filter((h) => !srcHeaders.includes(h));
+      if (absent.length) throw new ImportError(`the plan maps ${absent.map((h) => `"${h}"`).join(', ')}, which the file does not have (its columns: ${srcHeaders.join(', ')})`, 'usage');
+    }
+    this.passed = srcHeaders.filter((h) => !this.consumed.has(h));
+    const renamed = this.passed.map((h) => entry.map[h] ?? h);
+    for (const f of Object.keys(entry.constants)) if (renamed.includes(f)) throw new ImportError(`the plan sets ${f} as a constant, and the file has it too`, 'usage');
+    const headers = [...(this.own ? ['id', 'source_ids'] : []), ...renamed, ...entry.links.map((l) => l.field), ...Object.keys(entry.constants)];
+    const dup = headers.find((h, i) => headers.indexOf(h) !== i);
+    if (dup) throw new ImportError(`the plan gives the field ${dup} twice (a column mapped to it, a link or a constant)`, 'usage');
+    this.headers = headers;
+    return headers;
+  }
+
+  /** The row's cells, or why the plan cannot make it. */
+  cells(rec: SourceRecord): string[] | RowFault {
+    if (rec.error) return { code: '22P02', message: rec.error };
+    const cells: string[] = [];
+    if (this.own) {
+      const id = this.idOf(rec);
+      if (typeof id !== 'string') return id;
+      cells.push(id, JSON.stringify({ [this.source!]: String(rec.values[this.entry.sourceId!]).trim() }));
+    }
+    for (const h of this.passed) cells.push(cellOf(rec.values[h]));
+    for (const l of this.entry.links) {
+      const cell = this.linkCell(l, rec.values[l.from]);
+      if (typeof cell !== 'string') return cell;
+      cells.push(cell);
+    }
+    for (const v of Object.values(this.entry.constants)) cells.push(v);
+    return cells;
+  }
+
+  /** The row's id: the record holding its source id, else the one with its natural key, else a new one. */
+  private idOf(rec: SourceRecord): string | RowFault {
+    const { entry, natural } = this;
+    const sid = rec.values[entry.sourceId!];
+    const text = sid === null || sid === undefined ? '' : String(sid).trim();
+    if (text === '') return { code: '23502', message: `${entry.sourceId} is empty: every row needs the source's id` };
+    let id = this.own!.find(text);
+    if (id === null && natural && entry.key && this.keyCols.length) {
+      const get = (c: string) => {
+        const h = this.passed.find((p) => (entry.map[p] ?? p) === c);
+        const v = h === undefined ? (entry.constants[c] ?? null) : rec.values[h];
+        return v === null || v === undefined ? null : String(v);
+      };
+      const k = keyOfRow(entry.key, get);
+      const hit = k ? natural.find(k.alt, k.key) : null;
+      if (hit && 'ambiguous' in hit) {
+        return { code: '21000', message: `${entry.key[k!.alt].join('+')} “${k!.key}” names ${hit.ambiguous.length} ${entry.table.name} (${hit.ambiguous.join(', ')}): give them source ids, or fix them with catalog check` };
+      }
+      if (hit) id = natural.idOf(hit.slot);
+    }
+    if (id === null) {
+      id = randomUUID();
+      this.onNew?.(id);
+    }
+    this.own!.add(text, id);
+    return id;
+  }
+
+  /** A link or reference cell: the source's ids made ours, names kept (or made name-only credits). */
+  private linkCell(l: PlanLink, raw: unknown): string | RowFault {
+    const ids = this.linkIds.get(l);
+    const elements = elementsOf(raw, l.list ? l.split : null);
+    if (!ids) return JSON.stringify(l.namesOnly ? elements.map((name) => ({ name })) : elements);
+    const missing = elements.filter((e) => ids.find(e) === null);
+    if (missing.length) {
+      return { code: '23503', message: `${l.from}: no ${ids.collection} record has ${this.source} id ${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ' …' : ''} (import that file in the same run, or first)` };
+    }
+    const mapped = elements.map((e) => ids.find(e)!);
+    return l.list ? JSON.stringify(mapped) : (mapped[0] ?? DEFAULT_NULL_TOKEN);
+  }
+}
+
 /**
  * Makes one plan file into a CSV of ours (see the module comment). `sources` holds the source
  * ids of the collections the run has read or filled so far; `natural` the stored records by
@@ -132,120 +237,45 @@ export async function transformFile(
   /** Told each id made for a new record (a dry run counts them as present in later files). */
   onNew?: (id: string) => void,
 ): Promise<Transformed> {
-  const format = detectFormat(entry.path, entry.format);
-  const reader = openReader(entry.path, format, { delimiter: entry.delimiter, sheet: entry.sheet, name: entry.file });
+  const reader = openReader(entry.path, detectFormat(entry.path, entry.format), { delimiter: entry.delimiter, sheet: entry.sheet, name: entry.file });
   const path = join(tmpDir, `${entry.table.name}.csv`);
   const out = createWriteStream(path);
-  const consumed = new Set<string>([...entry.ignore, ...entry.links.map((l) => l.from), ...(entry.sourceId ? [entry.sourceId] : [])]);
-  const own = entry.sourceId !== null && source !== null ? await sources(entry.table.name) : null;
   const linkIds = new Map<PlanLink, SourceIds>();
   for (const l of entry.links) if (l.source) linkIds.set(l, await sources(l.source));
-  let headers: string[] | null = null;
-  let passed: string[] = [];
-  let line = 1;
+  const maker = new RowMaker(entry, source, entry.sourceId !== null && source !== null ? await sources(entry.table.name) : null, linkIds, natural, onNew);
+  let started = false;
+  let line = 2;
   let records = 0;
   let rejected = 0;
   const rejects: PlanReject[] = [];
   const write = async (text: string) => {
     if (!out.write(text)) await once(out, 'drain');
   };
-  const refuse = (record: SourceRecord, code: string, message: string) => {
-    rejected++;
-    if (rejects.length < MAX_KEPT_REJECTS) rejects.push({ record, code, message });
-  };
-  const keyCols = entry.key ? keyColumns(entry.key) : [];
   try {
     for await (const rec of reader.records()) {
       if (signal?.aborted) throw Object.assign(new Error('interrupted'), { name: 'AbortError' });
-      if (headers === null) {
-        const srcHeaders = reader.headers ?? Object.keys(rec.values);
-        for (const col of [...consumed]) {
-          if (!entry.ignore.includes(col) && !srcHeaders.includes(col)) throw new ImportError(`the plan reads column "${col}", which the file does not have (its columns: ${srcHeaders.join(', ')})`, 'usage');
-        }
-        const absent = Object.keys(entry.map).filter((h) => !srcHeaders.includes(h));
-        if (absent.length) throw new ImportError(`the plan maps ${absent.map((h) => `"${h}"`).join(', ')}, which the file does not have (its columns: ${srcHeaders.join(', ')})`, 'usage');
-        passed = srcHeaders.filter((h) => !consumed.has(h));
-        const renamed = passed.map((h) => entry.map[h] ?? h);
-        for (const f of Object.keys(entry.constants)) if (renamed.includes(f)) throw new ImportError(`the plan sets ${f} as a constant, and the file has it too`, 'usage');
-        headers = [...(own ? ['id', 'source_ids'] : []), ...renamed, ...entry.links.map((l) => l.field), ...Object.keys(entry.constants)];
-        const dup = headers.find((h, i) => headers!.indexOf(h) !== i);
-        if (dup) throw new ImportError(`the plan gives the field ${dup} twice (a column mapped to it, a link or a constant)`, 'usage');
-        await write(csvLine(headers.map((h) => csvField(h, ',')), ','));
-        line = 2;
+      if (!started) {
+        started = true;
+        await write(csvLine(maker.setHeaders(reader.headers ?? Object.keys(rec.values)).map((h) => csvField(h, ',')), ','));
       }
       records++;
-      if (rec.error) {
-        refuse(rec, '22P02', rec.error);
+      const cells = maker.cells(rec);
+      if (!Array.isArray(cells)) {
+        rejected++;
+        if (rejects.length < MAX_KEPT_REJECTS) rejects.push({ record: rec, ...cells });
         continue;
       }
-      const cells: string[] = [];
-      let fault: { code: string; message: string } | null = null;
-      if (own) {
-        const sid = rec.values[entry.sourceId!];
-        const text = sid === null || sid === undefined ? '' : String(sid).trim();
-        if (text === '') {
-          refuse(rec, '23502', `${entry.sourceId} is empty: every row needs the source's id`);
-          continue;
-        }
-        let id = own.find(text);
-        if (id === null && natural && entry.key) {
-          const get = (c: string) => {
-            const h = passed.find((p) => (entry.map[p] ?? p) === c);
-            const v = h === undefined ? (entry.constants[c] ?? null) : rec.values[h];
-            return v === null || v === undefined ? null : String(v);
-          };
-          const k = keyCols.length ? keyOfRow(entry.key, get) : null;
-          const hit = k ? natural.find(k.alt, k.key) : null;
-          if (hit && 'ambiguous' in hit) {
-            refuse(rec, '21000', `${entry.key[k!.alt].join('+')} “${k!.key}” names ${hit.ambiguous.length} ${entry.table.name} (${hit.ambiguous.join(', ')}): give them source ids, or fix them with catalog check`);
-            continue;
-          }
-          if (hit) id = natural.idOf(hit.slot);
-        }
-        if (id === null) {
-          id = randomUUID();
-          onNew?.(id);
-        }
-        own.add(text, id);
-        cells.push(id, JSON.stringify({ [source!]: text }));
-      }
-      for (const h of passed) cells.push(cellOf(rec.values[h]));
-      for (const l of entry.links) {
-        const raw = rec.values[l.from];
-        const ids = linkIds.get(l);
-        const elements = elementsOf(raw, l.list ? l.split : null);
-        if (ids) {
-          const missing = elements.filter((e) => ids.find(e) === null);
-          if (missing.length) {
-            fault = { code: '23503', message: `${l.from}: no ${ids.collection} record has ${source} id ${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ' …' : ''} (import that file in the same run, or first)` };
-            break;
-          }
-          const mapped = elements.map((e) => ids.find(e)!);
-          cells.push(l.list ? JSON.stringify(mapped) : (mapped[0] ?? DEFAULT_NULL_TOKEN));
-        } else if (l.namesOnly) cells.push(JSON.stringify(elements.map((name) => ({ name }))));
-        else cells.push(JSON.stringify(elements));
-      }
-      if (fault) {
-        refuse(rec, fault.code, fault.message);
-        continue;
-      }
-      for (const v of Object.values(entry.constants)) cells.push(v);
       // pad to the source's line: blank lines are skipped by the CSV reader
       if (rec.line > line) await write('\n'.repeat(rec.line - line));
       const text = csvLine(cells.map(field), ',');
       await write(text);
       line = Math.max(line, rec.line) + (text.match(/\n/g)?.length ?? 1);
     }
-    if (headers === null) {
-      // an empty file: a header alone (the engine says there is nothing to import)
-      const srcHeaders = reader.headers ?? [];
-      passed = srcHeaders.filter((h) => !consumed.has(h));
-      headers = [...(own ? ['id', 'source_ids'] : []), ...passed.map((h) => entry.map[h] ?? h), ...entry.links.map((l) => l.field), ...Object.keys(entry.constants)];
-      await write(csvLine(headers.map((h) => csvField(h, ',')), ','));
-    }
+    // an empty file: a header alone (the engine says there is nothing to import)
+    if (!started) await write(csvLine(maker.setHeaders(reader.headers ?? [], false).map((h) => csvField(h, ',')), ','));
   } finally {
     out.end();
     await once(out, 'close');
   }
-  return { path, headers, records, rejects, rejected };
+  return { path, headers: maker.headers, records, rejects, rejected };
 }

@@ -18,6 +18,9 @@ const READERS: Record<string, string> = {
   'import/stages/pass.ts': 'the pass driver (and its malformed-CSV error path)',
   // the header row only: its checks and messages are the record reader's; the driver reads the rest
   'import/stages/dedupe.ts': 'the scan reads the CSV header row before the driver starts',
+  // not a second pipeline: a plan's source file (another system's shape) is made into a file of
+  // ours first, which the import then reads through the driver like any other input
+  'import/plan-transform.ts': 'a plan makes another system\'s file into a file of ours before the import',
 };
 
 describe('one import pipeline', () => {

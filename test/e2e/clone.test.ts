@@ -13,7 +13,7 @@ const OFFLINE = /ENOTCACHED|ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ETIMEDOUT|ENETUNREA
 
 /**
  * A newcomer's set-up, exactly as the README gives it: a fresh `git clone`, `npm ci` (whose
- * `prepare` builds the clone), then `npx catalog seed && npx catalog labels list`. The clone is of
+ * `dependencies` script builds the clone), then `npx catalog seed && npx catalog labels list`. The clone is of
  * the committed HEAD: what CI checks out, without this working tree's uncommitted changes.
  */
 describe('a fresh clone', () => {

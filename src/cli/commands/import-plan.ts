@@ -10,7 +10,6 @@ import { type PlanReject, SourceIds, sourceIdsSupported, transformFile } from '.
 import { RejectsWriter } from '../../import/rejects.js';
 import type { TableDef } from '../../schema/model.js';
 import { UsageError } from '../errors.js';
-import type { ImportDirOptions } from './import-dir.js';
 
 /**
  * `catalog import DIR --plan FILE`: each file of the plan made into a file of ours
@@ -18,8 +17,26 @@ import type { ImportDirOptions } from './import-dir.js';
  * with the source's ids kept and looked up across files.
  */
 
+/** The command's flags a plan is checked against (import DIR's). */
+export interface PlanFlags {
+  dir: string;
+  source?: string;
+  map?: string[];
+  ref?: string[];
+  key?: string;
+  ignoreUnknown?: boolean;
+  createMissing?: boolean;
+  format?: string;
+  delimiter?: string;
+  sheet?: string;
+  dateFormat?: string;
+  encoding?: string;
+  resume?: boolean;
+  sourceId?: string;
+}
+
 /** Flags a plan sets per file: given on the command line as well, they would apply to every file. */
-const PER_FILE_FLAGS: Array<[keyof ImportDirOptions, string]> = [
+const PER_FILE_FLAGS: Array<[keyof PlanFlags, string]> = [
   ['map', '--map'],
   ['ref', '--ref'],
   ['key', '--key'],
@@ -35,7 +52,7 @@ const PER_FILE_FLAGS: Array<[keyof ImportDirOptions, string]> = [
 ];
 
 /** Reads and checks the plan and the flags beside it (before anything is read or sent). */
-export function checkPlan(planPath: string, opts: ImportDirOptions, tables: readonly TableDef[]): ImportPlan {
+export function checkPlan(planPath: string, opts: PlanFlags, tables: readonly TableDef[]): ImportPlan {
   const given = PER_FILE_FLAGS.filter(([k]) => opts[k] !== undefined && opts[k] !== false).map(([, flag]) => flag);
   if (given.length) throw new UsageError(`${given.join(', ')} cannot go with a plan (${basename(planPath)}): the plan sets ${given.length > 1 ? 'them' : 'it'} per file`, 'put it in the plan under the file it is for (docs/import.md)');
   if (opts.source !== undefined && !SOURCE_NAME.test(opts.source)) throw new UsageError(`--source ${opts.source}: a source name is lower-case letters, digits, _ and -, starting with a letter`);
