@@ -41,6 +41,11 @@ export const CHANGELOG: readonly InterfaceVersion[] = [
         breaking: false,
       },
       { change: 'collection /users removed (GET, POST, PATCH, DELETE)', appliesTo: '/users', breaking: true },
+      {
+        change: 'added: computed field source_ids, the record\'s id in each source system as {"<source>": "<id>"}, not part of select=*; catalog serve also takes it in POST and PATCH bodies',
+        appliesTo: `select, filters and order of GET, and bodies of POST and PATCH, on ${ALL}`,
+        breaking: false,
+      },
     ],
   },
 ];

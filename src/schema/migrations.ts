@@ -1,6 +1,7 @@
 import { TABLES, type ColumnDef, type TableDef } from './catalog.js';
 import { LINKS_MIGRATION_SQL } from './migrations-links.js';
 import { LINKS_V4_SQL } from './migrations-links-v4.js';
+import { SOURCE_IDS_MIGRATION_SQL } from './migrations-source-ids.js';
 
 /** One versioned migration. Versions only grow; a released migration is never edited. */
 export interface Migration {
@@ -104,6 +105,11 @@ create index if not exists tracks_created_idx on tracks (created);
     version: 5,
     name: 'link fields: cheap checks on bulk inserts, a credits index of built-in functions without a pending list, column comments',
     sql: LINKS_MIGRATION_SQL,
+  },
+  {
+    version: 6,
+    name: 'source ids (a side table, the computed field source_ids) and natural-key indexes for matching at write time',
+    sql: SOURCE_IDS_MIGRATION_SQL,
   },
 ];
 

@@ -3,8 +3,11 @@ import type { Preferences } from '../grammar/types.js';
 import { normalizeUuid } from '../schema/codecs.js';
 import type { Queryable, Store } from '../store/store.js';
 import { ApiError, singularError } from './errors.js';
+import { applyMoves, matchLock, matchLookup, resolveIds, type LookupRow } from './match.js';
 import type { Planned, WritePlan } from './plan.js';
-import { buildCopyRead, copyStage, ident, tableRef, type Statement } from './sql.js';
+import { copyShapeCheck, copyShapeError, mergeSourceIds, sourceIdConflict } from './source-ids.js';
+import { afterWrite, buildCopyRead, buildRepresentation, copyStage, ident, stagedTarget, tableRef, type Statement } from './sql.js';
+import { idsMissing, stagedCopyColumns, stagedCreate, stagedFillJson, stagedNewIds } from './staged.js';
 
 /**
  * The transaction step, the only one that touches the database: the session time zone (when
@@ -33,6 +36,8 @@ export interface WriteResult {
   body: string | null;
   keys: unknown[][] | null;
   timezoneApplied: boolean;
+  /** `match=`: rows of the body that ended on the id of a later row and collapsed into it. */
+  collapsed?: number;
 }
 
 export type ExecResult = ReadResult | WriteResult;
@@ -160,6 +165,60 @@ async function copyDirect(
 }
 
 /**
+ * A staged insert's steps before its statement (src/server/staged.ts): with `match=` the lock on
+ * the table's keys first, then the body into the staging table (a COPY body's source ids checked
+ * there), then the match: each row's id decided and moved. Returns the rows the body carried and
+ * how many collapsed into a later row. `fail` throws the request's own answer.
+ */
+async function stage(tx: Queryable, plan: WritePlan, schema: string, fail: (e: ApiError) => never): Promise<{ received: number; collapsed: number }> {
+  if (plan.match) {
+    const lock = matchLock(schema, plan.table);
+    await tx.query(lock.sql, lock.params);
+  }
+  await tx.query(stagedCreate(plan, schema));
+  const target = stagedTarget(plan);
+  let received: number;
+  if (plan.payload?.copy !== undefined) {
+    if (!tx.copyCsv) fail(new ApiError(415, 'PGRST102', 'This store cannot load COPY bodies'));
+    received = await tx.copyCsv!(target, stagedCopyColumns(plan), plan.payload.copy);
+    if (idsMissing(plan)) await tx.query(stagedNewIds(plan));
+    if (plan.sourceIds) {
+      const bad = (await tx.query<{ o: number; ids: string }>(copyShapeCheck(plan))).rows[0];
+      if (bad) fail(copyShapeError(bad));
+    }
+  } else {
+    const fill = stagedFillJson(plan, schema);
+    received = (await tx.query(fill.sql, fill.params)).rowCount;
+  }
+  let collapsed = 0;
+  if (plan.match) {
+    const rows = (await tx.query<LookupRow>(matchLookup(plan.table, plan.match, schema, target))).rows;
+    const resolved = resolveIds(rows, plan.match.length);
+    if (resolved.moves.length > 0) await tx.query(applyMoves(target), [JSON.stringify(resolved.moves)]);
+    collapsed = resolved.collapsed;
+  }
+  return { received, collapsed };
+}
+
+/**
+ * What follows a write whose source ids go to their side table (afterWrite): the merge (a source
+ * id another record holds fails the request, 409), then the representation, read from the written
+ * rows' keys now that their source ids are there.
+ */
+async function finishWrite(tx: Queryable, planned: Planned, plan: WritePlan, schema: string, keys: unknown[][], fail: (e: ApiError) => never): Promise<string | null> {
+  const ids = keys.map((k) => String(k[0]));
+  if (plan.sourceIds) {
+    const merge = mergeSourceIds(plan, schema, ids);
+    const c = (await tx.query<{ conflict: string | null }>(merge.check.sql, merge.check.params)).rows[0];
+    if (c?.conflict) fail(sourceIdConflict(plan.table.name, JSON.parse(c.conflict)));
+    await tx.query(merge.add.sql, merge.add.params);
+  }
+  if (planned.returnMode !== 'representation') return null;
+  const read = buildRepresentation(plan, schema, planned.representation.format, ids);
+  return ((await tx.query<{ body: string | null }>(read.sql, read.params)).rows[0]?.body as string | null) ?? null;
+}
+
+/**
  * Runs a planned request. A read that sets nothing transaction-local (no `Prefer: timezone`) is
  * sent as its statement alone: one statement is atomic and sees one snapshot by itself, and
  * BEGIN/COMMIT would cost two more round trips to the database than the statement (the count
@@ -187,8 +246,12 @@ export async function execute(store: Store, planned: Planned, statement: Stateme
         }));
       }
       let received: number | null = null;
+      let collapsed: number | undefined;
       const plan0 = planned.plan;
-      if (plan0.kind !== 'read' && plan0.payload?.copy !== undefined) {
+      if (plan0.kind !== 'read' && plan0.staged) {
+        ({ received, collapsed } = await stage(tx, plan0, store.schema, fail));
+        if (!plan0.match) collapsed = undefined;
+      } else if (plan0.kind !== 'read' && plan0.payload?.copy !== undefined) {
         // COPY_CSV: first straight into the table (copyDirect); else into this session's staging
         // table, which the statement reads
         if (!tx.copyCsv) throw new ApiError(415, 'PGRST102', 'This store cannot load COPY bodies');
@@ -220,15 +283,18 @@ export async function execute(store: Store, planned: Planned, statement: Stateme
         fail(new ApiError(400, 'PGRST124', 'Query result exceeds max-affected preference constraint', { details: `The query affects ${n} rows` }));
       }
       const keysText = row.keys as string | null | undefined;
+      const keys = keysText ? (JSON.parse(keysText) as unknown[][]) : null;
+      const body = afterWrite(plan) ? await finishWrite(tx, planned, plan, store.schema, keys ?? [], fail) : ((row.body as string | null) ?? null);
       return {
         kind: 'write' as const,
         n,
         inserted: Boolean(row.inserted),
         insertedRows: num(row.inserted_rows),
         received,
-        body: (row.body as string | null) ?? null,
-        keys: keysText ? (JSON.parse(keysText) as unknown[][]) : null,
+        body,
+        keys,
         timezoneApplied,
+        ...(collapsed !== undefined ? { collapsed } : {}),
       };
     }, signal);
     if (result.kind === 'write' && planned.plan.kind !== 'read') store.wrote?.(planned.plan.table.name, result.n);

@@ -1,5 +1,6 @@
 import { INTERFACE_VERSION, TABLES, type ColumnDef, type TableDef } from '../schema/catalog.js';
 import { LINK_COMMENTS } from '../schema/links.js';
+import { SOURCE_IDS_COMMENT } from '../schema/source-ids.js';
 
 /**
  * The root description (OpenAPI 2.0), generated from the schema as PostgREST 12.2.3 does
@@ -40,9 +41,11 @@ export function openApiDocument(opts: { host?: string; basePath?: string } = {})
     }
     const rowFilters = t.columns.map((c) => ({ $ref: `#/parameters/rowFilter.${t.name}.${c.name}` }));
     const ref = (name: string) => ({ $ref: `#/parameters/${name}` });
+    const op = operationNotes(TABLE_COMMENTS[t.name]);
     paths[`/${t.name}`] = {
       get: {
         tags: [t.name],
+        ...op,
         parameters: [...rowFilters, ...['select', 'order', 'range', 'rangeUnit', 'offset', 'limit', 'preferCount'].map(ref)],
         responses: {
           '200': { description: 'OK', schema: { type: 'array', items: { $ref: `#/definitions/${t.name}` } } },
@@ -51,12 +54,14 @@ export function openApiDocument(opts: { host?: string; basePath?: string } = {})
       },
       post: {
         tags: [t.name],
+        ...op,
         parameters: [ref(`body.${t.name}`), ref('select'), ref('preferPost')],
         responses: { '201': { description: 'Created' } },
       },
-      delete: { tags: [t.name], parameters: [...rowFilters, ref('preferReturn')], responses: { '204': { description: 'No Content' } } },
+      delete: { tags: [t.name], ...op, parameters: [...rowFilters, ref('preferReturn')], responses: { '204': { description: 'No Content' } } },
       patch: {
         tags: [t.name],
+        ...op,
         parameters: [...rowFilters, ref(`body.${t.name}`), ref('preferReturn')],
         responses: { '204': { description: 'No Content' } },
       },
@@ -89,11 +94,30 @@ function query(name: string, description: string) {
   return { name, in: 'query', required: false, type: 'string', description };
 }
 
+/**
+ * Each collection's table comment (migration 6 sets it in the database, so a PostgREST over the
+ * same database shows the same): it names the computed field `source_ids`, which is no property.
+ * PostgREST lists a table's columns as its properties and never its computed fields; listing it
+ * there would also tell clients `select=*` gives it and a write stores it as a column.
+ */
+const TABLE_COMMENTS: Readonly<Record<string, string>> = Object.fromEntries(TABLES.map((t) => [t.name, SOURCE_IDS_COMMENT]));
+
+/** PostgREST's operation summary and description from a table comment: its first line, and the rest (when there is more). */
+function operationNotes(comment: string | undefined): { summary?: string; description?: string } {
+  if (comment === undefined) return {};
+  const nl = comment.indexOf('\n');
+  if (nl < 0) return { summary: comment };
+  const rest = comment.slice(nl).replace(/^\n+/, '');
+  return rest === '' ? { summary: comment.slice(0, nl) } : { summary: comment.slice(0, nl), description: rest };
+}
+
 function definition(t: TableDef): Record<string, unknown> {
   const properties: Record<string, unknown> = {};
   for (const c of t.columns) properties[c.name] = property(c, t.name);
+  const description = TABLE_COMMENTS[t.name];
   return {
     type: 'object',
+    ...(description !== undefined ? { description } : {}),
     properties,
     required: t.columns.filter((c) => !c.nullable).map((c) => c.name),
   };

@@ -1,5 +1,6 @@
 import { COPY_CSV, parseMediaType } from '../grammar/media.js';
 import { MAX_JSON_DEPTH, jsonTextTooDeep, jsonTooDeep, tooDeepMessage } from '../schema/json-depth.js';
+import { SOURCE_IDS, SOURCE_IDS_HINT, sourceIdsProblem } from '../schema/source-ids.js';
 import { ApiError } from './errors.js';
 import { CR, CsvTokenizer, ESCAPED, fieldText, LF, QUOTED, TOKENS_OK } from '../format/csv-tokens.js';
 
@@ -26,6 +27,14 @@ export interface Payload {
    * being bound as JSON (`json` is then empty and `rows` unknown, -1).
    */
   copy?: Uint8Array;
+  /** A `COPY_CSV` body's header: its columns in order, `source_ids` included (`keys` leaves it out). */
+  copyColumns?: string[];
+  /**
+   * The body carries `source_ids` (our extension, src/schema/source-ids.ts): a field of its
+   * objects (checked here; a CSV or form cell parsed from its JSON text into the row) or a COPY
+   * column (checked by the database). `keys` leaves it out: it is no column.
+   */
+  sourceIds?: boolean;
 }
 
 
@@ -43,6 +52,8 @@ export interface PayloadOptions {
   method?: string;
   /** The table's jsonb columns: their CSV and COPY cells are JSON text, checked for depth here. */
   jsonColumns?: ReadonlySet<string>;
+  /** The table has the computed field `source_ids`, which a write may carry (our extension). */
+  sourceIds?: boolean;
 }
 
 /** The body's own array and row object around a value: a JSON body may nest this much deeper than a value. */
@@ -143,6 +154,7 @@ function fromForm(text: string, opts: PayloadOptions): Payload {
   const row: Record<string, string> = {};
   for (const [k, v] of new URLSearchParams(text)) row[k] = v;
   checkTextCells([row], opts, 'field');
+  parseSourceIdCells([row], opts);
   return finish([row], Object.keys(row), true, opts, JSON.stringify([row]));
 }
 
@@ -192,6 +204,7 @@ function fromCsv(text: string, opts: PayloadOptions): Payload {
     rows.push(row);
   }
   checkTextCells(rows, opts, 'row');
+  parseSourceIdCells(rows, opts);
   return finish(rows, header, uniform, opts, JSON.stringify(rows));
 }
 
@@ -226,7 +239,11 @@ function fromCopyCsv(bytes: Uint8Array, opts: PayloadOptions): Payload {
     if (!m || (m[1] ?? m[2]) === '') throw invalidBody('Empty or invalid csv');
     return m[1] ?? m[2];
   });
-  checkCopyCells(bytes, eol < 0 ? bytes.length : eol + 1, keys, opts.jsonColumns);
+  const jsonCells = opts.sourceIds && keys.includes(SOURCE_IDS) ? new Set([...(opts.jsonColumns ?? []), SOURCE_IDS]) : opts.jsonColumns;
+  checkCopyCells(bytes, eol < 0 ? bytes.length : eol + 1, keys, jsonCells);
+  if (opts.sourceIds && keys.includes(SOURCE_IDS)) {
+    return { json: '', keys: keys.filter((k) => k !== SOURCE_IDS), rows: -1, uniform: true, first: null, copy: bytes, copyColumns: keys, sourceIds: true };
+  }
   return { json: '', keys, rows: -1, uniform: true, first: null, copy: bytes };
 }
 
@@ -263,7 +280,38 @@ function lineAt(bytes: Uint8Array, offset: number): number {
   return line;
 }
 
+/** A CSV or form body's `source_ids` cells are JSON text: parsed into the rows, so the JSON handed on carries objects. */
+function parseSourceIdCells(rows: Record<string, unknown>[], opts: PayloadOptions): void {
+  if (!opts.sourceIds) return;
+  rows.forEach((row, i) => {
+    const v = row[SOURCE_IDS];
+    if (typeof v !== 'string') return;
+    try {
+      row[SOURCE_IDS] = JSON.parse(v);
+    } catch {
+      throw sourceIdsError(i, { path: SOURCE_IDS, reason: 'is not JSON text (an object {"<source>": "<id>"})' }, v);
+    }
+  });
+}
+
+/** 400 23514 (a check violation, as the database's link checks answer): the row and what is wrong with its source_ids. */
+export function sourceIdsError(index: number, problem: { path: string; reason: string }, value: unknown): ApiError {
+  const shown = typeof value === 'string' ? value : JSON.stringify(value);
+  return new ApiError(400, '23514', `${problem.path}: ${problem.reason}`, { details: `Failing row ${index + 1} of the body: ${shown.slice(0, 200)}`, hint: SOURCE_IDS_HINT });
+}
+
 function finish(rows: Record<string, unknown>[], keys: string[], uniform: boolean, opts: PayloadOptions, json: string): Payload {
-  if (opts.columns) return { json, keys: opts.columns, rows: rows.length, uniform: false, first: rows[0] ?? null };
-  return { json, keys, rows: rows.length, uniform, first: rows[0] ?? null };
+  let names = opts.columns ?? keys;
+  let sourceIds = false;
+  if (opts.sourceIds && names.includes(SOURCE_IDS)) {
+    rows.forEach((row, i) => {
+      const problem = sourceIdsProblem(row[SOURCE_IDS]);
+      if (problem) throw sourceIdsError(i, problem, row[SOURCE_IDS]);
+    });
+    names = names.filter((k) => k !== SOURCE_IDS);
+    sourceIds = true;
+  }
+  const out: Payload = { json, keys: names, rows: rows.length, uniform: opts.columns ? false : uniform, first: rows[0] ?? null };
+  if (sourceIds) out.sourceIds = true;
+  return out;
 }

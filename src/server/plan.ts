@@ -14,9 +14,11 @@ import type {
   WhereClause,
 } from '../grammar/types.js';
 import { RELATIONSHIPS, tableByName, type ColumnDef, type Relationship, type TableDef } from '../schema/catalog.js';
+import { computedColumn, computedField, SOURCE_IDS } from '../schema/source-ids.js';
 import { ApiError } from './errors.js';
 import { limitError, rootWindow } from './paging.js';
 import { chooseRepresentation, type Representation } from './negotiate.js';
+import { planMatch, takeMatch, type PlannedMatch } from './match.js';
 import type { Payload } from './payload.js';
 import type { TableRequest } from './request.js';
 
@@ -30,6 +32,11 @@ import type { TableRequest } from './request.js';
 export interface ColumnRef {
   column: ColumnDef;
   jsonPath: JsonPathStep[];
+  /**
+   * Set for a PostgREST computed field (`source_ids`, src/schema/source-ids.ts): the value is the
+   * function `column.name(row)` of this table's row, as PostgREST calls it, never a column.
+   */
+  computed?: TableDef;
 }
 
 export type OutItem =
@@ -111,6 +118,12 @@ export interface WritePlan {
   representation: boolean;
   /** Whether PK values of the written rows are needed (Location of return=headers-only). */
   wantKeys: boolean;
+  /** Our extension: the body carries `source_ids`, merged into their side table after the write (src/server/source-ids.ts). */
+  sourceIds: boolean;
+  /** Our extension, `Prefer: match=` on an upsert: the alternatives that decide each row's id (src/server/match.ts). */
+  match: PlannedMatch[] | null;
+  /** An insert whose rows are staged with their order and source ids first (src/server/staged.ts): with source ids or a match. */
+  staged: boolean;
 }
 
 export type Plan = ReadPlan | WritePlan;
@@ -129,6 +142,8 @@ export interface PlanInput {
   representation: boolean;
   wantKeys: boolean;
   maxRows?: number;
+  /** `Prefer: match=`'s value, taken out of the preferences (takeMatch). */
+  match?: string | null;
 }
 
 class Aliases {
@@ -152,8 +167,16 @@ function columnOf(table: TableDef, name: string): ColumnDef {
   return c;
 }
 
+/**
+ * A field a read may name: a column, or a computed field (PostgREST lets `select`, filters and
+ * `order` use those like columns; `*` does not include them, and no write sets them).
+ */
 function resolveRef(table: TableDef, field: FieldRef): ColumnRef {
-  return { column: columnOf(table, field.name), jsonPath: field.jsonPath };
+  const column = table.columns.find((col) => col.name === field.name);
+  if (column) return { column, jsonPath: field.jsonPath };
+  const computed = computedField(table.name, field.name);
+  if (!computed) throw undefinedColumn(table.name, field.name);
+  return { column: computedColumn(computed), jsonPath: field.jsonPath, computed: table };
 }
 
 /** Output key of a selected field: the alias, else the last named JSON key, else the column. */
@@ -484,6 +507,13 @@ export function planWrite(input: PlanInput): WritePlan {
     }
   }
   if (kind === 'put') onConflict = { columns: table.primaryKey.map((n) => columnOf(table, n)), action: 'merge' };
+  // match= steers an insert that resolves conflicts; anywhere else it does not apply (as PostgREST
+  // drops a resolution it cannot apply), and is not echoed
+  const match = kind === 'insert' && onConflict && input.match != null ? planMatch(table, input.match, onConflict.columns.map((c) => c.name)) : null;
+  const sourceIds = payload?.sourceIds === true;
+  const staged = kind === 'insert' && (sourceIds || match !== null);
+  // a staged row always has an id (its own, or a new one when the body has none): the insert writes it
+  if (staged && !columns.some((c) => c.name === 'id')) columns = [columnOf(table, 'id'), ...columns];
   return {
     kind,
     table,
@@ -497,6 +527,9 @@ export function planWrite(input: PlanInput): WritePlan {
     limited,
     representation: input.representation,
     wantKeys: input.wantKeys,
+    sourceIds,
+    match,
+    staged,
   };
 }
 
@@ -524,7 +557,7 @@ function strictPreferences(prefs: Preferences): void {
  * negotiation and strict preferences in PostgREST's order (reads: Accept first; writes: Prefer first).
  */
 export function planRequest(request: TableRequest, opts: { schema: string; maxRows?: number }): Planned {
-  const { prefs } = request;
+  const { value: match, prefs } = takeMatch(request.prefs);
   const returnMode = prefs.return === 'representation' || prefs.return === 'headers-only' ? prefs.return : 'minimal';
   const read = request.method === 'GET' || request.method === 'HEAD';
   const input: PlanInput = {
@@ -538,6 +571,7 @@ export function planRequest(request: TableRequest, opts: { schema: string; maxRo
     representation: returnMode === 'representation',
     wantKeys: request.method === 'POST' && returnMode === 'headers-only',
     maxRows: opts.maxRows,
+    match,
   };
   const plan = read ? planRead(input) : planWrite(input);
   let representation: Representation;

@@ -4,6 +4,7 @@ import { parsePrefer } from '../grammar/prefer.js';
 import { parseRange } from '../grammar/range.js';
 import type { MediaType, Preferences, Query, RangeHeader } from '../grammar/types.js';
 import { tableByName, type TableDef } from '../schema/catalog.js';
+import { computedField, SOURCE_IDS } from '../schema/source-ids.js';
 import { authenticate, authorize, privilegeFor, roleAllows, type Principal } from './auth.js';
 import { ApiError, notFoundEmpty } from './errors.js';
 import type { Incoming } from './exchange.js';
@@ -168,7 +169,13 @@ export async function parseRequest(req: Incoming, opts: RequestOptions): Promise
   authorize(principal, method, table.name, opts.schema);
 
   const payload = hasBody
-    ? parsePayload(body ?? '', req.header('content-type'), { columns: query.columns, missingDefault: prefs.missing === 'default', method, jsonColumns: jsonColumnsOf(table) })
+    ? parsePayload(body ?? '', req.header('content-type'), {
+        columns: query.columns,
+        missingDefault: prefs.missing === 'default',
+        method,
+        jsonColumns: jsonColumnsOf(table),
+        sourceIds: computedField(table.name, SOURCE_IDS) !== undefined,
+      })
     : null;
   return {
     kind: 'table',

@@ -8,6 +8,7 @@ import type { ExecResult, ReadResult, WriteResult } from './execute.js';
 import { openApiDocument } from './openapi.js';
 import type { Planned, WritePlan } from './plan.js';
 import type { SpecialRequest } from './request.js';
+import { renderPlannedMatch } from './match.js';
 import { outputKeys } from './sql.js';
 
 /**
@@ -53,7 +54,11 @@ function applied(planned: Planned, timezoneApplied: boolean): string | null {
   if (p.handling) out.handling = p.handling;
   if (p.timezone !== undefined && timezoneApplied) out.timezone = p.timezone;
   if ((method === 'PATCH' || method === 'DELETE') && p.handling === 'strict' && p.maxAffected !== undefined) out.maxAffected = p.maxAffected;
-  return renderPreferenceApplied(out);
+  const match = planned.plan.kind === 'insert' ? planned.plan.match : null;
+  if (!match) return renderPreferenceApplied(out);
+  // our match= goes after resolution and unchanged, the preferences it works with
+  const { resolution, unchanged, ...rest } = out;
+  return [renderPreferenceApplied({ resolution, unchanged }), `match=${renderPlannedMatch(match)}`, renderPreferenceApplied(rest)].filter((t) => t !== null).join(', ');
 }
 
 function csvBody(planned: Planned, n: number, rows: string): string {
@@ -101,16 +106,19 @@ function location(plan: WritePlan, keys: unknown[][] | null): string | null {
 }
 
 /**
- * Our `Catalog-Counts` header of an insert asked with `unchanged=skip` or a COPY body:
+ * Our `Catalog-Counts` header of an insert asked with `unchanged=skip`, `match=` or a COPY body:
  * `inserted=N, updated=N, unchanged=N` (unchanged: rows of the body neither inserted nor updated —
  * identical rows of a merge, existing keys of ignore-duplicates; left out when the count of rows the
- * body carried is unknown).
+ * body carried is unknown), and with `match=` `collapsed=N`: rows that ended on the same record as
+ * a later row of the body (which was written instead). The four add up to the body's rows.
  */
 function writeCounts(plan: WritePlan, r: WriteResult): string {
   const updated = plan.onConflict?.action === 'merge' ? r.n - r.insertedRows : 0;
   const inserted = r.n - updated;
+  const collapsed = r.collapsed ?? 0;
   const parts = [`inserted=${inserted}`, `updated=${updated}`];
-  if (r.received !== null) parts.push(`unchanged=${Math.max(0, r.received - r.n)}`);
+  if (r.received !== null) parts.push(`unchanged=${Math.max(0, r.received - r.n - collapsed)}`);
+  if (r.collapsed !== undefined) parts.push(`collapsed=${collapsed}`);
   return parts.join(', ');
 }
 
@@ -124,7 +132,7 @@ function writeResponse(planned: Planned, r: WriteResult): Reply {
   else if (method !== 'PUT') headers['content-range'] = formatContentRange(0, 0, counted ? r.n : null); // no range: rows written, not read
   const pa = applied(planned, r.timezoneApplied);
   if (pa) headers['preference-applied'] = pa;
-  if (plan.kind === 'insert' && (planned.prefs.unchanged || plan.payload?.copy !== undefined)) headers['catalog-counts'] = writeCounts(plan, r);
+  if (plan.kind === 'insert' && (planned.prefs.unchanged || plan.match || plan.payload?.copy !== undefined)) headers['catalog-counts'] = writeCounts(plan, r);
 
   let status: number;
   if (method === 'POST') status = plan.onConflict?.action === 'merge' && !r.inserted ? 200 : 201;

@@ -1,6 +1,7 @@
 import type { Filter, FilterOp } from '../grammar/types.js';
 import { tableByName, type ColumnDef, type TableDef } from '../schema/catalog.js';
 import { OPERATORS } from '../grammar/operators.js';
+import { SOURCE_IDS, sourceIdsTable } from '../schema/source-ids.js';
 import { ApiError } from './errors.js';
 import { flattenedItems, type ColumnRef, type EmbedNode, type OutItem, type PlannedCondition, type PlannedOrder, type ReadNode, type ReadPlan, type WritePlan } from './plan.js';
 
@@ -20,9 +21,10 @@ export interface Statement {
   params: unknown[];
 }
 
-/** Collects bound parameters; `add` returns the placeholder. */
-class Params {
+/** Collects bound parameters; `add` returns the placeholder. Knows the statement's schema (computed fields are its functions). */
+export class Params {
   readonly values: unknown[] = [];
+  constructor(readonly schema: string) {}
   add(v: unknown): string {
     this.values.push(v);
     return `$${this.values.length}`;
@@ -41,9 +43,18 @@ export function tableRef(schema: string, t: TableDef): string {
 
 const INDEX = /^-?\d+$/;
 
+/**
+ * A computed field as PostgREST reads it: its function called with the row (`"public"."source_ids"(ROW(t1."id", …)::"public"."tracks")`).
+ * The row is rebuilt from its columns, as embedSource does: a write's rows are a CTE, not the table.
+ */
+function computedExpr(alias: string, ref: ColumnRef & { computed: TableDef }, schema: string): string {
+  const row = `ROW(${ref.computed.columns.map((c) => `${alias}.${ident(c.name)}`).join(', ')})::${tableRef(schema, ref.computed)}`;
+  return `${ident(schema)}.${ident(ref.column.name)}(${row})`;
+}
+
 /** `t1."meta"->'a'->>'b'` with each key bound (integers as array indexes). */
 function refExpr(alias: string, ref: ColumnRef, p: Params): string {
-  let s = `${alias}.${ident(ref.column.name)}`;
+  let s = ref.computed ? computedExpr(alias, ref as ColumnRef & { computed: TableDef }, p.schema) : `${alias}.${ident(ref.column.name)}`;
   for (const step of ref.jsonPath) {
     const key = INDEX.test(step.key) ? `${p.add(step.key)}::int` : `${p.add(step.key)}::text`;
     s = `(${s}${step.arrow}${key})`;
@@ -124,8 +135,24 @@ function marker(e: EmbedNode): string {
   return e.toOne ? `${e.lateral}."_m"` : `${e.lateral}."_b"`;
 }
 
+/**
+ * `source_ids->>legacy=eq.201` (or `in.(…)`) as the side table's index reads it: the rows whose
+ * record has that source id. The same rows as the computed field's value compared (a record has
+ * one id per source), without calling it for every row of the table. Null for any other filter.
+ */
+function sourceIdFilter(alias: string, c: Extract<PlannedCondition, { kind: 'filter' }>, p: Params): string | null {
+  const f = c.filter;
+  const step = c.ref.jsonPath[0];
+  if (!c.ref.computed || c.ref.column.name !== SOURCE_IDS || c.ref.jsonPath.length !== 1 || step.arrow !== '->>') return null;
+  if (f.negated || f.modifier || (f.op !== 'eq' && f.op !== 'in')) return null;
+  const values = f.op === 'in' ? (Array.isArray(f.value) ? f.value : [f.value]) : [scalar(f.value)];
+  const side = sourceIdsTable(p.schema);
+  const ids = `SELECT _si.record FROM ${side} AS _si WHERE _si.collection = ${p.add(c.ref.computed.name)}::text AND _si.source = ${p.add(step.key)}::text AND _si.source_id = ANY(${p.add(arrayLiteral(values))}::text[])`;
+  return `${alias}."id" IN (${ids})`;
+}
+
 function condSql(alias: string, c: PlannedCondition, p: Params): string {
-  if (c.kind === 'filter') return filterSql(refExpr(alias, c.ref, p), c.filter, p);
+  if (c.kind === 'filter') return sourceIdFilter(alias, c, p) ?? filterSql(refExpr(alias, c.ref, p), c.filter, p);
   if (c.kind === 'embed-null') return `${marker(c.embed)} IS ${c.isNull ? '' : 'NOT '}NULL`;
   const inner = c.conditions.map((x) => `(${condSql(alias, x, p)})`).join(c.op === 'and' ? ' AND ' : ' OR ');
   return c.negated ? `NOT (${inner})` : `(${inner})`;
@@ -373,7 +400,7 @@ function totalQuery(plan: ReadPlan, schema: string, p: Params): string {
  * `body` (the response body text).
  */
 export function buildRead(plan: ReadPlan, schema: string, format: BodyFormat): Statement {
-  const p = new Params();
+  const p = new Params(schema);
   const total = plan.count === 'exact' || plan.count === 'estimated' ? `(${totalQuery(plan, schema, p)})` : 'NULL::bigint';
   const ctx: BuildCtx = { schema, p, lean: false };
   const root = plan.root;
@@ -387,7 +414,7 @@ export function buildRead(plan: ReadPlan, schema: string, format: BodyFormat): S
  * Params that write each value into the SQL as a literal, for COPY, which takes no bound
  * parameters: `E'…'` with backslashes and quotes doubled (an untyped literal, resolved from its
  * context as a parameter is). NUL cannot travel to PostgreSQL either way.
- * Example: `new Literals().add("it's")` → `E'it''s'`.
+ * Example: `new Literals(schema).add("it's")` → `E'it''s'`.
  */
 class Literals extends Params {
   override add(v: unknown): string {
@@ -400,7 +427,7 @@ class Literals extends Params {
 
 /** A read's planned SELECT alone (its rows, filters, order, limit and offset), values inlined: what `COPY (…) TO` runs. */
 export function buildCopyRead(plan: ReadPlan, schema: string): string {
-  const p = new Literals();
+  const p = new Literals(schema);
   const ctx: BuildCtx = { schema, p, lean: false };
   const root = plan.root;
   return `SELECT ${selectList(flatItems(root, p))}${levelTail(root, `${tableRef(schema, root.table)} AS ${root.alias}`, [], ctx)}`;
@@ -408,7 +435,7 @@ export function buildCopyRead(plan: ReadPlan, schema: string): string {
 
 /** `EXPLAIN (FORMAT JSON)` of the count query: the planner's row estimate (`count=planned`). */
 export function buildPlannedCount(plan: ReadPlan, schema: string): Statement {
-  const p = new Params();
+  const p = new Params(schema);
   return { sql: `EXPLAIN (FORMAT JSON) ${countQuery(plan, schema, p, '1')}`, params: p.values };
 }
 
@@ -431,8 +458,23 @@ export function copyStage(plan: WritePlan, schema: string): { create: string; ta
   };
 }
 
+/**
+ * The session's table of an insert's rows loaded with their order (`pgrst_ord`) and their
+ * `source_ids` (src/server/staged.ts makes and fills it): the rows the insert reads when the body
+ * carries source ids or `Prefer: match=` decides the ids.
+ */
+export function stagedTarget(plan: WritePlan): string {
+  return `pg_temp.${ident(`pgrst_ext_${plan.table.name}`)}`;
+}
+
 function insertSource(plan: WritePlan, target: string, p: Params, rowsJson: string, schema = ''): string {
   const cols = plan.columns;
+  if (plan.staged) {
+    const list = cols.map((c) => `_b.${ident(c.name)}`).join(', ');
+    // rows of one body that ended on the same id (match=) collapse to the last of them
+    if (plan.match) return `SELECT DISTINCT ON (_b."id") ${list} FROM ${stagedTarget(plan)} AS _b ORDER BY _b."id", _b."pgrst_ord" DESC`;
+    return `SELECT ${list} FROM ${stagedTarget(plan)} AS _b`;
+  }
   if (plan.payload?.copy !== undefined) {
     return `SELECT ${cols.map((c) => `_b.${ident(c.name)}`).join(', ')} FROM ${copyStage(plan, schema).target} AS _b`;
   }
@@ -504,6 +546,12 @@ function mutationSql(plan: WritePlan, schema: string, p: Params): string {
       return `INSERT INTO ${target} AS ${t}${colList} ${insertSource({ ...plan, missingDefault: false }, target, p, first)}${check.length ? ` WHERE ${check.join(' AND ')}` : ''}${conflictSql(plan)}`;
     }
     case 'update': {
+      if (plan.columns.length === 0 && plan.sourceIds) {
+        // a body of source_ids alone changes no column: the rows it names are those the filters choose
+        const { using, where } = limitedJoin(plan, target, p);
+        const all = [...conds(t), ...where];
+        return `SELECT ${t}.* FROM ${target} AS ${t}${using ? `, ${using}` : ''}${all.length ? ` WHERE ${all.join(' AND ')}` : ''}`;
+      }
       if (plan.columns.length === 0) return `SELECT ${t}.* FROM ${target} AS ${t} WHERE false`;
       const present = new Set(Object.keys(plan.payload?.first ?? {}));
       const sets = plan.columns.map((c) => {
@@ -544,10 +592,15 @@ function limitedJoin(plan: WritePlan, target: string, p: Params): { using: strin
  * inserted, for upserts), `body` (representation text or null) and `keys` (PKs of written rows).
  */
 export function buildWrite(plan: WritePlan, schema: string, format: BodyFormat): Statement {
-  const p = new Params();
+  const p = new Params(schema);
   const t = plan.root.alias;
   const tracksInsert = plan.kind === 'put' || plan.onConflict?.action === 'merge';
-  const needRows = (plan.representation && format !== 'none') || plan.wantKeys;
+  // source ids are written after the rows (their side table refers to them): the representation,
+  // which may show them, is read after that (buildRepresentation), from the written rows' keys
+  const later = afterWrite(plan);
+  if (later) format = 'none';
+  const wantKeys = plan.wantKeys || later;
+  const needRows = (plan.representation && format !== 'none') || wantKeys;
   // without a representation or keys, the CTE need not carry whole rows (bulk inserts write thousands)
   const returned = needRows ? `${t}.*${tracksInsert ? `, (${t}.xmax = 0) AS "pgrst_inserted"` : ''}` : tracksInsert ? `(${t}.xmax = 0) AS "pgrst_inserted"` : '1 AS "pgrst_one"';
   const returning = plan.kind === 'update' && plan.columns.length === 0 ? '' : ` RETURNING ${returned}`;
@@ -562,7 +615,27 @@ export function buildWrite(plan: WritePlan, schema: string, format: BodyFormat):
     body = `(SELECT ${bodyExpr(format)} FROM (${inner}) AS _t)`;
   }
   const pk = plan.table.primaryKey;
-  const keys = plan.wantKeys && pk.length ? `(SELECT json_agg(json_build_array(${pk.map((k) => `s.${ident(k)}`).join(', ')}))::text FROM pgrst_source AS s)` : 'NULL::text';
+  const keys = wantKeys && pk.length ? `(SELECT json_agg(json_build_array(${pk.map((k) => `s.${ident(k)}`).join(', ')}))::text FROM pgrst_source AS s)` : 'NULL::text';
   const sql = `WITH pgrst_source AS (${mutation}) SELECT count(*) AS n, ${inserted} AS inserted, ${insertedRows} AS inserted_rows, ${body} AS body, ${keys} AS keys FROM pgrst_source`;
   return { sql, params: p.values };
+}
+
+/** Whether a write has work after its statement: source ids to merge into their side table (and then its representation to read). */
+export function afterWrite(plan: WritePlan): boolean {
+  return plan.sourceIds || plan.match !== null;
+}
+
+/**
+ * The representation of a write whose statement could not build it (afterWrite): the written
+ * rows read again by their keys, in the order the write gave them, shaped by the same `select`.
+ * Returns one row with `body`.
+ */
+export function buildRepresentation(plan: WritePlan, schema: string, format: BodyFormat, ids: readonly string[]): Statement {
+  const p = new Params(schema);
+  const t = plan.root.alias;
+  const keys = `SELECT _k.id, _k.ord FROM unnest(${p.add(arrayLiteral([...ids]))}::uuid[]) WITH ORDINALITY AS _k(id, ord)`;
+  const source = `SELECT _r.* FROM (${keys}) AS _k JOIN ${tableRef(schema, plan.table)} AS _r ON _r."id" = _k.id ORDER BY _k.ord`;
+  const ctx: BuildCtx = { schema, p, lean: false };
+  const inner = `SELECT ${selectList(flatItems(plan.root, p))}${levelTail(plan.root, `pgrst_source AS ${t}`, [], ctx)}`;
+  return { sql: `WITH pgrst_source AS MATERIALIZED (${source}) SELECT ${bodyExpr(format)} AS body FROM (${inner}) AS _t`, params: p.values };
 }

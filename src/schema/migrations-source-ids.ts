@@ -1,0 +1,121 @@
+import { TABLES } from './catalog.js';
+import { keyExpressions } from './match.js';
+import { MAX_SOURCE_ID, SOURCE_IDS, SOURCE_IDS_COMMENT, SOURCE_IDS_SCHEMA } from './source-ids.js';
+
+/**
+ * Migration 6 (issue 35): source ids and the natural-key indexes `Prefer: match=` looks up.
+ *
+ * - `catalog_source_ids`: one row per (collection, source, source id) → record id, unique on
+ *   (collection, source, source_id) (a source id names one record) and on (collection, record,
+ *   source) (a record has one id per source; also the index `source_ids(row)` reads). Partitioned
+ *   by collection so that each partition has a real foreign key to its collection, ON DELETE
+ *   CASCADE: a source id goes with its record, and never names a record that does not exist.
+ *   It is no collection: the service's schema cache is the eight tables (src/schema/catalog.ts).
+ * - `source_ids(<table>) returns jsonb` for each collection: the PostgREST computed field.
+ * - `catalog_isrc_key`, `catalog_upc_key`: the ISRC and UPC comparison forms of src/schema/keys.ts
+ *   (isrcKey after trimming, upcKey), beside migration 4's `catalog_name_key` (nameKey).
+ * - expression indexes on the collections' default natural keys (src/import/keys.ts DEFAULT_KEYS),
+ *   written as the service's lookups write them (src/schema/match.ts keyPartSql), so a match is an
+ *   index scan at any size.
+ * - a table comment per collection naming the computed field (PostgREST's root description shows it).
+ *
+ * Frozen once released, like every migration: the texts it uses must not change under it.
+ */
+
+/** White space as JavaScript's `\s` and `trim()` read it (the client's keys.ts), as a regex class body. */
+const WS = String.raw`\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff`;
+const ISRC = String.raw`^[A-Z]{2}[A-Z0-9]{3}[0-9]{7}$`;
+
+/**
+ * isrcKey(raw.trim()): the form without separators and in upper case when that is a valid ISRC
+ * (a valid ISRC has no separators, so it is its own bare form), else the trimmed text in upper case.
+ * One expression each, built-in functions only: inlinable, and safe in an index.
+ */
+const KEY_FUNCTIONS = `
+create or replace function catalog_isrc_key(code text) returns text language sql immutable parallel safe as $$
+  select case when upper(regexp_replace(code, '[${WS}._-]', '', 'g')) ~ '${ISRC}'
+    then upper(regexp_replace(code, '[${WS}._-]', '', 'g'))
+    else upper(regexp_replace(code, '^[${WS}]+|[${WS}]+$', '', 'g')) end
+$$;
+create or replace function catalog_upc_key(code text) returns text language sql immutable parallel safe as $$
+  select regexp_replace(code, '[${WS}-]', '', 'g')
+$$;
+`;
+
+/** The natural keys indexed for matching: each collection's default key alternatives (artists keep migration 4's stage-name index). */
+const KEY_INDEXES: ReadonlyArray<[table: string, columns: string[]]> = [
+  ['tracks', ['isrc_code']],
+  ['releases', ['upc_code']],
+  ['releases', ['catalog_number']],
+  ['labels', ['name']],
+  ['genres', ['name']],
+  ['countries', ['name']],
+  ['languages', ['name']],
+  ['subgenres', ['genre', 'name']],
+];
+
+const KEY_INDEX_SQL = KEY_INDEXES.map(([table, columns]) => {
+  const exprs = keyExpressions(columns.map((name) => ({ name, type: 'text' })), (c) => c.name);
+  return `create index if not exists ${table}_${columns.join('_')}_key_idx on ${table} (${exprs.join(', ')});`;
+}).join('\n');
+
+const COLLECTIONS = TABLES.map((t) => `'${t.name}'`).join(', ');
+
+/**
+ * The side table, made for the schema the migration runs in (current_schema(), the catalog's): in
+ * the schema `catalog_source_ids` (shared by the catalogs of one database, made by the first),
+ * named after the catalog's schema, so that it is no table of the catalog's schema (which holds the
+ * eight collections and catalog_migrations only, as the store contract test checks, and a
+ * PostgREST exposing that schema does not list it). It is a typed table of the catalog schema's
+ * type `catalog_source_id`: dropping the catalog's schema (with cascade) drops it too. Partitions
+ * are named after the schema too (shortened with a hash past 40 characters, to stay an identifier).
+ * The computed field's functions read it by that name, fixed when they are made.
+ */
+const SIDE_TABLE = `
+do $$
+declare
+  s text := current_schema();
+  side text := format('%I.%I', '${SOURCE_IDS_SCHEMA}', current_schema());
+  part text;
+  c text;
+begin
+  begin
+    create type catalog_source_id as (collection text, source text, source_id text, record uuid);
+  exception when duplicate_object then null;
+  end;
+  -- catalogs of one database migrate side by side: the shared schema is made by one at a time (as
+  -- openPostgres makes catalog schemas), and one that waited may still find it missing and then collide
+  perform pg_advisory_xact_lock(hashtext('catalog_create_schema'));
+  begin
+    create schema if not exists ${SOURCE_IDS_SCHEMA};
+  exception when duplicate_schema or unique_violation then null;
+  end;
+  execute format('create table if not exists %s of %I.catalog_source_id (
+      collection not null, source not null, source_id not null, record not null,
+      primary key (collection, source, source_id),
+      unique (collection, record, source),
+      constraint source_check check (source ~ %L),
+      constraint source_id_check check (source_id <> %L and length(source_id) <= ${MAX_SOURCE_ID})
+    ) partition by list (collection)', side, s, '^[A-Za-z0-9_-]{1,64}$', '');
+  execute format('comment on table %s is %L', side, 'Source ids (issue 35) of the catalog in schema ' || s || ': the id each record has in another system, shown as the computed field ${SOURCE_IDS} of each collection. Not a collection.');
+  foreach c in array array[${COLLECTIONS}] loop
+    part := left(s, 40) || case when length(s) > 40 then '~' || left(md5(s), 8) else '' end || '.' || c;
+    execute format('create table if not exists %I.%I partition of %s (
+        constraint record_fkey foreign key (record) references %I.%I (id) on delete cascade on update cascade
+      ) for values in (%L)', '${SOURCE_IDS_SCHEMA}', part, side, s, c, c);
+    -- the computed field: PostgREST calls ${SOURCE_IDS}(row) for select=${SOURCE_IDS}, and filters and order on it
+    execute format('create or replace function %I.${SOURCE_IDS}(%I.%I) returns jsonb language sql stable parallel safe as %L',
+      s, s, c, format('select coalesce(jsonb_object_agg(x.source, x.source_id), %L::jsonb) from %s x where x.collection = %L and x.record = $1.id', '{}', side, c));
+  end loop;
+end $$;
+`;
+
+/** Each collection's comment: PostgREST's root description shows it (the computed field is no property). */
+const COMMENTS = TABLES.map((t) => `comment on table ${t.name} is '${SOURCE_IDS_COMMENT.replace(/'/g, "''")}';`).join('\n');
+
+/** Migration 6's SQL. */
+export const SOURCE_IDS_MIGRATION_SQL = `${KEY_FUNCTIONS}
+${KEY_INDEX_SQL}
+${SIDE_TABLE}
+${COMMENTS}
+`;
