@@ -61,7 +61,7 @@ describe('catalog changelog', () => {
     expect(r.out).toContain('Interface 12.2.3  2025-01-25  4 breaking');
     expect(r.out).toContain('30 structure changes: 4 breaking, 26 modifications, 4 removals');
     expect(r.out.match(/^ {2}BREAKING {6}/gm)).toHaveLength(4);
-    expect(r.out.match(/^ {2}non-breaking {2}/gm)).toHaveLength(2);
+    expect(r.out.match(/^ {2}non-breaking {2}/gm)).toHaveLength(3);
     expect(r.out).toMatch(/BREAKING {6}property slug removed\n {16}applies to: GET response, POST and PATCH body of \/artists/);
     // Not a terminal: no relative dates.
     expect(r.out).not.toMatch(/ago\)/);

@@ -63,6 +63,7 @@ describe('interface changelog feed', () => {
     expect(content).toContain('[breaking] collection /users removed');
     expect(content).toContain('property slug removed');
     expect(content).toContain('[non-breaking] added: label_id, genre_id, subgenre_id');
-    expect((content.match(/<li>/g) ?? []).length).toBe(6);
+    expect(content).toContain('[non-breaking] added: computed field source_ids');
+    expect((content.match(/<li>/g) ?? []).length).toBe(7);
   });
 });
