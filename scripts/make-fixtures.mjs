@@ -8,6 +8,11 @@
  * embedded newlines, leading/trailing spaces, accents, Japanese, Greek and Arabic text, leading
  * zeros in UPC/ISRC/catalog numbers, JSON (jsonb) cells, empty cells (column defaults), and valid
  * foreign keys from releases to labels/genres/subgenres. Every id is a fixed v4-shaped uuid.
+ *
+ * The links (docs/links.md): releases list their tracks, as [{id, position[, disc]}] or as
+ * `;`-separated ISRCs; tracks credit artists in the six roles, by id, by stage name, or by name
+ * alone for people outside the catalog. And the data-quality problems `catalog check` finds and
+ * `catalog check --fix` repairs (docs/check.md), next to a few it reports but cannot fix.
  */
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -241,6 +246,126 @@ for (let i = 0; i < 200; i++) {
     writer_artists: i % 3 === 0 ? [{ name: primary.legal_name, share: 50 }, { name: 'Co-Writer, Jr.', share: 50 }] : '',
   });
 }
+
+// ---------------------------------------------------------------- tracklists and credits
+//
+// Drawn after every row above, so the draws those rows were made from are the same as before
+// releases listed their tracks (tests hold some of their values); the tracks' credits are made
+// again here, with the release's artist as the primary one.
+
+/** A release's running order as the interface stores it: [{id, position[, disc]}]. */
+const trackList = (ts, discOf = () => 1) => {
+  const next = new Map();
+  return ts.map((t) => {
+    const disc = discOf(t);
+    const position = (next.get(disc) ?? 0) + 1;
+    next.set(disc, position);
+    return disc === 1 ? { id: t.id, position } : { id: t.id, position, disc };
+  });
+};
+const credit = (a, extra = {}) => ({ id: a.id, name: a.stage_name, ...extra });
+
+// ISRCs more than one track has (a chance collision of the draws above, kept: `catalog check`
+// reports it as the one error no fix repairs): a release cannot name those tracks by ISRC.
+const isrcCount = new Map();
+for (const t of tracks) isrcCount.set(t.isrc_code, (isrcCount.get(t.isrc_code) ?? 0) + 1);
+const uniqueIsrc = (t) => isrcCount.get(t.isrc_code) === 1;
+
+// Releases with no date and not a compilation are announced, their tracklists not delivered yet:
+// no tracks. The others take the tracks in order, one artist's record each: mostly singles (1–2
+// tracks) and EPs (3–5; a title with "EP" is one), some albums (7–12; from 9 tracks on, two
+// discs). Compilations then gather tracks already on other releases. The last few tracks are on
+// no release (unreleased).
+const announced = (r) => r.release_date === '' && r.is_compilation !== 'true';
+const originals = releases.filter((r) => !announced(r) && r.is_compilation !== 'true');
+const UNRELEASED = 6;
+const sizes = originals.map((r) => {
+  const kind = r.release_title.endsWith(' EP') ? 'ep' : pick(['single', 'single', 'single', 'single', 'single', 'ep', 'ep', 'album']);
+  return kind === 'single' ? int(1, 2) : kind === 'ep' ? int(3, 5) : int(7, 12);
+});
+// the tracks are the budget (UNRELEASED of them at least left over): the longest lists give up a
+// track until they fit
+while (sizes.reduce((a, b) => a + b, 0) > tracks.length - UNRELEASED) sizes[sizes.indexOf(Math.max(...sizes))]--;
+let nextTrack = 0;
+const mainArtistOf = new Map(); // track id → the artist of its release
+originals.forEach((r, k) => {
+  const size = sizes[k];
+  const own = tracks.slice(nextTrack, nextTrack + size);
+  nextTrack += size;
+  const artist = pick(artists);
+  for (const t of own) mainArtistOf.set(t.id, artist);
+  const secondDisc = size >= 9 ? Math.floor(size / 3) : 0;
+  r.tracks = trackList(own, (t) => (own.indexOf(t) >= size - secondDisc ? 2 : 1));
+  // a distributor's sheet lists tracks by ISRC, `;`-separated: every third release (when no track
+  // of it shares its ISRC), which the catalog resolves to the same [{id, position}]
+  if (k % 3 === 1 && own.every(uniqueIsrc) && secondDisc === 0) r.tracks = own.map((t) => t.isrc_code).join(';');
+});
+const released = tracks.slice(0, nextTrack);
+for (const r of releases) {
+  if (r.is_compilation !== 'true') continue;
+  const picked = new Set();
+  const size = int(6, 10);
+  while (picked.size < size) picked.add(pick(released));
+  r.tracks = trackList([...picked]);
+}
+for (const r of releases) r.tracks ??= '';
+
+// Credits in every role: the release's artist first (a duet now and then), guests, remixers on
+// remixes and dubs, writers with shares (the artist by id, outside writers by name alone: they are
+// not in the catalog), session players and engineers with their roles. A few cells credit by stage
+// name, as another system's export does; the catalog resolves them to {id, name}.
+const OUTSIDE_WRITERS = ['Co-Writer, Jr.', 'Marisol Vega', 'Θοδωρής Καλλέργης', '佐藤 花子', 'Kwame Mensah'];
+const ENGINEERS = ['Studio Hands Ltd.', 'Ines Duarte', 'Ólafur Pétursson'];
+const INSTRUMENTS = ['vocals', 'guitar', 'keys', 'drums', 'saxophone', 'strings'];
+const BY_NAME = ['DJ Quasar', 'Μελωδία', '夜明け', 'Ω Collective', 'Señor Coconut Jr.'];
+tracks.forEach((t, i) => {
+  const main = mainArtistOf.get(t.id) ?? pick(artists);
+  const other = () => {
+    let a = pick(artists);
+    while (a === main) a = pick(artists);
+    return a;
+  };
+  t.primary_artists = i % 10 === 3 ? [credit(main), credit(other())] : [credit(main)];
+  if (t.featuring_artists === '' && i % 25 === 11) t.featuring_artists = BY_NAME[Math.floor(i / 25) % BY_NAME.length];
+  t.remix_artists = t.mix_version === 'Dub' || t.mix_version === 'Remix, Part 2' ? [credit(other())] : '';
+  t.writer_artists =
+    i % 3 === 0 ? [credit(main, { role: 'composer', share: 50 }), { name: pick(OUTSIDE_WRITERS), role: 'lyricist', share: 50 }]
+    : i % 3 === 1 ? [credit(main, { role: 'composer', share: 100 })]
+    : '';
+  t.performer_artists = i % 5 === 1 ? [credit(other(), { role: pick(INSTRUMENTS) })] : '';
+  t.engineer_artists = i % 4 === 2 ? [{ name: pick(ENGINEERS), role: pick(['mixing', 'mastering']) }] : i % 8 === 3 ? [credit(other(), { role: 'mixing' })] : '';
+});
+
+// ---------------------------------------------------------------- data-quality problems
+//
+// What real catalogs have, each found by `catalog check` and repaired by `catalog check --fix`
+// (besides the stray spaces above and the releases with a label name but no label_id):
+// - isrc-format: ISRCs as a distributor's form printed them, with hyphens, spaces, lower case
+// - upc-format: a barcode copied with the spaces printed under it, and one through a spreadsheet
+//   that dropped its leading zero
+// - consistency: a release moved to another label whose label text still names the old one, and
+//   a genre typed by hand ("Hip Hop" while genre_id is Hip-Hop)
+// - whitespace: a doubled space in a track title
+const onIsrcRelease = new Set(releases.filter((r) => typeof r.tracks === 'string' && r.tracks).flatMap((r) => r.tracks.split(';')));
+const fixableIsrc = tracks.filter((t, i) => i > 1 && uniqueIsrc(t) && !onIsrcRelease.has(t.isrc_code));
+const spaced = (c) => `${c.slice(0, 2)}-${c.slice(2, 5)}-${c.slice(5, 7)}-${c.slice(7)}`;
+fixableIsrc[3].isrc_code = spaced(fixableIsrc[3].isrc_code).toLowerCase();
+fixableIsrc[17].isrc_code = spaced(fixableIsrc[17].isrc_code);
+fixableIsrc[40].isrc_code = spaced(fixableIsrc[40].isrc_code).replaceAll('-', ' ');
+fixableIsrc[66].isrc_code = fixableIsrc[66].isrc_code.toLowerCase();
+
+const upc = (r) => r.upc_code;
+releases[5].upc_code = `${upc(releases[5]).slice(0, 1)} ${upc(releases[5]).slice(1, 6)} ${upc(releases[5]).slice(6, 11)} ${upc(releases[5]).slice(11)}`;
+releases[23].upc_code = withCheckDigit(`0${int(1_000_000_000, 9_999_999_999)}`).slice(1);
+
+const moved = releases.find((r, i) => i > 3 && r.label_id !== '' && r.label_id !== labels[0].id && r.label.trim() === r.label);
+moved.label = labels[0].name;
+const hipHop = genres.find((g) => g.name === 'Hip-Hop');
+const typed = releases.find((r, i) => i > 3 && r.genre_id === hipHop.id);
+typed.genre = 'Hip Hop';
+
+const doubled = tracks.find((t, i) => i > 3 && / /.test(t.track_title) && !t.track_title.includes('  '));
+doubled.track_title = doubled.track_title.replace(' ', '  ');
 
 // ---------------------------------------------------------------- write
 

@@ -97,7 +97,12 @@ describe('catalog check (issue 18): planted defects are found, and only they', (
     expect(spaced).toMatchObject({ rule: 'whitespace', field: 'name', fixable: true, fix: 'Spaced Out Records', severity: 'warning' });
     // what the sample holds on purpose (tricky names, handles instead of links) and one chance ISRC collision: nothing else
     // (issue 26) and seven releases that name their label in text with no label_id: each names the one label it means
-    expect(new Set(sample.map((f) => f.rule))).toEqual(new Set(['whitespace', 'profile-url', 'duplicate-name', 'isrc-duplicate', 'unresolved-reference']));
+    // (issue 34) and a few fixable problems of real catalogs: ISRCs with separators or in lower case, a UPC with the spaces
+    // printed under the barcode and one that lost its leading zero, label and genre texts that disagree with their ids
+    expect(new Set(sample.map((f) => f.rule))).toEqual(
+      new Set(['whitespace', 'profile-url', 'duplicate-name', 'isrc-duplicate', 'unresolved-reference', 'isrc-format', 'upc-format', 'consistency']),
+    );
+    for (const rule of ['isrc-format', 'upc-format', 'consistency']) expect(sample.filter((f) => f.rule === rule).every((f) => f.fixable && f.severity === 'warning'), rule).toBe(true);
     const unresolved = sample.filter((f) => f.rule === 'unresolved-reference');
     expect(unresolved.length).toBe(7);
     expect(unresolved.every((f) => f.field === 'label_id' && f.fixable && typeof f.fix === 'string')).toBe(true);
