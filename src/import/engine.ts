@@ -10,6 +10,8 @@ import { Sender } from './stages/send.js';
 import { RowShaper, Shape, planShape } from './stages/shape.js';
 import { DateCells } from './stages/dates.js';
 import { openSource } from './stages/source.js';
+import { renderMatch } from '../schema/match.js';
+import { DEFAULT_KEYS } from './keys.js';
 import { Matcher } from './stages/match.js';
 import { planSync, runSync } from './sync.js';
 import { refuseOutputsOverInput } from './output-paths.js';
@@ -89,6 +91,8 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
     const shaped = planShape(settings.table, shaper.resolver, settings.keyColumns, { onConflict: opts.onConflict, ignoreDuplicates: settings.ignoreDuplicates });
     const matcher = await Matcher.open(transport, settings.table, shaped, { key: opts.key, refs: opts.refs, createMissing: opts.createMissing, sync: Boolean(opts.sync), prospective: opts.prospective });
     const plan = matcher ? matcher.adjust(shaped, settings.table) : shaped;
+    // the service decides each row's record where it writes (concurrent imports of the same keys never duplicate)
+    settings.match = opts.match ?? (matcher?.natural ? renderMatch((opts.key ? [opts.key] : (DEFAULT_KEYS[settings.table.name] ?? [])).map((columns) => ({ kind: 'key' as const, columns: [...columns] }))) : undefined);
     if (opts.sync && opts.resume) throw new ImportError('--sync cannot --resume: run the sync again from the start (rows already sent are left alone)', 'usage');
     const shape = new Shape(shaper, plan);
     if (plan.ignoredFields.length) settings.notice(`ignoring unknown field${plan.ignoredFields.length > 1 ? 's' : ''}: ${plan.ignoredFields.join(', ')}`);

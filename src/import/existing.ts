@@ -1,6 +1,8 @@
 import type { ColumnDef } from '../schema/catalog.js';
 import { columnKind, instantKey, K_JSON, K_TIMESTAMP, K_UUID, normalizeUuid } from '../schema/codecs.js';
 import { faultOf, type Transport } from '../client/transport.js';
+import { SOURCE_IDS } from '../schema/source-ids.js';
+import { UUID_TEXT } from '../schema/codecs.js';
 import { inListChunks } from '../client/in-list.js';
 import { inListQuery, rangeQuery } from './requests.js';
 
@@ -114,6 +116,9 @@ function sameJson(a: unknown, b: unknown): boolean {
  * @example sameValue(tsCol, '2024-01-15T09:00:00Z', '2024-01-15T09:00:00+00:00') // true
  */
 export function sameValue(col: ColumnDef, mine: unknown, theirs: unknown): boolean {
+  if (col.keyList && mine !== null && mine !== undefined) return sameLinks(col.keyList, mine, theirs);
+  // source ids are merged by the service: the ones written must be there, others may be too
+  if (col.name === SOURCE_IDS && isObject(mine) && isObject(theirs)) return Object.entries(mine).every(([k, v]) => v === null ? !(k in theirs) : theirs[k] === v);
   if (mine === null || theirs === null || mine === undefined || theirs === undefined) return (mine ?? null) === (theirs ?? null);
   switch (columnKind(col.type)) {
     case K_JSON:
@@ -125,4 +130,42 @@ export function sameValue(col: ColumnDef, mine: unknown, theirs: unknown): boole
     default:
       return mine === theirs;
   }
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * A link value as the database stores it, for comparing (null when it cannot be told without the
+ * database: a key written as text, an ISRC or a name). A release's tracks: `disc:position:id` in
+ * disc and position order, a key's position its place in the list; credits: each element's id
+ * (its name is refreshed from the artist, so it does not count), or its name when it has no id,
+ * with its role and share.
+ */
+function storedLinks(kind: 'tracks' | 'artists', v: unknown): string[] | null {
+  const list = typeof v === 'string' ? v.split(';').map((k) => k.trim()).filter((k) => k !== '') : v;
+  if (!Array.isArray(list)) return null;
+  const out: string[] = [];
+  for (let i = 0; i < list.length; i++) {
+    const el = list[i] as unknown;
+    if (typeof el === 'string') {
+      if (!UUID_TEXT.test(el.trim())) return null;
+      out.push(kind === 'tracks' ? `1:${i + 1}:${el.trim().toLowerCase()}` : `id:${el.trim().toLowerCase()}||`);
+      continue;
+    }
+    if (!isObject(el)) return null;
+    const id = typeof el.id === 'string' ? el.id.toLowerCase() : null;
+    if (kind === 'tracks') {
+      if (!id) return null;
+      out.push(`${String(el.disc ?? 1)}:${String(el.position ?? i + 1)}:${id}`);
+    } else out.push(`${id ? `id:${id}` : `name:${String(el.name ?? '')}`}|${String(el.role ?? '')}|${String(el.share ?? '')}`);
+  }
+  if (kind === 'tracks') out.sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
+  return out;
+}
+
+/** Two link values equal as stored (storedLinks); a value that cannot be told is not equal. */
+function sameLinks(kind: 'tracks' | 'artists', mine: unknown, theirs: unknown): boolean {
+  const a = storedLinks(kind, mine);
+  const b = storedLinks(kind, theirs ?? []);
+  return a !== null && b !== null && a.length === b.length && a.every((x, i) => x === b[i]);
 }

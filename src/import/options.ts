@@ -80,6 +80,12 @@ export interface ImportOptions {
    * file refers to (a release's `label`) is found among them when the service does not have it yet.
    */
   prospective?: (collection: string) => ReadonlyArray<Readonly<Record<string, string>>>;
+  /**
+   * `Prefer: match=` alternatives (src/schema/match.ts) the service decides each row's record by
+   * where it writes (our service; a plain PostgREST ignores it). Default: the natural key, when
+   * rows are matched by it.
+   */
+  match?: string;
 }
 
 /** What the progress display shows; reported every few hundred records and after each batch. */
@@ -170,6 +176,8 @@ export interface Settings {
   stopping: () => boolean;
   /** ImportOptions.knownIds. */
   knownIds?: (collection: string, id: string) => boolean;
+  /** The `match=` preference of upserts (ImportOptions.match, else the natural key the rows are matched by), or undefined. */
+  match?: string;
 }
 
 /** Checks the options that need no input and fills in the defaults. */

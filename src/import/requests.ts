@@ -27,12 +27,13 @@ export function writeQuery(columns: string[] | null, conflictKey: string[] | nul
  * The Prefer header of a write.
  * @example writePrefer({ keyed: true, ignoreDuplicates: false, missingDefault: true, skipUnchanged: false }) // 'resolution=merge-duplicates, missing=default, return=minimal'
  */
-export function writePrefer(o: { keyed: boolean; ignoreDuplicates: boolean; missingDefault: boolean; skipUnchanged: boolean }): string {
+export function writePrefer(o: { keyed: boolean; ignoreDuplicates: boolean; missingDefault: boolean; skipUnchanged: boolean; match?: string }): string {
   const p: Partial<Preferences> = { return: 'minimal' };
   if (o.keyed) p.resolution = o.ignoreDuplicates ? 'ignore-duplicates' : 'merge-duplicates';
   if (o.keyed && o.skipUnchanged) p.unchanged = 'skip';
   if (o.missingDefault) p.missing = 'default';
-  return renderPrefer(p);
+  // our extension (src/schema/match.ts), outside the grammar's preferences: the service decides the match where it writes
+  return o.match ? `${renderPrefer(p)}, match=${o.match}` : renderPrefer(p);
 }
 
 /** `select=<cols>&<key>=in.(…)`: stored rows with one of the keys. */

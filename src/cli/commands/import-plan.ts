@@ -9,6 +9,8 @@ import { type ImportPlan, loadPlan, type PlanEntry, SOURCE_NAME } from '../../im
 import { type PlanReject, SourceIds, sourceIdsSupported, transformFile } from '../../import/plan-transform.js';
 import { RejectsWriter } from '../../import/rejects.js';
 import type { TableDef } from '../../schema/model.js';
+import { renderMatch } from '../../schema/match.js';
+import { SOURCE_IDS } from '../../schema/source-ids.js';
 import { UsageError } from '../errors.js';
 
 /**
@@ -139,9 +141,16 @@ export async function planRunOf(plan: ImportPlan, tables: readonly TableDef[], t
       void tables;
       const transformed = await transformFile(entry, source, sourcesOf, natural, tmp, signal, dryRun ? (id) => addMadeUp(madeUp, entry.table.name, id) : undefined);
       const rejectsPath = options.rejectsPath && !options.rejectsPath.startsWith(entry.path) ? options.rejectsPath : rejectsBeside(entry.path);
+      // the file of ours carries each row's source id in the service's source_ids field
+      const own = Boolean(source && entry.sourceId);
+      const table = own ? { ...entry.table, columns: [...entry.table.columns, { name: SOURCE_IDS, type: 'jsonb', nullable: true }] } : entry.table;
+      const keyAlts = (entry.key ?? []).map((columns) => ({ kind: 'key' as const, columns: [...columns] }));
       const summary = await importFile(
         {
           ...options,
+          table,
+          // where the service writes, a row is its source id's record, else its natural key's
+          match: own ? renderMatch([{ kind: 'source', source: source! }, ...keyAlts]) : undefined,
           input: transformed.path,
           format: 'csv',
           delimiter: ',',

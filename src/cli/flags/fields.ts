@@ -2,6 +2,7 @@ import { UsageError } from '../errors.js';
 import type { ColumnDef, TableDef } from '../../schema/model.js';
 import { removedFieldMessage } from '../version-check.js';
 import { didYouMean } from '../../format/suggest.js';
+import { computedColumn, computedField } from '../../schema/source-ids.js';
 
 /**
  * The field `name` of a collection, or a usage error with a did-you-mean suggestion and the list
@@ -10,6 +11,9 @@ import { didYouMean } from '../../format/suggest.js';
 export function requireField(table: TableDef, name: string, removed: readonly string[] = []): ColumnDef {
   const field = table.columns.find((f) => f.name === name);
   if (field) return field;
+  // a computed field (source_ids): selectable and filterable like a column, not part of *
+  const computed = computedField(table.name, name);
+  if (computed) return computedColumn(computed);
   const names = table.columns.map((f) => f.name);
   const list = `fields of ${table.name}: ${names.join(', ')}`;
   if (removed.includes(name)) {

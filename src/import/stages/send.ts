@@ -130,11 +130,12 @@ function wireFor(shape: Shape, settings: Settings, copying: boolean): Wire {
   const ignoreDuplicates = settings.ignoreDuplicates;
   // A batch whose rows carry every column needs no `missing=default`, which costs the server a
   // per-row presence check (measured 2.5x slower in PostgreSQL than json_populate_recordset).
-  const complete = writePrefer({ keyed, ignoreDuplicates, missingDefault: false, skipUnchanged: copying });
-  const missing = writePrefer({ keyed, ignoreDuplicates, missingDefault: true, skipUnchanged: copying });
+  const match = keyed ? settings.match : undefined;
+  const complete = writePrefer({ keyed, ignoreDuplicates, missingDefault: false, skipUnchanged: copying, match });
+  const missing = writePrefer({ keyed, ignoreDuplicates, missingDefault: true, skipUnchanged: copying, match });
   return {
     copyQuery: writeQuery(null, conflictKey),
-    copyPrefer: writePrefer({ keyed, ignoreDuplicates, missingDefault: false, skipUnchanged: true }),
+    copyPrefer: writePrefer({ keyed, ignoreDuplicates, missingDefault: false, skipUnchanged: true, match }),
     jsonQuery: writeQuery(columns, conflictKey),
     jsonPrefer: (all) => (all ? complete : missing),
   };
