@@ -5,12 +5,11 @@ import { MAX_SOURCE_ID, SOURCE_IDS, SOURCE_IDS_COMMENT, SOURCE_IDS_SCHEMA } from
 /**
  * Migration 6 (issue 35): source ids and the natural-key indexes `Prefer: match=` looks up.
  *
- * - `catalog_source_ids`: one row per (collection, source, source id) → record id, unique on
- *   (collection, source, source_id) (a source id names one record) and on (collection, record,
- *   source) (a record has one id per source; also the index `source_ids(row)` reads). Partitioned
- *   by collection so that each partition has a real foreign key to its collection, ON DELETE
- *   CASCADE: a source id goes with its record, and never names a record that does not exist.
- *   It is no collection: the service's schema cache is the eight tables (src/schema/catalog.ts).
+ * - `catalog_source_ids.<catalog schema>`: one row per (collection, source, source id) → record
+ *   id, unique on (collection, source, source_id) (a source id names one record) and on
+ *   (collection, record, source) (a record has one id per source; also the index `source_ids(row)`
+ *   reads); a record's rows go with it (triggers, below). It is no collection: the service's
+ *   schema cache is the eight tables (src/schema/catalog.ts).
  * - `source_ids(<table>) returns jsonb` for each collection: the PostgREST computed field.
  * - `catalog_isrc_key`, `catalog_upc_key`: the ISRC and UPC comparison forms of src/schema/keys.ts
  *   (isrcKey after trimming, upcKey), beside migration 4's `catalog_name_key` (nameKey).
@@ -67,16 +66,22 @@ const COLLECTIONS = TABLES.map((t) => `'${t.name}'`).join(', ');
  * named after the catalog's schema, so that it is no table of the catalog's schema (which holds the
  * eight collections and catalog_migrations only, as the store contract test checks, and a
  * PostgREST exposing that schema does not list it). It is a typed table of the catalog schema's
- * type `catalog_source_id`: dropping the catalog's schema (with cascade) drops it too. Partitions
- * are named after the schema too (shortened with a hash past 40 characters, to stay an identifier).
- * The computed field's functions read it by that name, fixed when they are made.
+ * type `catalog_source_id`: dropping the catalog's schema (with cascade) drops it too. The
+ * computed field's functions and the triggers read it by that name, fixed when they are made.
+ *
+ * A record's source ids go with it through triggers on each collection rather than a foreign key
+ * per collection: a foreign key would make `truncate tracks` fail ("cannot truncate a table
+ * referenced in a foreign key constraint"; the bench and people do it), and check every deleted
+ * row one by one where the statement trigger deletes a bulk delete's source ids in one join. After
+ * a DELETE (the statement's deleted rows), after a TRUNCATE (all of that collection's), and when a
+ * record's id changes (moved to the new id). Only the service writes the table, for records its
+ * write has just written or locked, so no entry names a record that is not there.
  */
 const SIDE_TABLE = `
 do $$
 declare
   s text := current_schema();
   side text := format('%I.%I', '${SOURCE_IDS_SCHEMA}', current_schema());
-  part text;
   c text;
 begin
   begin
@@ -96,13 +101,21 @@ begin
       unique (collection, record, source),
       constraint source_check check (source ~ %L),
       constraint source_id_check check (source_id <> %L and length(source_id) <= ${MAX_SOURCE_ID})
-    ) partition by list (collection)', side, s, '^[A-Za-z0-9_-]{1,64}$', '');
+    )', side, s, '^[A-Za-z0-9_-]{1,64}$', '');
   execute format('comment on table %s is %L', side, 'Source ids (issue 35) of the catalog in schema ' || s || ': the id each record has in another system, shown as the computed field ${SOURCE_IDS} of each collection. Not a collection.');
+  execute format('create or replace function %I.catalog_source_ids_deleted() returns trigger language plpgsql as %L', s,
+    format('begin delete from %s x using gone g where x.collection = TG_TABLE_NAME and x.record = g.id; return null; end', side));
+  execute format('create or replace function %I.catalog_source_ids_truncated() returns trigger language plpgsql as %L', s,
+    format('begin delete from %s x where x.collection = TG_TABLE_NAME; return null; end', side));
+  execute format('create or replace function %I.catalog_source_ids_moved() returns trigger language plpgsql as %L', s,
+    format('begin update %s x set record = new.id where x.collection = TG_TABLE_NAME and x.record = old.id; return null; end', side));
   foreach c in array array[${COLLECTIONS}] loop
-    part := left(s, 40) || case when length(s) > 40 then '~' || left(md5(s), 8) else '' end || '.' || c;
-    execute format('create table if not exists %I.%I partition of %s (
-        constraint record_fkey foreign key (record) references %I.%I (id) on delete cascade on update cascade
-      ) for values in (%L)', '${SOURCE_IDS_SCHEMA}', part, side, s, c, c);
+    execute format('drop trigger if exists %I on %I.%I', c || '_source_ids_deleted', s, c);
+    execute format('create trigger %I after delete on %I.%I referencing old table as gone for each statement execute function %I.catalog_source_ids_deleted()', c || '_source_ids_deleted', s, c, s);
+    execute format('drop trigger if exists %I on %I.%I', c || '_source_ids_truncated', s, c);
+    execute format('create trigger %I after truncate on %I.%I for each statement execute function %I.catalog_source_ids_truncated()', c || '_source_ids_truncated', s, c, s);
+    execute format('drop trigger if exists %I on %I.%I', c || '_source_ids_moved', s, c);
+    execute format('create trigger %I after update of id on %I.%I for each row when (old.id is distinct from new.id) execute function %I.catalog_source_ids_moved()', c || '_source_ids_moved', s, c, s);
     -- the computed field: PostgREST calls ${SOURCE_IDS}(row) for select=${SOURCE_IDS}, and filters and order on it
     execute format('create or replace function %I.${SOURCE_IDS}(%I.%I) returns jsonb language sql stable parallel safe as %L',
       s, s, c, format('select coalesce(jsonb_object_agg(x.source, x.source_id), %L::jsonb) from %s x where x.collection = %L and x.record = $1.id', '{}', side, c));

@@ -547,10 +547,11 @@ function mutationSql(plan: WritePlan, schema: string, p: Params): string {
     }
     case 'update': {
       if (plan.columns.length === 0 && plan.sourceIds) {
-        // a body of source_ids alone changes no column: the rows it names are those the filters choose
+        // a body of source_ids alone changes no column: the rows it names are those the filters
+        // choose, locked against a delete until the source ids are written (as an UPDATE would)
         const { using, where } = limitedJoin(plan, target, p);
         const all = [...conds(t), ...where];
-        return `SELECT ${t}.* FROM ${target} AS ${t}${using ? `, ${using}` : ''}${all.length ? ` WHERE ${all.join(' AND ')}` : ''}`;
+        return `SELECT ${t}.* FROM ${target} AS ${t}${using ? `, ${using}` : ''}${all.length ? ` WHERE ${all.join(' AND ')}` : ''} FOR KEY SHARE OF ${t}`;
       }
       if (plan.columns.length === 0) return `SELECT ${t}.* FROM ${target} AS ${t} WHERE false`;
       const present = new Set(Object.keys(plan.payload?.first ?? {}));

@@ -122,6 +122,13 @@ for (const { kind, make, skip } of STORE_KINDS) {
         { collection: 'labels', source: 'legacy', source_id: '1', record: L[0] },
         { collection: 'tracks', source: 'legacy', source_id: '2', record: T2 },
       ]);
+      // a changed id takes them along; a truncate (which a foreign key would refuse) removes them
+      expect((await send(app, 'PATCH', `/tracks?id=eq.${T2}`, { body: { id: T3 } })).status).toBe(204);
+      expect(await ids(`/tracks?select=id,source_ids`)).toEqual([{ id: T3, source_ids: { legacy: '2' } }]);
+      await store.query('truncate tracks');
+      expect(await stored()).toEqual([{ collection: 'labels', source: 'legacy', source_id: '1', record: L[0] }]);
+      // the source id is free again
+      expect((await post('/tracks', [{ id: T1, track_title: 'One', source_ids: { legacy: '2' } }])).status).toBe(201);
     });
 
     it('a source id names one record: 409 23505 naming both, nothing written; it can move when its holder gives it up in the same body', async () => {
