@@ -86,4 +86,22 @@ describe.skipIf(skip)(`catalog serve behind PgBouncer (transaction mode)${skip ?
     expect(exported.code, exported.stderr).toBe(0);
     expect(exported.stdout.trim().split('\n')).toHaveLength(41);
   }, 120_000);
+
+  it('three concurrent keyless imports of one tracks file through two services behind it store each ISRC once (issue 35)', async () => {
+    const mine = [await startServe(['--database-url', url, '--db-schema', schema]), await startServe(['--database-url', url, '--db-schema', schema])];
+    serves.push(...mine);
+    const dir = tempDir('bounced-import-');
+    const input = join(dir, 'tracks.csv');
+    writeFileSync(input, `isrc_code,track_title\n${Array.from({ length: 3000 }, (_, i) => `QZBNC26${String(i).padStart(5, '0')},Bounced track ${i}`).join('\n')}\n`);
+    const runs = await Promise.all([0, 1, 2].map((i) => catalog(['--url', mine[i % 2].url, 'tracks', 'import', input, '--rejects', join(dir, `r${i}.csv`), '--checkpoint', join(dir, `c${i}.json`), '--batch-size', '500'])));
+    for (const r of runs) expect(r.code, r.stderr).toBe(0);
+    const admin = new pg.Client({ connectionString: PG_URL });
+    await admin.connect();
+    try {
+      const { rows } = await admin.query(`select count(*)::int as n, count(distinct isrc_code)::int as d from ${schema}.tracks where isrc_code like 'QZBNC26%'`);
+      expect(rows[0]).toEqual({ n: 3000, d: 3000 });
+    } finally {
+      await admin.end();
+    }
+  }, 120_000);
 });
