@@ -43,5 +43,7 @@ export function coerce(col: ColumnDef, raw: unknown, fromText: boolean, nullToke
 function jsonCell(col: ColumnDef, raw: string): Coerced {
   const r = parseJsonText(raw);
   if (!r.ok && r.code === '22P02' && col.keyList) return jsonValue(raw);
+  // one key that reads as a JSON number or boolean (a track key `2`): a list of one key
+  if (r.ok && col.keyList && (typeof r.value === 'number' || typeof r.value === 'boolean')) return jsonValue(raw.trim());
   return r;
 }

@@ -250,6 +250,8 @@ export class CopyTranscoder {
           this.status = REFUSED;
           return null;
         }
+        // one key of a link field that reads as a JSON number or boolean (a track key `2`): a list of one key
+        if (plan.keyList && scalarJson(buf, ca, cb)) return Buffer.from(copyText(JSON.stringify(fieldText(buf, ca, cb, escaped))));
         return textCell(buf, ca, cb, quoted);
       case K_TEXT:
         return textCell(buf, ca, cb, quoted);
@@ -409,4 +411,12 @@ export class ByteCsvFile {
   close(): Promise<void> {
     return this.fh.close();
   }
+}
+
+/** Whether valid JSON in buf[ca, cb) is a number or a boolean (its first byte past white space says so). */
+function scalarJson(buf: Buffer, ca: number, cb: number): boolean {
+  let i = ca;
+  while (i < cb && (buf[i] === 0x20 || buf[i] === 0x09 || buf[i] === 0x0a || buf[i] === 0x0d)) i++;
+  const c = buf[i];
+  return c === 0x2d || (c >= 0x30 && c <= 0x39) || c === 0x74 || c === 0x66; // - 0-9 t f
 }

@@ -66,6 +66,18 @@ describe('catalog import DIR', () => {
     expect(await names('languages')).toEqual(expect.arrayContaining(['Runish', 'Runese']));
   });
 
+  it('a link cell holding one key that reads as a number is a list of that one key', async () => {
+    const dir = tempDir('import-one-key-');
+    writeFileSync(join(dir, 'tracks.csv'), 'isrc_code,track_title\n7,Seven\n');
+    writeFileSync(join(dir, 'releases.csv'), 'release_title,catalog_number,tracks\nOne Key,ONE-KEY-1,7\n');
+    for (const f of ['tracks.csv', 'releases.csv']) {
+      const r = await cli([f.replace('.csv', ''), 'import', join(dir, f)]);
+      expect(r.code, r.err).toBe(0);
+    }
+    const [release] = (await service.store.query<{ n: number }>(`select jsonb_array_length(tracks) as n from releases where release_title = 'One Key'`)).rows;
+    expect(release).toEqual({ n: 1 });
+  });
+
   it('passes over what an import leaves beside its input, a checkpoint being written included', () => {
     const dir = tempDir('import-dir-own-');
     for (const name of ['genres.csv', 'genres.csv.checkpoint.json', 'genres.csv.checkpoint.json.e8715b4e.tmp', 'genres.rejects.csv', 'notes.txt']) writeFileSync(join(dir, name), 'name\n');
