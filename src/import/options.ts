@@ -176,6 +176,8 @@ export interface Settings {
   stopping: () => boolean;
   /** ImportOptions.knownIds. */
   knownIds?: (collection: string, id: string) => boolean;
+  /** ImportOptions.createMissing: credit names no artist has are made, not refused. */
+  createMissing: boolean;
   /** The `match=` preference of upserts (ImportOptions.match, else the natural key the rows are matched by), or undefined. */
   match?: string;
 }
@@ -208,5 +210,6 @@ export function settle(opts: ImportOptions): Settings {
     progress: opts.onProgress ?? (() => {}),
     stopping: () => Boolean(signal?.aborted),
     knownIds: opts.knownIds,
+    createMissing: Boolean(opts.createMissing),
   };
 }

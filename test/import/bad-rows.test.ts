@@ -156,6 +156,20 @@ for (const kind of STORE_KINDS) {
       expect(s.requests).toBeLessThan(150); // bisecting every batch to single rows would take ~400
     });
 
+    it('tracks crediting artists by names no artist has: checked in advance against the stage names, with the database\'s message, not bisected row by row', async () => {
+      const artists = file(tmp(), 'artists.csv', `id,stage_name\n${uuid('f7000000', 1)},Léa Marin\n`);
+      expect((await importFile({ table: table('artists'), input: artists }, serverFor(store))).inserted).toBe(1);
+      const lines = ['id,track_title,primary_artists'];
+      // 200 tracks in batches of 50: one in four credits the artist (spelled loosely), the rest a name nobody has
+      for (let i = 1; i <= 200; i++) lines.push(`${uuid('f8000000', i)},Named ${i},${i % 4 === 0 ? 'lea  MARIN' : `Nobody ${i}`}`);
+      const input = file(tmp(), 'named.csv', `${lines.join('\n')}\n`);
+      const s = await importFile({ table: table('tracks'), input, batchRows: 50 }, serverFor(store));
+      expect(s).toMatchObject({ inserted: 50, rejected: 150 });
+      const messages = new Set(s.rejectedRows.map((r) => `${r.code} ${r.message.replace(/Nobody \d+/g, 'Nobody N')}`));
+      expect(messages).toEqual(new Set(['23503 primary_artists[0]: no artist is named "Nobody N" (the element: "Nobody N")']));
+      expect(s.requests).toBeLessThan(150); // bisecting every batch to single rows would take ~400
+    });
+
     it('links of the wrong shape (another system’s export): once 16 were refused, the rest are rejected in advance with the database’s own message', async () => {
       const shapes = ['[{"artist":"X"}]', '[{"name":5}]', '[{"id":"nope","name":"X"}]', '[5]', '{"name":"X"}', '[{"name":"X","share":150}]', '[{"name":"X","role":7}]', '[{"name":"A"},{"share":10}]'];
       const lines = ['id,track_title,primary_artists'];

@@ -1,6 +1,8 @@
 import type { Transport } from '../../client/transport.js';
 import type { ColumnDef, TableDef } from '../../schema/catalog.js';
 import { fetchExisting } from '../existing.js';
+import { KeyIndex } from '../keys.js';
+import { nameKey } from '../../schema/keys.js';
 import { UUID_TEXT } from '../../schema/codecs.js';
 import { jsonbKeys, jsonbText } from '../../format/csv-dialect.js';
 import { CREDIT_FIELDS, creditProblems, releaseTrackProblems } from '../../schema/links.js';
@@ -35,16 +37,18 @@ export class ReferenceCheck {
     private readonly rememberAbsent: boolean,
     /** Ids the run has made that the service does not have yet (ImportOptions.knownIds). */
     private readonly known?: (collection: string, id: string) => boolean,
+    /** Credit names are checked against the artists (not when the import creates the missing ones). */
+    private readonly names = false,
   ) {
     const order = (c: ColumnDef) => (CREDIT_FIELDS.includes(c.name) ? CREDIT_FIELDS.indexOf(c.name) : -1);
     this.linkColumns = columns.filter((c) => c.keyList).sort((a, b) => order(a) - order(b));
   }
 
   /** A check for the foreign-key and link columns the import writes, or null when it writes none. */
-  static for(transport: Transport, table: TableDef, columns: string[], rememberAbsent = true, known?: (collection: string, id: string) => boolean): ReferenceCheck | null {
+  static for(transport: Transport, table: TableDef, columns: string[], rememberAbsent = true, known?: (collection: string, id: string) => boolean, names = false): ReferenceCheck | null {
     // a key to the table itself is left to the database: a parent may be in the same batch
     const refs = table.columns.filter((c) => ((c.foreignKey && c.foreignKey.table !== table.name) || c.keyList) && columns.includes(c.name));
-    return refs.length ? new ReferenceCheck(transport, table, refs, rememberAbsent, known) : null;
+    return refs.length ? new ReferenceCheck(transport, table, refs, rememberAbsent, known, names) : null;
   }
 
   /** The rows whose references all exist; the others are added to `rejects`. `jsonOf` gives a row's JSON text. */
@@ -81,7 +85,8 @@ export class ReferenceCheck {
    */
   private async checkLinks(col: ColumnDef, rows: PendingRow[], values: Array<Record<string, unknown>>, bad: Map<PendingRow, { code: string; message: string }>): Promise<void> {
     const target = col.keyList === 'tracks' ? 'tracks' : 'artists';
-    const named = values.map((v, i) => (bad.has(rows[i]) ? [] : linkedIds(v[col.name], target === 'tracks')));
+    const named = values.map((v, i) => (bad.has(rows[i]) ? [] : linkedIds(v[col.name], target === 'tracks', this.names)));
+    const artistNames = named.some((els) => els.some((e) => e.kind === 'name')) ? await this.artistNames() : null;
     const ids = named.flatMap((els) => els.filter((e) => e.kind === 'id').map((e) => e.value));
     const absent = await this.absentOf(col.name, target, { name: 'id', type: 'uuid', nullable: false }, ids);
     // ISRCs as keys: present when a track has the key as written, or without separators in upper case (as the database resolves it)
@@ -89,11 +94,27 @@ export class ReferenceCheck {
     const absentIsrc = isrcs.length ? await this.absentOf(`${col.name}:isrc`, 'tracks', { name: 'isrc_code', type: 'text', nullable: false }, isrcs) : new Set<string>();
     rows.forEach((r, i) => {
       if (bad.has(r)) return;
-      const missing = named[i].find((e) => (e.kind === 'id' ? absent.has(e.value) : absentIsrc.has(e.value) && absentIsrc.has(isrcForm(e.value))));
+      const missing = named[i].find((e) =>
+        e.kind === 'id' ? absent.has(e.value) : e.kind === 'isrc' ? absentIsrc.has(e.value) && absentIsrc.has(isrcForm(e.value)) : artistNames!.find(0, nameKey(e.value)) === null,
+      );
       if (!missing) return;
-      const message = missing.kind === 'id' ? `${col.name}[${missing.at}].id: no ${target === 'tracks' ? 'track' : 'artist'} has id ${missing.value}` : `${col.name}[${missing.at}]: no track has ISRC ${missing.value} (the element: ${[...jsonbText(missing.value, jsonbKeys)].join('')})`;
+      const element = () => [...jsonbText(missing.value, jsonbKeys)].join('');
+      const message =
+        missing.kind === 'id'
+          ? `${col.name}[${missing.at}].id: no ${target === 'tracks' ? 'track' : 'artist'} has id ${missing.value}`
+          : missing.kind === 'isrc'
+            ? `${col.name}[${missing.at}]: no track has ISRC ${missing.value} (the element: ${element()})`
+            : `${col.name}[${missing.at}]: no artist is named "${missing.value}" (the element: ${element()})`;
       bad.set(r, { code: '23503', message });
     });
+  }
+
+  private names$: Promise<KeyIndex> | null = null;
+
+  /** Every artist's stage name, by name key (read once; credit names resolve against them as the database's do). */
+  private artistNames(): Promise<KeyIndex> {
+    this.names$ ??= KeyIndex.load(this.transport, 'artists', [['stage_name']]);
+    return this.names$;
   }
 
   /**
@@ -124,7 +145,7 @@ const isrcForm = (k: string): string => k.replace(/[\s._-]/g, '').toUpperCase();
 /** A link element the check can answer for: an id to look up, or (releases.tracks) an ISRC given as the key. */
 interface LinkedKey {
   at: number;
-  kind: 'id' | 'isrc';
+  kind: 'id' | 'isrc' | 'name';
   value: string;
 }
 
@@ -134,7 +155,7 @@ interface LinkedKey {
  * an element with a name and no id is passed over. A string cell is its `;`-separated keys, as
  * the database splits it (empty keys dropped).
  */
-function linkedIds(value: unknown, tracks: boolean): LinkedKey[] {
+function linkedIds(value: unknown, tracks: boolean, names = false): LinkedKey[] {
   const list = typeof value === 'string' ? value.split(';').map((k) => k.trim()).filter((k) => k !== '') : value;
   if (!Array.isArray(list)) return [];
   const out: LinkedKey[] = [];
@@ -144,6 +165,7 @@ function linkedIds(value: unknown, tracks: boolean): LinkedKey[] {
       const k = el.trim();
       if (UUID_TEXT.test(k)) out.push({ at: i, kind: 'id', value: k.toLowerCase() });
       else if (tracks && k !== '') out.push({ at: i, kind: 'isrc', value: k });
+      else if (names && k !== '') out.push({ at: i, kind: 'name', value: k });
       else break; // a name: the database resolves it (and says if it cannot)
       continue;
     }

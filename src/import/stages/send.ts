@@ -183,7 +183,7 @@ export class Sender {
     if (c.settings.dryRun) await dryRunProbe(c, wire);
     const { keyColumn, columns } = c.shape.plan;
     const lookup = keyColumn && copyHead === null && !(await emptyTable(c)) ? new ExistingLookup(c.transport, c.settings.table.name, keyColumn, columns) : null;
-    const refs = c.settings.dryRun ? ReferenceCheck.for(c.transport, c.settings.table, c.shape.plan.columns, true, c.settings.knownIds) : null;
+    const refs = c.settings.dryRun ? ReferenceCheck.for(c.transport, c.settings.table, c.shape.plan.columns, true, c.settings.knownIds, !c.settings.createMissing) : null;
     return new Sender(c, copyHead, wire, lookup, refs);
   }
 
@@ -232,7 +232,7 @@ export class Sender {
    */
   private refused(code: string): void {
     if (!CHECKED_CODES.has(code) || this.refs || ++this.refusals < REFUSALS_TO_CHECK) return;
-    this.refs = ReferenceCheck.for(this.c.transport, this.c.settings.table, this.c.shape.plan.columns, false, this.c.settings.knownIds);
+    this.refs = ReferenceCheck.for(this.c.transport, this.c.settings.table, this.c.shape.plan.columns, false, this.c.settings.knownIds, !this.c.settings.createMissing);
     if (this.refs) this.c.settings.notice(`${this.refusals} rows were refused for their links or references (a record that does not exist: import it first, \`catalog import DIR\` takes files parents first; or a link of the wrong shape): they are now checked before rows are sent`);
   }
 
