@@ -66,6 +66,40 @@ export function keyPartSql(column: string, type: string, expr: string): string {
   return `catalog_name_key(${text})`;
 }
 
+/** White space as JavaScript's `\s` and `trim()` read it (the client's keys.ts), as a regex class body. */
+export const WS = String.raw`\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff`;
+
+/** A valid ISRC, as src/schema/keys.ts tests it. */
+export const ISRC_PATTERN = String.raw`^[A-Z]{2}[A-Z0-9]{3}[0-9]{7}$`;
+
+/**
+ * For the ISRC and the UPC: the test a stored value passes when it is its own key (a valid ISRC;
+ * a UPC without white space and hyphens), as SQL of `ref`, negated. Nearly every stored value is,
+ * so migration 6 indexes the keys of the others only (a partial index: an insert of a clean value
+ * costs one pattern test, not a key and an index entry), and a lookup reads the column's plain
+ * index (migration 2) for the clean ones. Null for other columns.
+ * @example notOwnKey('isrc_code', 'x."isrc_code"') // `x."isrc_code" !~ '^[A-Z]{2}[A-Z0-9]{3}[0-9]{7}$'`
+ */
+export function notOwnKey(column: string, ref: string): string | null {
+  if (column === 'isrc_code') return `${ref} !~ '${ISRC_PATTERN}'`;
+  if (column === 'upc_code') return `${ref} ~ '[${WS}-]'`;
+  return null;
+}
+
+/**
+ * The condition that a stored row (columns of `ref`) has the key `key` (an expression of the
+ * normalised key, never empty), as migration 6's indexes can answer it: for a one-column ISRC or
+ * UPC key, its value as it is (the column's plain index) or, when it is not its own key, its key
+ * (the partial index); for any other key each part's normalised value.
+ */
+export function keyMatchSql<C extends { name: string; type: string }>(columns: readonly C[], ref: (column: C) => string, keys: readonly string[]): string {
+  const c = columns[0];
+  const dirty = columns.length === 1 && c.type === 'text' ? notOwnKey(c.name, ref(c)) : null;
+  const stored = keyExpressions(columns, ref);
+  if (dirty !== null) return `(${ref(c)} = ${keys[0]} OR (${dirty} AND ${stored[0]} = ${keys[0]}))`;
+  return stored.map((e, j) => `${e} = ${keys[j]}`).join(' AND ');
+}
+
 /**
  * A key's expressions, one per column, as both a lookup and migration 6's key indexes write them
  * (so the lookup is an index scan): a one-column key's normalised value as it is; each part of a

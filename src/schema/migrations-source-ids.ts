@@ -1,5 +1,5 @@
 import { TABLES } from './catalog.js';
-import { keyExpressions } from './match.js';
+import { ISRC_PATTERN as ISRC, keyExpressions, notOwnKey, WS } from './match.js';
 import { MAX_SOURCE_ID, SOURCE_IDS, SOURCE_IDS_COMMENT, SOURCE_IDS_SCHEMA } from './source-ids.js';
 
 /**
@@ -21,18 +21,16 @@ import { MAX_SOURCE_ID, SOURCE_IDS, SOURCE_IDS_COMMENT, SOURCE_IDS_SCHEMA } from
  * Frozen once released, like every migration: the texts it uses must not change under it.
  */
 
-/** White space as JavaScript's `\s` and `trim()` read it (the client's keys.ts), as a regex class body. */
-const WS = String.raw`\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff`;
-const ISRC = String.raw`^[A-Z]{2}[A-Z0-9]{3}[0-9]{7}$`;
-
 /**
  * isrcKey(raw.trim()): the form without separators and in upper case when that is a valid ISRC
- * (a valid ISRC has no separators, so it is its own bare form), else the trimmed text in upper case.
- * One expression each, built-in functions only: inlinable, and safe in an index.
+ * (a valid ISRC has no separators, so it is its own bare form: the first case, one match and no
+ * copy, is what nearly every stored ISRC takes, at every insert into the index), else the trimmed
+ * text in upper case. One expression each, built-in functions only: inlinable, and safe in an index.
  */
 const KEY_FUNCTIONS = `
 create or replace function catalog_isrc_key(code text) returns text language sql immutable parallel safe as $$
-  select case when upper(regexp_replace(code, '[${WS}._-]', '', 'g')) ~ '${ISRC}'
+  select case when code ~ '${ISRC}' then code
+    when upper(regexp_replace(code, '[${WS}._-]', '', 'g')) ~ '${ISRC}'
     then upper(regexp_replace(code, '[${WS}._-]', '', 'g'))
     else upper(regexp_replace(code, '^[${WS}]+|[${WS}]+$', '', 'g')) end
 $$;
@@ -53,9 +51,11 @@ const KEY_INDEXES: ReadonlyArray<[table: string, columns: string[]]> = [
   ['subgenres', ['genre', 'name']],
 ];
 
+/** The key indexes; an ISRC's and a UPC's index only the values that are not their own key (match.ts notOwnKey). */
 const KEY_INDEX_SQL = KEY_INDEXES.map(([table, columns]) => {
   const exprs = keyExpressions(columns.map((name) => ({ name, type: 'text' })), (c) => c.name);
-  return `create index if not exists ${table}_${columns.join('_')}_key_idx on ${table} (${exprs.join(', ')});`;
+  const partial = columns.length === 1 ? notOwnKey(columns[0], columns[0]) : null;
+  return `create index if not exists ${table}_${columns.join('_')}_key_idx on ${table} (${exprs.join(', ')})${partial ? ` where ${partial}` : ''};`;
 }).join('\n');
 
 const COLLECTIONS = TABLES.map((t) => `'${t.name}'`).join(', ');

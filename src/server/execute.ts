@@ -3,11 +3,11 @@ import type { Preferences } from '../grammar/types.js';
 import { normalizeUuid } from '../schema/codecs.js';
 import type { Queryable, Store } from '../store/store.js';
 import { ApiError, singularError } from './errors.js';
-import { applyMoves, matchLock, matchLookup, resolveIds, type LookupRow } from './match.js';
+import { bindMoves, matchLock, matchLookup, resolveIds, type LookupRow } from './match.js';
 import type { Planned, WritePlan } from './plan.js';
 import { copyShapeCheck, copyShapeError, mergeSourceIds, sourceIdConflict } from './source-ids.js';
 import { afterWrite, buildCopyRead, buildRepresentation, copyStage, ident, stagedTarget, tableRef, type Statement } from './sql.js';
-import { idsMissing, stagedCopyColumns, stagedCreate, stagedFillJson, stagedNewIds } from './staged.js';
+import { stagedCopyColumns, stagedCreate, stagedFillJson } from './staged.js';
 
 /**
  * The transaction step, the only one that touches the database: the session time zone (when
@@ -167,10 +167,11 @@ async function copyDirect(
 /**
  * A staged insert's steps before its statement (src/server/staged.ts): with `match=` the lock on
  * the table's keys first, then the body into the staging table (a COPY body's source ids checked
- * there), then the match: each row's id decided and moved. Returns the rows the body carried and
- * how many collapsed into a later row. `fail` throws the request's own answer.
+ * there), then the match: each row's id decided. Returns the rows the body carried, the rows that
+ * move to another id (the insert and the merge join them to the staged rows) and how many
+ * collapsed into a later row. `fail` throws the request's own answer.
  */
-async function stage(tx: Queryable, plan: WritePlan, schema: string, fail: (e: ApiError) => never): Promise<{ received: number; collapsed: number }> {
+async function stage(tx: Queryable, plan: WritePlan, schema: string, fail: (e: ApiError) => never): Promise<{ received: number; collapsed: number; moves: Array<[number, string]> }> {
   if (plan.match) {
     const lock = matchLock(schema, plan.table);
     await tx.query(lock.sql, lock.params);
@@ -181,7 +182,6 @@ async function stage(tx: Queryable, plan: WritePlan, schema: string, fail: (e: A
   if (plan.payload?.copy !== undefined) {
     if (!tx.copyCsv) fail(new ApiError(415, 'PGRST102', 'This store cannot load COPY bodies'));
     received = await tx.copyCsv!(target, stagedCopyColumns(plan), plan.payload.copy);
-    if (idsMissing(plan)) await tx.query(stagedNewIds(plan));
     if (plan.sourceIds) {
       const bad = (await tx.query<{ o: number; ids: string }>(copyShapeCheck(plan))).rows[0];
       if (bad) fail(copyShapeError(bad));
@@ -190,14 +190,9 @@ async function stage(tx: Queryable, plan: WritePlan, schema: string, fail: (e: A
     const fill = stagedFillJson(plan, schema);
     received = (await tx.query(fill.sql, fill.params)).rowCount;
   }
-  let collapsed = 0;
-  if (plan.match) {
-    const rows = (await tx.query<LookupRow>(matchLookup(plan.table, plan.match, schema, target))).rows;
-    const resolved = resolveIds(rows, plan.match.length);
-    if (resolved.moves.length > 0) await tx.query(applyMoves(target), [JSON.stringify(resolved.moves)]);
-    collapsed = resolved.collapsed;
-  }
-  return { received, collapsed };
+  if (!plan.match) return { received, collapsed: 0, moves: [] };
+  const rows = (await tx.query<LookupRow>(matchLookup(plan.table, plan.match, schema, target))).rows;
+  return { received, ...resolveIds(rows, plan.match.length) };
 }
 
 /**
@@ -205,10 +200,18 @@ async function stage(tx: Queryable, plan: WritePlan, schema: string, fail: (e: A
  * id another record holds fails the request, 409), then the representation, read from the written
  * rows' keys now that their source ids are there.
  */
-async function finishWrite(tx: Queryable, planned: Planned, plan: WritePlan, schema: string, keys: unknown[][], fail: (e: ApiError) => never): Promise<string | null> {
+async function finishWrite(
+  tx: Queryable,
+  planned: Planned,
+  plan: WritePlan,
+  schema: string,
+  keys: unknown[][],
+  moves: ReadonlyArray<[number, string]>,
+  fail: (e: ApiError) => never,
+): Promise<string | null> {
   const ids = keys.map((k) => String(k[0]));
   if (plan.sourceIds) {
-    const merge = mergeSourceIds(plan, schema, ids);
+    const merge = mergeSourceIds(plan, schema, ids, moves);
     const c = (await tx.query<{ conflict: string | null }>(merge.check.sql, merge.check.params)).rows[0];
     if (c?.conflict) fail(sourceIdConflict(plan.table.name, JSON.parse(c.conflict)));
     await tx.query(merge.add.sql, merge.add.params);
@@ -247,10 +250,13 @@ export async function execute(store: Store, planned: Planned, statement: Stateme
       }
       let received: number | null = null;
       let collapsed: number | undefined;
+      let moves: Array<[number, string]> = [];
+      let params = statement.params;
       const plan0 = planned.plan;
       if (plan0.kind !== 'read' && plan0.staged) {
-        ({ received, collapsed } = await stage(tx, plan0, store.schema, fail));
-        if (!plan0.match) collapsed = undefined;
+        ({ received, collapsed, moves } = await stage(tx, plan0, store.schema, fail));
+        if (plan0.match) params = bindMoves(params, moves);
+        else collapsed = undefined;
       } else if (plan0.kind !== 'read' && plan0.payload?.copy !== undefined) {
         // COPY_CSV: first straight into the table (copyDirect); else into this session's staging
         // table, which the statement reads
@@ -263,7 +269,7 @@ export async function execute(store: Store, planned: Planned, statement: Stateme
         await tx.query(stage.create);
         received = await tx.copyCsv(stage.target, stage.columns, plan0.payload.copy);
       } else if (plan0.kind !== 'read' && plan0.payload && plan0.payload.rows >= 0) received = plan0.payload.rows;
-      const row = (await tx.query<Record<string, unknown>>(statement.sql, statement.params)).rows[0] ?? {};
+      const row = (await tx.query<Record<string, unknown>>(statement.sql, params)).rows[0] ?? {};
       if (planned.plan.kind === 'read') return readResult(tx, planned, row, extra, timezoneApplied);
       const plan = planned.plan;
       const n = num(row.n);
@@ -284,7 +290,7 @@ export async function execute(store: Store, planned: Planned, statement: Stateme
       }
       const keysText = row.keys as string | null | undefined;
       const keys = keysText ? (JSON.parse(keysText) as unknown[][]) : null;
-      const body = afterWrite(plan) ? await finishWrite(tx, planned, plan, store.schema, keys ?? [], fail) : ((row.body as string | null) ?? null);
+      const body = afterWrite(plan) ? await finishWrite(tx, planned, plan, store.schema, keys ?? [], moves, fail) : ((row.body as string | null) ?? null);
       return {
         kind: 'write' as const,
         n,

@@ -1,6 +1,6 @@
 import type { Preferences } from '../grammar/types.js';
 import type { ColumnDef, TableDef } from '../schema/catalog.js';
-import { keyExpressions, MATCH_PREFERENCE, parseMatch, renderMatch, type MatchAlternative } from '../schema/match.js';
+import { keyExpressions, keyMatchSql, MATCH_PREFERENCE, parseMatch, renderMatch, type MatchAlternative } from '../schema/match.js';
 import { SOURCE_IDS, sourceIdsTable } from '../schema/source-ids.js';
 import { ApiError } from './errors.js';
 import { ident, tableRef } from './sql.js';
@@ -70,10 +70,13 @@ export function renderPlannedMatch(alts: readonly PlannedMatch[]): string {
  * The advisory lock that serialises the writers of one table's keys until their transaction ends
  * (PgBouncer's transaction mode keeps a transaction on one server connection; PGlite runs one
  * transaction at a time anyway). Taken before the match is read: the second of two concurrent
- * writers reads the first one's rows.
+ * writers reads the first one's rows. In the same round trip, JIT compilation is turned off for
+ * the transaction: the lookup (an index probe per body row, each estimated at hundreds of rows)
+ * passes jit_above_cost at a few thousand rows, and compiling it took 360 ms where running it
+ * took 200 (2,000 rows over a million tracks).
  */
 export function matchLock(schema: string, table: TableDef): { sql: string; params: unknown[] } {
-  return { sql: `SELECT pg_advisory_xact_lock(hashtext($1))`, params: [`catalog match ${schema}.${table.name}`] };
+  return { sql: `SELECT pg_advisory_xact_lock(hashtext($1)), set_config('jit', 'off', true)`, params: [`catalog match ${schema}.${table.name}`] };
 }
 
 /**
@@ -83,25 +86,34 @@ export function matchLock(schema: string, table: TableDef): { sql: string; param
  * Where several stored records share a key, the oldest (`created`, then the lowest id) is taken.
  */
 export function matchLookup(table: TableDef, alts: readonly PlannedMatch[], schema: string, staged: string): string {
+  // each row's keys, normalised once (OFFSET 0 keeps the planner from writing them out again at every use)
+  const keys: string[] = [];
   const cols = [`_s."pgrst_ord" AS o`, `_s."id"::text AS id`];
   alts.forEach((a, i) => {
     if (a.kind === 'source') {
       // a source name is checked against SOURCE_NAME (letters, digits, _ and -): safe as a literal
-      const id = `(_s.${ident(SOURCE_IDS)} ->> '${a.source}')`;
-      cols.push(`nullif(${id}, '') AS k${i}`);
+      keys.push(`nullif(_s.${ident(SOURCE_IDS)} ->> '${a.source}', '') AS k${i}`);
+      cols.push(`_k.k${i}`);
       cols.push(
-        `(SELECT _r."record"::text FROM ${sourceIdsTable(schema)} AS _r WHERE _r."collection" = '${table.name}' AND _r."source" = '${a.source}' AND _r."source_id" = ${id}) AS m${i}`,
+        `(SELECT _r."record"::text FROM ${sourceIdsTable(schema)} AS _r WHERE _r."collection" = '${table.name}' AND _r."source" = '${a.source}' AND _r."source_id" = _k.k${i}) AS m${i}`,
       );
       return;
     }
     const body = keyExpressions(a.columns, (c) => `_s.${ident(c.name)}`);
-    const stored = keyExpressions(a.columns, (c) => `_x.${ident(c.name)}`);
-    const given = body.map((e) => `${e} <> ''`).join(' OR ');
-    cols.push(a.columns.length === 1 ? `nullif(${body[0]}, '') AS k${i}` : `CASE WHEN ${given} THEN json_build_array(${body.join(', ')})::text END AS k${i}`);
-    const same = stored.map((e, j) => `${e} = ${body[j]}`).join(' AND ');
-    cols.push(`(SELECT _x."id"::text FROM ${tableRef(schema, table)} AS _x WHERE ${same} AND (${given}) ORDER BY _x."created", _x."id" LIMIT 1) AS m${i}`);
+    const stored = (keys: string[]) => keyMatchSql(a.columns, (c) => `_x.${ident(c.name)}`, keys);
+    if (a.columns.length === 1) {
+      keys.push(`nullif(${body[0]}, '') AS k${i}`);
+      cols.push(`_k.k${i}`, `(SELECT _x."id"::text FROM ${tableRef(schema, table)} AS _x WHERE ${stored([`_k.k${i}`])} ORDER BY _x."created", _x."id" LIMIT 1) AS m${i}`);
+      return;
+    }
+    // several columns: the parts (k<i>_<j>), and the key as a JSON array of them when one is not empty
+    body.forEach((e, j) => keys.push(`${e} AS k${i}_${j}`));
+    const parts = body.map((_, j) => `_k.k${i}_${j}`);
+    const given = parts.map((e) => `${e} <> ''`).join(' OR ');
+    cols.push(`CASE WHEN ${given} THEN json_build_array(${parts.join(', ')})::text END AS k${i}`);
+    cols.push(`(SELECT _x."id"::text FROM ${tableRef(schema, table)} AS _x WHERE ${stored(parts)} AND (${given}) ORDER BY _x."created", _x."id" LIMIT 1) AS m${i}`);
   });
-  return `SELECT ${cols.join(', ')} FROM ${staged} AS _s ORDER BY _s."pgrst_ord"`;
+  return `SELECT ${cols.join(', ')} FROM ${staged} AS _s CROSS JOIN LATERAL (SELECT ${keys.join(', ')} OFFSET 0) AS _k ORDER BY _s."pgrst_ord"`;
 }
 
 /** A row of matchLookup's answer. */
@@ -111,6 +123,29 @@ export type LookupRow = Record<string, unknown> & { o: number | string; id: stri
 export interface Resolution {
   moves: Array<[number, string]>;
   collapsed: number;
+}
+
+/**
+ * Stand-ins in a staged insert's parameters for the moves' rows and ids (`bigint[]`, `uuid[]`),
+ * which the statement joins to the staged rows: known only once the match has run (execute.ts
+ * puts them in), where an UPDATE of the staged rows cost more than the rest of a batch's match.
+ */
+export const MOVED_ROWS = Symbol('moved rows');
+export const MOVED_IDS = Symbol('moved ids');
+
+/** The staged rows with each moved row's new id (`id`), as a FROM item (`_b`); `add` binds the moves. */
+export function movedRows(staged: string, add: (v: unknown) => string): { from: string; id: string } {
+  return {
+    from: `${staged} AS _b LEFT JOIN unnest(${add(MOVED_ROWS)}::bigint[], ${add(MOVED_IDS)}::uuid[]) AS _m(o, id) ON _m.o = _b."pgrst_ord"`,
+    id: `coalesce(_m.id, _b."id")`,
+  };
+}
+
+/** The moves as the statement's parameters (see MOVED_ROWS). */
+export function bindMoves(params: readonly unknown[], moves: ReadonlyArray<[number, string]>): unknown[] {
+  const rows = moves.map((m) => m[0]);
+  const ids = moves.map((m) => m[1]);
+  return params.map((v) => (v === MOVED_ROWS ? `{${rows.join(',')}}` : v === MOVED_IDS ? `{${ids.join(',')}}` : v));
 }
 
 /**
@@ -144,7 +179,3 @@ export function resolveIds(rows: readonly LookupRow[], alternatives: number): Re
   return { moves, collapsed: rows.length - ids.size };
 }
 
-/** The statement that gives moved staged rows their ids (`$1`: the moves as JSON `[[o, id], …]`). */
-export function applyMoves(staged: string): string {
-  return `UPDATE ${staged} AS _s SET "id" = _v.id FROM (SELECT (e->>0)::bigint AS o, (e->>1)::uuid AS id FROM json_array_elements($1::text::json) AS e) AS _v WHERE _s."pgrst_ord" = _v.o`;
-}

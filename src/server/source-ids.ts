@@ -2,6 +2,7 @@ import { MAX_SOURCE_ID, SOURCE_IDS, sourceIdsProblem, sourceIdsTable } from '../
 import { ApiError } from './errors.js';
 import { sourceIdsError } from './payload.js';
 import type { WritePlan } from './plan.js';
+import { MOVED_ROWS, movedRows } from './match.js';
 import { arrayLiteral, ident, Params, stagedTarget, type Statement } from './sql.js';
 
 /**
@@ -14,10 +15,11 @@ import { arrayLiteral, ident, Params, stagedTarget, type Statement } from './sql
  */
 
 /** The (record, source, source_id) entries a write gives, as a query; its parameters go to `p`. */
-function givenSql(plan: WritePlan, p: Params, ids: readonly string[]): string {
+function givenSql(plan: WritePlan, p: Params, ids: readonly string[], moves: ReadonlyArray<[number, string]>): string {
   if (plan.staged) {
-    // one object per record: rows of a body that ended on one id collapse to the last (match=)
-    const last = `SELECT DISTINCT ON (_s."id") _s."id" AS record, _s.${ident(SOURCE_IDS)} AS ids FROM ${stagedTarget(plan)} AS _s ORDER BY _s."id", _s."pgrst_ord" DESC`;
+    // one object per record (its id as the match decided): rows of a body that ended on one id collapse to the last
+    const moved = movedRows(stagedTarget(plan), (v) => p.add(v === MOVED_ROWS ? `{${moves.map((m) => m[0]).join(',')}}` : `{${moves.map((m) => m[1]).join(',')}}`));
+    const last = `SELECT DISTINCT ON (${moved.id}) ${moved.id} AS record, _b.${ident(SOURCE_IDS)} AS ids FROM ${moved.from} ORDER BY ${moved.id}, _b."pgrst_ord" DESC`;
     return `SELECT _l.record, _e.key AS source, _e.value AS source_id FROM (${last}) AS _l CROSS JOIN LATERAL jsonb_each_text(CASE WHEN jsonb_typeof(_l.ids) = 'object' THEN _l.ids END) AS _e`;
   }
   const object = plan.payload?.first?.[SOURCE_IDS] ?? null;
@@ -30,11 +32,11 @@ function givenSql(plan: WritePlan, p: Params, ids: readonly string[]): string {
  * the entries the body replaces; `add` inserts the new entries. `ids`: the written records (a
  * PATCH or PUT gives each the body's one object; a staged insert reads its rows' own).
  */
-export function mergeSourceIds(plan: WritePlan, schema: string, ids: readonly string[]): { check: Statement; add: Statement } {
+export function mergeSourceIds(plan: WritePlan, schema: string, ids: readonly string[], moves: ReadonlyArray<[number, string]> = []): { check: Statement; add: Statement } {
   const side = sourceIdsTable(schema);
   const collection = `'${plan.table.name}'`; // a collection's name, from the schema description
   const p1 = new Params(schema);
-  const g1 = givenSql(plan, p1, ids);
+  const g1 = givenSql(plan, p1, ids, moves);
   const check = `WITH _g AS MATERIALIZED (${g1}),
 _c AS (
   SELECT _g.source, _g.source_id, _g.record::text AS given_to, _s.record::text AS held_by FROM _g
@@ -48,7 +50,7 @@ _c AS (
 _d AS (DELETE FROM ${side} AS _s USING _g WHERE _s.collection = ${collection} AND _s.record = _g.record AND _s.source = _g.source AND _s.source_id IS DISTINCT FROM _g.source_id RETURNING 1)
 SELECT (SELECT row_to_json(_c)::text FROM _c LIMIT 1) AS conflict, (SELECT count(*) FROM _d) AS removed`;
   const p2 = new Params(schema);
-  const g2 = givenSql(plan, p2, ids);
+  const g2 = givenSql(plan, p2, ids, moves);
   const add = `WITH _g AS (${g2}) INSERT INTO ${side} (collection, source, source_id, record)
 SELECT ${collection}, _g.source, _g.source_id, _g.record FROM _g WHERE _g.source_id IS NOT NULL
   AND NOT EXISTS (SELECT 1 FROM ${side} AS _s WHERE _s.collection = ${collection} AND _s.source = _g.source AND _s.source_id = _g.source_id AND _s.record = _g.record)`;

@@ -2,6 +2,7 @@ import type { Filter, FilterOp } from '../grammar/types.js';
 import { tableByName, type ColumnDef, type TableDef } from '../schema/catalog.js';
 import { OPERATORS } from '../grammar/operators.js';
 import { SOURCE_IDS, sourceIdsTable } from '../schema/source-ids.js';
+import { movedRows } from './match.js';
 import { ApiError } from './errors.js';
 import { flattenedItems, type ColumnRef, type EmbedNode, type OutItem, type PlannedCondition, type PlannedOrder, type ReadNode, type ReadPlan, type WritePlan } from './plan.js';
 
@@ -470,10 +471,11 @@ export function stagedTarget(plan: WritePlan): string {
 function insertSource(plan: WritePlan, target: string, p: Params, rowsJson: string, schema = ''): string {
   const cols = plan.columns;
   if (plan.staged) {
-    const list = cols.map((c) => `_b.${ident(c.name)}`).join(', ');
-    // rows of one body that ended on the same id (match=) collapse to the last of them
-    if (plan.match) return `SELECT DISTINCT ON (_b."id") ${list} FROM ${stagedTarget(plan)} AS _b ORDER BY _b."id", _b."pgrst_ord" DESC`;
-    return `SELECT ${list} FROM ${stagedTarget(plan)} AS _b`;
+    if (!plan.match) return `SELECT ${cols.map((c) => `_b.${ident(c.name)}`).join(', ')} FROM ${stagedTarget(plan)} AS _b`;
+    // each row's id as the match decided it; rows that ended on the same id collapse to the last of them
+    const moved = movedRows(stagedTarget(plan), (v) => p.add(v));
+    const list = cols.map((c) => (c.name === 'id' ? `${moved.id} AS "id"` : `_b.${ident(c.name)}`)).join(', ');
+    return `SELECT DISTINCT ON (${moved.id}) ${list} FROM ${moved.from} ORDER BY ${moved.id}, _b."pgrst_ord" DESC`;
   }
   if (plan.payload?.copy !== undefined) {
     return `SELECT ${cols.map((c) => `_b.${ident(c.name)}`).join(', ')} FROM ${copyStage(plan, schema).target} AS _b`;

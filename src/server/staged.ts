@@ -12,7 +12,8 @@ import { ident, stagedTarget, tableRef, type Statement } from './sql.js';
 /**
  * Makes this session's staging table when it has none: the table's columns without constraints or
  * defaults (as copyStage), `source_ids`, and `pgrst_ord` numbering rows as they arrive (a COPY
- * fills it in body order). Emptied at every commit.
+ * fills it in body order); a row of a body without ids gets a new one (the id's default). Emptied
+ * at every commit.
  */
 export function stagedCreate(plan: WritePlan, schema: string): string {
   const name = `pgrst_ext_${plan.table.name}`;
@@ -20,6 +21,7 @@ export function stagedCreate(plan: WritePlan, schema: string): string {
   IF to_regclass('pg_temp.${name}') IS NULL THEN
     CREATE TEMP TABLE ${ident(name)} ON COMMIT DELETE ROWS AS SELECT _t.*, NULL::jsonb AS ${ident(SOURCE_IDS)} FROM ${tableRef(schema, plan.table)} AS _t WITH NO DATA;
     ALTER TABLE pg_temp.${ident(name)} ADD COLUMN "pgrst_ord" bigint GENERATED ALWAYS AS IDENTITY;
+    ALTER TABLE pg_temp.${ident(name)} ALTER COLUMN "id" SET DEFAULT gen_random_uuid();
   END IF;
 END $pgrst$`;
 }
@@ -63,7 +65,3 @@ export function stagedCopyColumns(plan: WritePlan): string[] {
   return (plan.payload?.copyColumns ?? plan.payload?.keys ?? []).map(ident);
 }
 
-/** New ids for the rows of a COPY body without an id column. */
-export function stagedNewIds(plan: WritePlan): string {
-  return `UPDATE ${stagedTarget(plan)} SET "id" = gen_random_uuid()`;
-}

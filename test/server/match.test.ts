@@ -44,6 +44,9 @@ for (const { kind, make, skip } of STORE_KINDS) {
       expect(r.headers.get('catalog-counts')).toBe('inserted=0, updated=1, unchanged=0, collapsed=0');
       expect(r.headers.get('preference-applied')).toBe('resolution=merge-duplicates, match=isrc_code, return=representation');
       expect(await rows('select count(*)::int as n from tracks')).toEqual([{ n: 1 }]);
+      // and the other way round: a stored ISRC written with separators, a clean one sent
+      const back = await post('/tracks?select=id', [{ id: randomUUID(), isrc_code: 'USABC1600121', track_title: 'Again' }], `${MERGE}, match=isrc_code, return=representation`);
+      expect(back.json).toEqual([{ id: T1 }]);
     });
 
     it('names match by their name key (case, accents, runs of spaces), UPCs without spaces and hyphens, several columns joined', async () => {
@@ -52,6 +55,8 @@ for (const { kind, make, skip } of STORE_KINDS) {
       await store.query(`update releases set upc_code = '012345678905' where id = $1`, [R[2]]);
       const upc = await post('/releases?select=id', [{ id: randomUUID(), upc_code: '0 12345-67890 5', release_title: 'x' }], `${MERGE}, match=upc_code, return=representation`);
       expect(upc.json).toEqual([{ id: R[2] }]);
+      const upcBack = await post('/releases?select=id', [{ id: randomUUID(), upc_code: '012345678905', release_title: 'x' }], `${MERGE}, match=upc_code, return=representation`);
+      expect(upcBack.json).toEqual([{ id: R[2] }]);
       const cat = await post('/releases?select=id', [{ id: randomUUID(), catalog_number: ' cat-7 ', release_title: 'y' }], `${MERGE}, match=catalog_number, return=representation`);
       expect(cat.json).toEqual([{ id: R[6] }]);
       const sub = await post('/subgenres?select=id', [{ id: randomUUID(), genre: 'JAZZ', name: ' hard  bop' }], `${MERGE}, match=genre+name, return=representation`);
