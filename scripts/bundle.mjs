@@ -1,11 +1,23 @@
 // Bundles the compiled CLI (dist/cli/main.js and every module it loads, commander included) into
-// a few files in dist/bundle/, one per lazily loaded part. Node then resolves, reads and compiles
-// a handful of files instead of ~60 small ones on every command: ~20 ms of a 90 ms `--help`.
-// Runs after tsc (npm run build, which prepare runs on npm ci and npm pack; pretest); bin/catalog.js uses the bundle only while it
+// one script that node compiles from a V8 code cache, and the small ES module that loads it:
+//
+//   dist/bundle/catalog-script.js  the whole CLI as the body of one CommonJS-style function (not a
+//                                  module: never imported, only compiled by the entry below)
+//   dist/bundle/catalog.js         the entry bin/catalog.js imports (`run`, `systemContext`): it
+//                                  compiles the script with the code cache kept in the user's
+//                                  $XDG_CACHE_HOME/catalog-v8, and writes that cache when there is none
+//
+// Why: Node 20 has no code cache for ES modules (module.enableCompileCache came in 22), and a
+// command loaded ~50 chunks of an ES-module bundle, each resolved, read, parsed and linked on every
+// run: a warm `labels list` spent ~60 ms of CPU past `node -e 0`, about half of it there. From a
+// code cache nothing is parsed, and one file is read (BENCHMARKS.md, 2026-11-28).
+//
+// Runs after tsc (npm run build, prepack, pretest); bin/catalog.js uses the bundle only while it
 // is newer than dist/ (tsc rewrites every file), so a plain `tsc` never leaves a stale bundle in use.
-// `--no-sourcemap` leaves the maps out; the package ships the bundle alone either way (`files` takes *.js only).
+// `--no-sourcemap` (npm pack's prepack) leaves the maps out: the package ships the bundle alone.
 // Packages other than commander stay in node_modules: they are large and loaded only when used.
-import { readFileSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -15,37 +27,197 @@ const dist = `${root}dist`;
 const outdir = `${dist}/bundle`;
 const pkg = JSON.parse(readFileSync(`${root}package.json`, 'utf8'));
 const external = Object.keys(pkg.dependencies).filter((name) => name !== 'commander');
+const SCRIPT = 'catalog-script.js';
+
+/**
+ * The script's wrapper: what a CommonJS module gets, plus `__url` (the script's own file URL) and
+ * `__import` (the entry's dynamic import(), for packages left in node_modules: a script compiled
+ * by vm has no import() of its own, and node 20's default-loader option for it is experimental).
+ */
+const WRAPPER_PARAMS = 'exports, require, module, __filename, __dirname, __url, __import';
 
 /**
  * `import.meta.url` as it was in the module's own file (dist/cli/commands/seed.js, …), so paths
- * built from it (package.json, fixtures, the PGlite template) point where they did unbundled.
+ * built from it (package.json, fixtures, the PGlite template) point where they did unbundled;
+ * `import.meta.resolve(x)` as node's resolution of x (the same package directory).
  */
 const ownUrl = {
-  name: 'own-import-meta-url',
+  name: 'own-import-meta',
   setup(b) {
     b.onLoad({ filter: /\/dist\/.*\.js$/ }, (args) => {
       const text = readFileSync(args.path, 'utf8');
-      if (!text.includes('import.meta.url')) return undefined;
+      if (!text.includes('import.meta')) return undefined;
       const rel = relative(outdir, args.path).split('\\').join('/');
-      return { contents: text.replaceAll('import.meta.url', `new URL(${JSON.stringify(rel)}, import.meta.url).href`), loader: 'js', resolveDir: dirname(args.path) };
+      const contents = text
+        .replaceAll('import.meta.url', `new URL(${JSON.stringify(rel)}, __url).href`)
+        .replaceAll('import.meta.resolve(', '__resolveUrl(require, ');
+      // anything else of import.meta (a script has none) esbuild would make `{}`: it warns, and the build fails below
+      return { contents, loader: 'js', resolveDir: dirname(args.path) };
+    });
+  },
+};
+
+/**
+ * commander requires node:child_process at load for executable subcommands, which the CLI has
+ * none of: loaded when spawn is first asked for (it brings net, dgram and more, ~2 ms a command).
+ */
+const lazyChildProcess = {
+  name: 'commander-lazy-child-process',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]commander[\\/]lib[\\/]command\.js$/ }, (args) => {
+      const text = readFileSync(args.path, 'utf8');
+      const eager = "const childProcess = require('node:child_process');";
+      if (!text.includes(eager)) throw new Error(`${args.path}: commander no longer requires child_process as scripts/bundle.mjs expects; update its lazyChildProcess plugin`);
+      return { contents: text.replace(eager, "const childProcess = { spawn: (...a) => require('node:child_process').spawn(...a) };"), loader: 'js' };
     });
   },
 };
 
 rmSync(outdir, { recursive: true, force: true });
-await build({
-  entryPoints: { catalog: `${dist}/cli/main.js` },
+const result = await build({
+  entryPoints: { 'catalog-script': `${dist}/cli/main.js` },
   outdir,
   bundle: true,
-  splitting: true,
-  format: 'esm',
+  format: 'cjs',
   platform: 'node',
   target: 'node20',
   external,
-  plugins: [ownUrl],
+  plugins: [ownUrl, lazyChildProcess],
   sourcemap: process.argv.includes('--no-sourcemap') ? false : 'linked',
-  chunkNames: 'chunk-[hash]',
   logLevel: 'warning',
-  // commander is CommonJS: give its require() calls of node built-ins a require to call.
-  banner: { js: "import { createRequire as __catalogRequire } from 'node:module'; const require = __catalogRequire(import.meta.url);" },
+  metafile: true,
+  minifyWhitespace: true,
+  // ES modules are strict; so is the script (in its function, as the directive must come first).
+  banner: { js: `(function (${WRAPPER_PARAMS}) {"use strict";\nconst __resolveUrl = (req, spec) => require("node:url").pathToFileURL(req.resolve(spec)).href;` },
+  footer: { js: '})' },
 });
+
+const metaWarnings = result.warnings.filter((w) => w.text.includes('import.meta'));
+if (metaWarnings.length) throw new Error(`import.meta other than .url and .resolve() cannot be bundled into a script: ${metaWarnings.map((w) => `${w.location?.file}:${w.location?.line}`).join(', ')}`);
+
+// Dynamic import() of a package or built-in is left as import() by esbuild: the script has none
+// (see WRAPPER_PARAMS), so each becomes __import(). Counted against the metafile, so text that
+// merely looks like one is never rewritten, and none is missed.
+const scriptPath = `${outdir}/${SCRIPT}`;
+const dynamic = Object.values(result.metafile.outputs)
+  .flatMap((o) => o.imports)
+  .filter((i) => i.external && i.kind === 'dynamic-import');
+let text = readFileSync(scriptPath, 'utf8');
+let rewritten = 0;
+text = text.replace(/\bimport\((?="[^"\n]+"\))/g, () => {
+  rewritten++;
+  return '__import(';
+});
+if (rewritten !== dynamic.length) throw new Error(`${SCRIPT}: rewrote ${rewritten} import() calls, the metafile lists ${dynamic.length} dynamic imports of packages`);
+if (/\bimport\(/.test(text.replace(/"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\.)*`/g, '""'))) {
+  throw new Error(`${SCRIPT}: an import() esbuild left that is not a package's`);
+}
+// ASCII only (esbuild escapes strings, not every regular expression), so the entry reads it as latin1
+// and V8 keeps it in one byte per character. \uXXXX means the same character in a string, template,
+// regular expression or identifier; only String.raw would see the difference.
+if (/[^\x00-\x7f]/.test(text)) {
+  if ((text.match(/String\.raw`[^`]*`/g) ?? []).some((raw) => /[^\x00-\x7f]/.test(raw))) throw new Error(`${SCRIPT}: non-ASCII text in a String.raw template; escape it in the source instead`);
+  text = text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+writeFileSync(scriptPath, text);
+
+// The cache is named after the script's content: V8 itself only compares the source's length.
+const id = createHash('sha256').update(text).digest('hex').slice(0, 16);
+writeFileSync(`${outdir}/catalog.js`, entry(id));
+
+/** dist/bundle/catalog.js: compiles the script with its code cache and runs the CLI from it. */
+function entry(scriptId) {
+  return `// Generated by scripts/bundle.mjs: the CLI's entry. Compiles ${SCRIPT} (the whole CLI, one
+// function) with V8's code cache, which lives in $XDG_CACHE_HOME/catalog-v8 (0600, this user's own
+// files only: a code cache is code) and is written after the first command that found none. Its own
+// directory, beside the CLI's ($XDG_CACHE_HOME/catalog: root descriptions, a template built here).
+// Built-ins come through require: an ES module's import of one builds a module facade (~0.3 ms each).
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const { closeSync, constants, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync } = require('node:fs');
+const { dirname, join } = require('node:path');
+const { fileURLToPath } = require('node:url');
+const { Script } = require('node:vm');
+
+const SCRIPT_ID = ${JSON.stringify(scriptId)};
+const url = new URL(${JSON.stringify(`./${SCRIPT}`)}, import.meta.url);
+const file = fileURLToPath(url);
+
+/** $XDG_CACHE_HOME/catalog-v8 (an absolute XDG_CACHE_HOME only, as src/cli/paths.ts reads it). */
+function cacheDir() {
+  const xdg = process.env.XDG_CACHE_HOME;
+  // os.homedir() is $HOME where there is one (POSIX); node:os is loaded only without
+  const home = (process.platform !== 'win32' && process.env.HOME) || require('node:os').homedir();
+  return join(xdg && xdg.startsWith('/') ? xdg : join(home, '.cache'), 'catalog-v8');
+}
+
+const prefix = \`code-\${SCRIPT_ID}-\`;
+const cacheFile = join(cacheDir(), \`\${prefix}\${process.version}-\${process.arch}.v8\`);
+const uid = typeof process.getuid === 'function' ? process.getuid() : null;
+
+/** The cache when it is a regular file of this user's that nobody else may write; else undefined. */
+function readCache() {
+  let fd;
+  try {
+    fd = openSync(cacheFile, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+  } catch {
+    return undefined;
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile() || (uid !== null && (st.uid !== uid || st.mode & 0o022))) return undefined;
+    return readFileSync(fd);
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Writes the cache (0600, through a new file renamed into place) and drops other versions' caches; quietly gives up. */
+function writeCache(data) {
+  const dir = dirname(cacheFile);
+  const tmp = \`\${cacheFile}.\${process.pid}.tmp\`;
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), 0o600);
+    try {
+      for (let at = 0; at < data.length; ) at += writeSync(fd, data, at);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, cacheFile);
+    for (const name of readdirSync(dir)) if (name.startsWith('code-') && !name.startsWith(prefix) && name.endsWith('.v8')) unlinkSync(join(dir, name));
+  } catch {
+    try {
+      unlinkSync(tmp);
+    } catch {
+      // not made
+    }
+  }
+}
+
+/** A built-in as import() gives it (its exports, and the module as default), through require. */
+const builtin = (m) => Object.assign(Object.create(m), { default: m });
+/** The script's import(): built-ins through require, packages through this module's import(). */
+const dynamicImport = (specifier) => (specifier.startsWith('node:') ? Promise.resolve().then(() => builtin(require(specifier))) : import(specifier));
+
+const cached = readCache();
+// latin1: the script is ASCII (scripts/bundle.mjs escapes the rest), read without decoding UTF-8
+const script = new Script(readFileSync(file, 'latin1'), { filename: file, cachedData: cached });
+const cli = { exports: {} };
+script.runInThisContext()(cli.exports, createRequire(file), cli, file, dirname(file), url.href, dynamicImport);
+const needsCache = cached === undefined || script.cachedDataRejected === true;
+
+export const systemContext = cli.exports.systemContext;
+
+/** Runs the command line; then, when no cache was used, writes one from what this run compiled. */
+export async function run(argv, ctx) {
+  const code = await cli.exports.run(argv, ctx);
+  // a cache made after the V8 flags changed (a command that opened the catalog itself) would be refused next time
+  if (needsCache && !(await cli.exports.v8FlagsChanged())) writeCache(script.createCachedData());
+  return code;
+}
+`;
+}

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { setFlagsFromString } from 'node:v8';
 import { homedir } from 'node:os';
+import { isatty } from 'node:tty';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import type { ClientRequest, ClientResponse } from '../client/client.js';
@@ -58,8 +58,9 @@ export interface ContextDeps {
   version?: string;
   /**
    * Whether short commands may switch this process's WebAssembly compiler to baseline-only before
-   * opening the embedded catalog (see baselineWasmOnly). A V8 flag is process-wide, so only the
-   * real command-line process says yes; contexts inside other programs (tests) leave V8 alone.
+   * opening the embedded catalog (see src/store/pglite-engine.ts). A V8 flag is process-wide, so
+   * only the real command-line process says yes; contexts inside other programs (tests) leave V8
+   * alone.
    */
   ownsProcess?: boolean;
   /**
@@ -107,6 +108,8 @@ export class Context {
   /** Whether the embedded catalog is reached at a temporary address (this process or a background holder serves it). */
   private temporaryAddress: () => boolean = () => false;
   private schemaP: Promise<SchemaModel> | null = null;
+  /** A background holder warmUpEmbedded started before the command line was parsed (connect waits for it). */
+  private earlyHolder: Promise<StartedHolder | null> | null = null;
   private readonly closers: Array<() => Promise<void>> = [];
   /** What closes after everything else: the embedded catalog this process holds. */
   private readonly lastClosers: Array<() => Promise<void>> = [];
@@ -167,18 +170,34 @@ export class Context {
 
   /**
    * Called before the command line is even parsed when it will most likely open the embedded
-   * catalog: starts compiling PGlite's WebAssembly on V8's background threads now, so that the
-   * compilation overlaps loading and running the command's own code. Only when nothing else can
-   * name a service (no CATALOG_URL, no profile, no config file) and no `catalog serve` holds the
-   * data directory; a wrong guess costs background CPU, never a different result.
+   * catalog (a guess from its words), so that the catalog's start overlaps loading and parsing the
+   * command. With a background holder (CATALOG_KEEP_WARM, the default): starts it now when the
+   * catalog exists and nobody holds it, and the command then waits for it (src/holder/holder.ts,
+   * startEarly); this process compiles no WebAssembly, which would only take a core from the
+   * holder's start. Without one: starts compiling PGlite's WebAssembly on V8's background threads.
+   * Only when nothing else can name a service (no CATALOG_URL, no profile, no config file) and no
+   * `catalog serve` holds the data directory. A wrong guess costs background CPU, or a holder that
+   * stops when idle, never a different result.
    */
   warmUpEmbedded(bulk: boolean): void {
     if (!this.deps.ownsProcess || this.env.CATALOG_URL || this.env.CATALOG_PROFILE || existsSync(this.paths.configFile)) return;
+    let keepWarm: number;
+    try {
+      keepWarm = this.keepWarmSeconds();
+    } catch {
+      return; // the command says what is wrong with it, once it opens the catalog
+    }
+    if (keepWarm > 0 && this.deps.startHolder) {
+      this.earlyHolder = loadHolder()
+        .then((holder) => holder.startEarly(this.paths.dataDir, { keepWarmSeconds: keepWarm, spawn: (dir, seconds) => this.spawnHolder(dir, seconds) }))
+        .catch(() => null);
+      return;
+    }
     void (async () => {
-      const control = await this.serverControl();
+      const control = await this.holderControl();
       if (control.readServeLock(this.paths.dataDir)) return;
-      if (!bulk) baselineWasmOnly();
       const pglite = await loadPGlite();
+      if (!bulk) pglite.baselineWasmOnly();
       await pglite.prepareEngine();
     })().catch(() => {});
   }
@@ -192,6 +211,16 @@ export class Context {
   /** The service's start and lock functions (src/server/listen.ts, loaded only when needed). */
   async serverControl(): Promise<ServerControl> {
     return this.deps.server ?? (await loadServer());
+  }
+
+  /**
+   * What finding the embedded catalog's holder needs: the lock's readers (src/holder/lock.ts),
+   * and the server (src/server/listen.ts, its modules, node:http's server, node:crypto) loaded
+   * only when this process opens the catalog itself, not on every command that finds a holder.
+   */
+  private async holderControl(): Promise<ServerControl> {
+    if (this.deps.server) return this.deps.server;
+    return (await loadHolder()).lockControl(async (opts) => (await loadServer()).startServer(opts));
   }
 
   private async openEndpoint(): Promise<Endpoint> {
@@ -223,7 +252,7 @@ export class Context {
     if (config.url) return { url: config.url.value, client: makeClient(config.url.value) };
 
     const dataDir = this.paths.dataDir;
-    const control = await this.serverControl();
+    const control = await this.holderControl();
     if (this.dryRun) {
       const lock = control.readServeLock(dataDir);
       // a private holder's requests could not be sent with curl: they are shown for `catalog serve`
@@ -241,6 +270,7 @@ export class Context {
       version: this.version,
       keepWarmSeconds: this.keepWarmSeconds(),
       spawn: this.deps.startHolder ? (dir, seconds) => this.spawnHolder(dir, seconds) : undefined,
+      started: this.earlyHolder ?? undefined,
       note: (message) => this.note(message),
       openHere: (start) => this.openHere(dataDir, start),
       client: (address, relocate) => makeClient(address.url, { headers: address.headers, relocate }),
@@ -275,9 +305,9 @@ export class Context {
     if (!existsSync(join(dataDir, 'PG_VERSION'))) await this.note(`Creating a new catalog in ${dataDir}`);
     const spinner = startSpinner(this.io.stderr, `Opening the catalog in ${dataDir}`);
     const short = Boolean(this.deps.ownsProcess) && !this.bulk;
-    if (short) baselineWasmOnly();
     // Compiling PostgreSQL's WebAssembly now overlaps loading the server's modules.
     const pglite = await loadPGlite();
+    if (short) pglite.baselineWasmOnly();
     pglite.useSmallBufferPool(short);
     void pglite.prepareEngine();
     try {
@@ -383,32 +413,27 @@ export class Context {
   }
 }
 
-/**
- * Makes V8 compile WebAssembly with its baseline compiler (Liftoff) only. PGlite's PostgreSQL is a
- * large WASM module: with tiering on, V8 also compiles hot functions with TurboFan on background
- * threads, and node waits for those at the next turn of the event loop — ~0.4 s that a command
- * running a query or two never earns back (its queries run ~1.5x slower without TurboFan, i.e.
- * milliseconds). Process-wide and only for modules compiled afterwards, so `catalog serve` and
- * bulk commands, which never call this, keep tiering.
- */
-function baselineWasmOnly(): void {
-  setFlagsFromString('--liftoff-only');
-}
-
 /** The context of a real run: process streams, environment, home, signals. */
 export function systemContext(): Context {
   const env = process.env;
-  const stdin = process.stdin as Readable & { isTTY?: boolean };
   const stdout = nodeOutput(process.stdout, env);
+  // process.stdin is made on first use (a stream over the terminal, pipe or file: ~2 ms), and most
+  // commands never read it: asked for when a command does.
+  const stdin = () => process.stdin as Readable;
   return new Context({
     io: {
-      stdin: { isTTY: Boolean(stdin.isTTY), stream: stdin },
+      stdin: {
+        isTTY: isatty(0),
+        get stream() {
+          return stdin();
+        },
+      },
       stdout,
       stderr: nodeOutput(process.stderr, env),
     },
     env,
     home: homedir(),
-    prompter: terminalPrompter(stdin, process.stderr as Writable),
+    prompter: { confirm: (message, defaultValue) => terminalPrompter(stdin(), process.stderr as Writable).confirm(message, defaultValue) },
     waitForSignal: () =>
       new Promise((resolve) => {
         const on = (sig: string) => () => resolve(sig);

@@ -13,10 +13,20 @@ import { collectionDescription, NeedsWholeTree, placeholder, settlePlaceholders 
 import { defineToken } from './commands/token.js';
 import type { Context } from './context.js';
 import { describeError, EXIT, exitCodeFor, UsageError } from './errors.js';
+import { loadHolder } from './embedded.js';
 import { addGlobalOptions, GLOBAL_OPTIONS } from './globals.js';
 import { guide } from './guide.js';
 
 export { systemContext } from './context.js';
+
+/**
+ * For the bundle's entry (scripts/bundle.mjs): whether this process changed a V8 flag (a command
+ * that opened the embedded catalog, a background holder), so that a code cache made now would be
+ * refused by the next process.
+ */
+export async function v8FlagsChanged(): Promise<boolean> {
+  return (await loadHolder()).v8FlagsChanged();
+}
 
 const ROOT_HELP = `
 Each collection has: list, get, add, update, remove, describe, import, export, count

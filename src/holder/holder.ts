@@ -11,7 +11,11 @@ import { join } from 'node:path';
 import type { ServiceClient } from '../client/transport.js';
 import type { RunningServer, StartOptions } from '../server/listen.js';
 import type { Holder } from './lock.js';
-import { KEY_HEADER, openPrivateFile, preparePrivateDir } from './lock.js';
+import { currentHolder, KEY_HEADER, LOCK_FILE, openPrivateFile, preparePrivateDir, readHolder, stopBackgroundHolder } from './lock.js';
+import { holderEngine } from '../store/pglite-engine.js';
+
+/** Whether this process changed a V8 flag (src/store/pglite-engine.ts): for the CLI, whose files reach store/ only through cli/embedded.ts. */
+export { v8FlagsChanged } from '../store/pglite-engine.js';
 
 /** What finding or becoming the holder needs of src/server/listen.ts (loaded lazily; a seam for tests). */
 export interface HolderControl {
@@ -44,6 +48,8 @@ export interface ConnectOptions {
   keepWarmSeconds: number;
   /** Starts a background holder (only the real command-line process can); see spawnHolder. */
   spawn?: (dataDir: string, idleSeconds: number) => Promise<StartedHolder | null>;
+  /** A background holder this command started already (startEarly): waited for, not started again. */
+  started?: Promise<StartedHolder | null>;
   /** Messages for people (waiting, creating a catalog). */
   note(message: string): Promise<void>;
   /** Opens the catalog in this process when nobody else holds it (the caller's spinner and engine settings around `start`). */
@@ -67,6 +73,13 @@ const LOCK_WAIT_MS = 60_000;
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * How long to wait before reading the lock again, `waited` ms into the wait: 10 ms while a holder
+ * is most likely starting (it opens the catalog in ~0.3 s: a poll costs a command ~0.1 ms, and a
+ * 25 ms one cost the first command ~12 ms on average), 50 ms past two seconds.
+ */
+const pollMs = (waited: number) => (waited < 2_000 ? 10 : 50);
+
 const addressOf = (url: string, key: string | null | undefined): HolderAddress => ({ url, headers: key ? { [KEY_HEADER]: key } : {} });
 
 /** What a connection knows of the holder: the catalog this process serves, if it became the holder. */
@@ -76,15 +89,48 @@ interface LinkState {
   background: boolean;
 }
 
+/**
+ * The HolderControl of a command that finds the holder: the lock's readers (this folder's lock.ts),
+ * and `startServer` (src/server/listen.ts, which the caller loads) only for a command that opens
+ * the catalog itself. Finding a holder then loads no server module.
+ */
+export function lockControl(startServer: HolderControl['startServer']): HolderControl {
+  return {
+    startServer,
+    readServeLock(dataDir) {
+      const holder = readHolder(dataDir);
+      return holder?.url ? { pid: holder.pid, url: holder.url, ...(holder.key ? { key: holder.key } : {}) } : null;
+    },
+    currentHolder,
+    stopBackgroundHolder: (dataDir) => stopBackgroundHolder(dataDir),
+  };
+}
+
+/**
+ * Starts the background holder before the command line is even parsed, when the caller guesses
+ * the command will need the embedded catalog, the catalog exists and nobody holds it: its start
+ * (~0.5 s, PGlite's) then overlaps loading and parsing the command. connect, given the result as
+ * `started`, waits for this holder instead of starting another. A new catalog is left to connect,
+ * which says it creates one, so a command line that fails before it creates nothing.
+ */
+export async function startEarly(dataDir: string, opts: Pick<ConnectOptions, 'keepWarmSeconds' | 'spawn'>): Promise<StartedHolder | null> {
+  // a lock, even a dead holder's, is left to connect: a warm command only looks for it here
+  if (!opts.spawn || opts.keepWarmSeconds === 0 || existsSync(join(dataDir, LOCK_FILE)) || !existsSync(join(dataDir, 'PG_VERSION'))) return null;
+  // refuses another user's or a shared directory as connect would (connect then says why)
+  preparePrivateDir(dataDir);
+  if (await currentHolder(dataDir)) return null;
+  return opts.spawn(dataDir, opts.keepWarmSeconds);
+}
+
 /** Finds or becomes the holder of `dataDir` and returns the way in (the data directory checked first: see preparePrivateDir). */
 export async function connect(dataDir: string, opts: ConnectOptions): Promise<HolderConnection> {
   preparePrivateDir(dataDir);
   const state: LinkState = { own: null, background: false };
-  const find = () => findOrBecome(dataDir, opts, state);
-  const address = await find();
+  const address = await findOrBecome(dataDir, opts, state, (await opts.started) ?? null);
   return {
     url: address.url,
-    client: opts.client(address, find),
+    // finding it again (the holder changed) may start a new background holder
+    client: opts.client(address, () => findOrBecome(dataDir, opts, state, null)),
     get temporary() {
       return state.own !== null || state.background;
     },
@@ -97,15 +143,17 @@ export async function connect(dataDir: string, opts: ConnectOptions): Promise<Ho
 /**
  * The holder's address: the `catalog serve` or process that holds the directory now, or this
  * process, which takes the lock and opens it when nobody holds it (after starting a background
- * holder, unless keep-warm is off). A holder still opening the catalog is waited for (bounded,
- * with a message); only the lock's holder ever opens the files.
+ * holder, or waiting for the one `early` names, unless keep-warm is off). A holder still opening
+ * the catalog is waited for (bounded, with a message); only the lock's holder ever opens the files.
  */
-async function findOrBecome(dataDir: string, opts: ConnectOptions, state: LinkState): Promise<HolderAddress> {
+async function findOrBecome(dataDir: string, opts: ConnectOptions, state: LinkState, early: StartedHolder | null): Promise<HolderAddress> {
   const { control } = opts;
   if (state.own) return state.own.address;
-  const deadline = Date.now() + LOCK_WAIT_MS;
+  const since = Date.now();
+  const deadline = since + LOCK_WAIT_MS;
   let told = false;
-  let started: StartedHolder | null = null;
+  // a background holder this command started early is waited for as one it started here
+  let started: StartedHolder | null = early;
   let replaced = false;
   for (;;) {
     const holder: Holder | null = control.currentHolder ? await control.currentHolder(dataDir) : control.readServeLock(dataDir);
@@ -124,7 +172,7 @@ async function findOrBecome(dataDir: string, opts: ConnectOptions, state: LinkSt
       }
       if (!told && holder.pid !== started?.pid) await opts.note(`Waiting for process ${holder.pid}, which is opening the catalog in ${dataDir}`);
       told = true;
-      await pause(25);
+      await pause(pollMs(Date.now() - since));
       continue;
     }
     // Nobody holds it: start a background holder that stays warm for later commands, and wait
@@ -133,7 +181,7 @@ async function findOrBecome(dataDir: string, opts: ConnectOptions, state: LinkSt
       started = await startBackground(dataDir, opts);
       if (started) continue;
     } else if (!started.exited() && Date.now() < deadline) {
-      await pause(25);
+      await pause(pollMs(Date.now() - since));
       continue;
     }
     const mine = await opts.openHere(() => openHere(dataDir, opts, state));
@@ -167,9 +215,12 @@ async function openHere(dataDir: string, opts: ConnectOptions, state: LinkState)
 
 /**
  * What makes `catalog serve --idle-exit N` the background holder: it serves privately and stops
- * once no request has been in flight or arrived for N seconds (listen.ts counts requests).
+ * once no request has been in flight or arrived for N seconds (listen.ts counts requests). Sets
+ * this process's engine for the holder's life too (src/store/pglite-engine.ts, holderEngine): a
+ * command is waiting for it to open the catalog.
  */
 export function backgroundServeOptions(idleSeconds: number, version: string, stop: () => void): Pick<StartOptions, 'private' | 'onIdle'> {
+  holderEngine();
   return { private: true, onIdle: { idleMs: idleSeconds * 1000, run: stop, version } };
 }
 

@@ -7,8 +7,11 @@ import { basename, dirname, join } from 'node:path';
 import type { PGlite as PGliteType, Transaction } from '@electric-sql/pglite';
 import { LATEST_VERSION, MIGRATIONS } from '../schema/migrations.js';
 import { migrate } from './migrate.js';
+import { bufferPool } from './pglite-engine.js';
 import { packToTar, unpackPack, writePack } from './pglite-template.js';
 import { isDatabaseError, type Queryable, type QueryResult, type Store, StoreError, toStoreError } from './store.js';
+
+export { baselineWasmOnly, useSmallBufferPool } from './pglite-engine.js';
 
 // Keep dates and timestamps exactly as PostgreSQL prints them (no JS Date round trip).
 const TEXT_TYPES = [1082, 1083, 1114, 1184, 1266];
@@ -336,20 +339,6 @@ export async function migratedTemplate(cacheFile: string | null = null): Promise
   return new Blob([tar]);
 }
 
-/** PostgreSQL's buffer pool for short commands (see useSmallBufferPool); null keeps PGlite's 128 MB. */
-let bufferPool: string | null = null;
-
-/**
- * Whether catalogs opened later in this process run with a 16 MB buffer pool instead of 128 MB.
- * PGlite zeroes its whole shared memory at start, and first-touched memory costs ~3 ms per MB on
- * the VMs we measure on: 128 MB was ~0.35 s of every embedded command. Process-wide, so only the
- * command-line process says yes, for commands that read or write a few rows (bulk commands and
- * `catalog serve` keep the large pool, which saves file reads and writes over seconds of work).
- */
-export function useSmallBufferPool(small: boolean): void {
-  bufferPool = small ? '16MB' : null;
-}
-
 /**
  * True when every migration is already recorded: one query instead of a locked transaction per
  * migration. False for a database without the bookkeeping table (a new in-memory one).
@@ -387,7 +376,8 @@ export async function openPGlite(opts: OpenPGliteOptions = {}): Promise<PGliteSt
     unpackPack(pack, dataDir);
   }
   const [PGlite, compiled] = await Promise.all([PGlitePromise, enginePromise]);
-  const startParams = bufferPool ? { startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${bufferPool}`] } : {};
+  const pool = bufferPool();
+  const startParams = pool ? { startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${pool}`] } : {};
   const onDisk = (dir: string) => new PGlite(dir, { parsers, serializers, ...compiled, ...startParams });
   const db = dataDir ? onDisk(dataDir) : new PGlite({ parsers, serializers, ...compiled, ...startParams, ...(opts.template ? { loadDataDir: opts.template } : {}) });
   try {
