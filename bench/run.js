@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { artistsCsv, ensureTracksFile, GENERATOR_VERSION, labelsCsv, releasesCsv } from './lib/generate.js';
 import { machine } from './lib/machine.js';
-import { parseOptions, USAGE } from './lib/options.js';
+import { parseOptions, STANDALONE, USAGE } from './lib/options.js';
 import { createScratchDatabase, dropScratchDatabase, seedLabelsReleases, serverVersion } from './lib/postgres.js';
 import { buildRows, markdownTable, textTable } from './lib/report.js';
 import { Results } from './lib/results.js';
@@ -82,9 +82,11 @@ if (!existsSync(dist)) {
 }
 
 let pgVersion = null;
+// only standalone scenarios (startup): no tracks files, no scratch stores
+const needsData = o.only.some((s) => !STANDALONE.includes(s));
 try {
   log(`scratch ${scratch}; rows ${o.rows.map(fmtRows).join(', ')}; ${o.runs} run(s); scenarios ${o.only.join(', ')}`);
-  for (const n of o.rows) {
+  for (const n of needsData ? o.rows : []) {
     const t = Date.now();
     const file = await ensureTracksFile(ctx.tracksFile(n), n);
     log(`data: ${file} (${(statSync(file).size / 2 ** 20).toFixed(0)} MB${Date.now() - t > 500 ? `, generated in ${((Date.now() - t) / 1000).toFixed(1)} s` : ', cached'})`);
@@ -93,7 +95,7 @@ try {
   writeFileSync(ctx.artistsFile, artistsCsv());
   writeFileSync(ctx.releasesFile, releasesCsv(Math.max(1000, Math.floor(big / 10))));
 
-  if (o.stores.includes('postgres')) {
+  if (needsData && o.stores.includes('postgres')) {
     try {
       ctx.pgUrl = await createScratchDatabase(o.pgUrl, dbName);
       pgVersion = await serverVersion(ctx.pgUrl);
@@ -110,7 +112,7 @@ try {
     await postgresService(ctx, big);
   }
 
-  if (o.stores.includes('pglite')) {
+  if (needsData && o.stores.includes('pglite')) {
     const ok = await R.attempt('pglite.unavailable', async () => {
       await pgliteSetup(ctx);
       return true;
@@ -122,6 +124,10 @@ try {
   }
 
   if (o.only.includes('coldstart')) await coldStart(ctx);
+  if (o.only.includes('startup')) {
+    const { startup } = await import('./scenarios/startup.js');
+    await startup(ctx);
+  }
   if (o.only.includes('xlsx')) {
     const { xlsxSize } = await import('./scenarios/xlsx.js');
     for (const n of o.rows.filter((x) => x <= 100_000)) await xlsxSize(ctx, n);
@@ -183,6 +189,7 @@ mkdirSync(dirname(outFile), { recursive: true });
 const MARKER = '<!-- notes below this line are kept when the bench rewrites this file -->';
 const kept = existsSync(outFile) ? readFileSync(outFile, 'utf8').split(MARKER)[1] : undefined;
 writeFileSync(outFile, `${md}\n${MARKER}${kept ?? '\n'}`);
+mkdirSync(join(ROOT, '.bench'), { recursive: true });
 writeFileSync(join(ROOT, '.bench', `results-${o.quick ? 'quick' : 'full'}.json`), JSON.stringify({ options: o, machine: m, pgVersion, results: R }, null, 2));
 log(`wrote ${o.out}`);
 // Keep-alive sockets and load-test timers must not keep the bench alive once the table is out.
