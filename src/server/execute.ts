@@ -3,10 +3,10 @@ import type { Preferences } from '../grammar/types.js';
 import { normalizeUuid } from '../schema/codecs.js';
 import type { Queryable, Store } from '../store/store.js';
 import { ApiError, singularError } from './errors.js';
-import { bindMoves, matchLock, matchLookup, resolveIds, type LookupRow } from './match.js';
+import { matchLock, matchLookup, resolveIds, type LookupRow } from './match.js';
 import type { Planned, WritePlan } from './plan.js';
 import { copyShapeCheck, copyShapeError, mergeSourceIds, sourceIdConflict } from './source-ids.js';
-import { afterWrite, buildCopyRead, buildRepresentation, copyStage, ident, stagedTarget, tableRef, type Statement } from './sql.js';
+import { afterWrite, bindMoves, buildCopyRead, buildRepresentation, copyStage, ident, stagedTarget, tableRef, type Statement } from './sql.js';
 import { stagedCopyColumns, stagedCreate, stagedFillJson } from './staged.js';
 
 /**
@@ -221,6 +221,21 @@ async function finishWrite(
   return ((await tx.query<{ body: string | null }>(read.sql, read.params)).rows[0]?.body as string | null) ?? null;
 }
 
+/** The checks that roll a write back once its rows are counted: PUT's key, singular, limited mutations, max-affected. */
+function checkWritten(planned: Planned, plan: WritePlan, n: number, fail: (e: ApiError) => never): void {
+  const { prefs } = planned;
+  if (plan.kind === 'put' && n === 0) fail(new ApiError(400, 'PGRST115', 'Payload values do not match URL in primary key column(s)'));
+  if (planned.representation.singular && n !== 1) fail(singularError(n));
+  if (plan.limited?.limit !== undefined && n > plan.limited.limit) {
+    fail(new ApiError(400, 'PGRST110', 'The maximum number of rows allowed to change was surpassed', {
+      details: `Results contain ${n} rows changed but the maximum number allowed is ${plan.limited.limit}`,
+    }));
+  }
+  if (prefs.handling === 'strict' && prefs.maxAffected !== undefined && (plan.kind === 'update' || plan.kind === 'delete') && n > prefs.maxAffected) {
+    fail(new ApiError(400, 'PGRST124', 'Query result exceeds max-affected preference constraint', { details: `The query affects ${n} rows` }));
+  }
+}
+
 /**
  * Runs a planned request. A read that sets nothing transaction-local (no `Prefer: timezone`) is
  * sent as its statement alone: one statement is atomic and sees one snapshot by itself, and
@@ -273,21 +288,7 @@ export async function execute(store: Store, planned: Planned, statement: Stateme
       if (planned.plan.kind === 'read') return readResult(tx, planned, row, extra, timezoneApplied);
       const plan = planned.plan;
       const n = num(row.n);
-      if (plan.kind === 'put' && n === 0) fail(new ApiError(400, 'PGRST115', 'Payload values do not match URL in primary key column(s)'));
-      if (planned.representation.singular && n !== 1) fail(singularError(n));
-      if (plan.limited?.limit !== undefined && n > plan.limited.limit) {
-        fail(new ApiError(400, 'PGRST110', 'The maximum number of rows allowed to change was surpassed', {
-          details: `Results contain ${n} rows changed but the maximum number allowed is ${plan.limited.limit}`,
-        }));
-      }
-      if (
-        prefs.handling === 'strict' &&
-        prefs.maxAffected !== undefined &&
-        (plan.kind === 'update' || plan.kind === 'delete') &&
-        n > prefs.maxAffected
-      ) {
-        fail(new ApiError(400, 'PGRST124', 'Query result exceeds max-affected preference constraint', { details: `The query affects ${n} rows` }));
-      }
+      checkWritten(planned, plan, n, fail);
       const keysText = row.keys as string | null | undefined;
       const keys = keysText ? (JSON.parse(keysText) as unknown[][]) : null;
       const body = afterWrite(plan) ? await finishWrite(tx, planned, plan, store.schema, keys ?? [], moves, fail) : ((row.body as string | null) ?? null);

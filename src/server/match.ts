@@ -1,70 +1,18 @@
-import type { Preferences } from '../grammar/types.js';
-import type { ColumnDef, TableDef } from '../schema/catalog.js';
-import { keyExpressions, keyMatchSql, MATCH_PREFERENCE, parseMatch, renderMatch, type MatchAlternative } from '../schema/match.js';
+import type { TableDef } from '../schema/catalog.js';
+import { keyExpressions, keyMatchSql } from '../schema/match.js';
 import { SOURCE_IDS, sourceIdsTable } from '../schema/source-ids.js';
-import { ApiError } from './errors.js';
+import type { PlannedMatch } from './match-preference.js';
 import { ident, tableRef } from './sql.js';
 
 /**
- * `Prefer: match=` on the service's side (the grammar is src/schema/match.ts): an upsert whose
- * rows find their stored record where the write happens. Under a lock per table's keys, each
- * body row's alternatives are looked up in order (an index scan each, migration 6's key
- * indexes); the first that is not empty and names a stored record (or a record an earlier row of
- * the body became) gives the row its id; otherwise the body's id is kept, a proposal for a new
- * record. docs/service.md ("Bulk extensions") states the contract.
+ * `Prefer: match=` where the write happens (the preference: match-preference.ts; its grammar:
+ * src/schema/match.ts): an upsert's rows find their stored record in the transaction that writes
+ * them. Under a lock per table's keys, each body row's alternatives are looked up in order (an
+ * index scan each, migration 6's key indexes); the first that is not empty and names a stored
+ * record (or a record an earlier row of the body became) gives the row its id; otherwise the
+ * body's id is kept, a proposal for a new record. The insert joins the decided ids to the staged
+ * rows (sql.ts movedRows). docs/service.md ("Bulk extensions") states the contract.
  */
-
-/** An alternative resolved against the table: a source's id, or key columns. */
-export type PlannedMatch = { kind: 'source'; source: string } | { kind: 'key'; columns: ColumnDef[] };
-
-/**
- * The first `match=` token of `Prefer` and the preferences without any (the grammar's parser
- * knows no `match` and lists it as invalid: it is ours, and valid, even with handling=strict).
- * @example takeMatch({ invalid: ['match=isrc_code'] }) // { value: 'isrc_code', prefs: { invalid: [] } }
- */
-export function takeMatch(prefs: Preferences): { value: string | null; prefs: Preferences } {
-  const mine = (t: string) => t.startsWith(`${MATCH_PREFERENCE}=`);
-  const token = prefs.invalid.find(mine);
-  if (token === undefined) return { value: null, prefs };
-  return { value: token.slice(MATCH_PREFERENCE.length + 1), prefs: { ...prefs, invalid: prefs.invalid.filter((t) => !mine(t)) } };
-}
-
-/** 400 PGRST100, as for any part of a request that does not parse. */
-function matchError(value: string, details: string): ApiError {
-  return new ApiError(400, 'PGRST100', `"failed to parse Prefer match (${value})"`, {
-    details,
-    hint: 'match=ALT|ALT…, each ALT source_ids.<source> or columns joined by +, e.g. match=source_ids.legacy|isrc_code',
-  });
-}
-
-/**
- * A `match=` value resolved against the table: its columns must exist (42703 as in `select`), and
- * the write it steers must upsert on the primary key (it decides ids).
- */
-export function planMatch(table: TableDef, value: string, conflictColumns: readonly string[]): PlannedMatch[] {
-  const alts: MatchAlternative[] | { error: string } = parseMatch(value);
-  if ('error' in alts) throw matchError(value, alts.error);
-  const pk = table.primaryKey;
-  if (pk.length !== 1 || conflictColumns.length !== 1 || conflictColumns[0] !== pk[0]) {
-    throw matchError(value, `match= decides each row's ${pk.join(', ') || 'key'}: the upsert must be on the primary key (leave on_conflict out)`);
-  }
-  return alts.map((a): PlannedMatch => {
-    if (a.kind === 'source') return a;
-    return {
-      kind: 'key',
-      columns: a.columns.map((name) => {
-        const c = table.columns.find((col) => col.name === name);
-        if (!c) throw new ApiError(400, '42703', `column ${table.name}.${name} does not exist`, { hint: `match=${value}: a key is made of ${table.name}'s columns` });
-        return c;
-      }),
-    };
-  });
-}
-
-/** The `match=` value as Preference-Applied echoes it. */
-export function renderPlannedMatch(alts: readonly PlannedMatch[]): string {
-  return renderMatch(alts.map((a) => (a.kind === 'source' ? a : { kind: 'key', columns: a.columns.map((c) => c.name) })));
-}
 
 /**
  * The advisory lock that serialises the writers of one table's keys until their transaction ends
@@ -123,29 +71,6 @@ export type LookupRow = Record<string, unknown> & { o: number | string; id: stri
 export interface Resolution {
   moves: Array<[number, string]>;
   collapsed: number;
-}
-
-/**
- * Stand-ins in a staged insert's parameters for the moves' rows and ids (`bigint[]`, `uuid[]`),
- * which the statement joins to the staged rows: known only once the match has run (execute.ts
- * puts them in), where an UPDATE of the staged rows cost more than the rest of a batch's match.
- */
-export const MOVED_ROWS = Symbol('moved rows');
-export const MOVED_IDS = Symbol('moved ids');
-
-/** The staged rows with each moved row's new id (`id`), as a FROM item (`_b`); `add` binds the moves. */
-export function movedRows(staged: string, add: (v: unknown) => string): { from: string; id: string } {
-  return {
-    from: `${staged} AS _b LEFT JOIN unnest(${add(MOVED_ROWS)}::bigint[], ${add(MOVED_IDS)}::uuid[]) AS _m(o, id) ON _m.o = _b."pgrst_ord"`,
-    id: `coalesce(_m.id, _b."id")`,
-  };
-}
-
-/** The moves as the statement's parameters (see MOVED_ROWS). */
-export function bindMoves(params: readonly unknown[], moves: ReadonlyArray<[number, string]>): unknown[] {
-  const rows = moves.map((m) => m[0]);
-  const ids = moves.map((m) => m[1]);
-  return params.map((v) => (v === MOVED_ROWS ? `{${rows.join(',')}}` : v === MOVED_IDS ? `{${ids.join(',')}}` : v));
 }
 
 /**

@@ -18,7 +18,7 @@ import { computedColumn, computedField, SOURCE_IDS } from '../schema/source-ids.
 import { ApiError } from './errors.js';
 import { limitError, rootWindow } from './paging.js';
 import { chooseRepresentation, type Representation } from './negotiate.js';
-import { planMatch, takeMatch, type PlannedMatch } from './match.js';
+import { planMatch, takeMatch, type PlannedMatch } from './match-preference.js';
 import type { Payload } from './payload.js';
 import type { TableRequest } from './request.js';
 

@@ -8,7 +8,7 @@ import type { ExecResult, ReadResult, WriteResult } from './execute.js';
 import { openApiDocument } from './openapi.js';
 import type { Planned, WritePlan } from './plan.js';
 import type { SpecialRequest } from './request.js';
-import { renderPlannedMatch } from './match.js';
+import { renderPlannedMatch } from './match-preference.js';
 import { outputKeys } from './sql.js';
 
 /**

@@ -2,8 +2,7 @@ import { MAX_SOURCE_ID, SOURCE_IDS, sourceIdsProblem, sourceIdsTable } from '../
 import { ApiError } from './errors.js';
 import { sourceIdsError } from './payload.js';
 import type { WritePlan } from './plan.js';
-import { MOVED_ROWS, movedRows } from './match.js';
-import { arrayLiteral, ident, Params, stagedTarget, type Statement } from './sql.js';
+import { arrayLiteral, ident, MOVED_ROWS, movedRows, Params, stagedTarget, type Statement } from './sql.js';
 
 /**
  * Writing source ids (src/schema/source-ids.ts) after the rows they name: the body's entries for

@@ -2,7 +2,6 @@ import type { Filter, FilterOp } from '../grammar/types.js';
 import { tableByName, type ColumnDef, type TableDef } from '../schema/catalog.js';
 import { OPERATORS } from '../grammar/operators.js';
 import { SOURCE_IDS, sourceIdsTable } from '../schema/source-ids.js';
-import { movedRows } from './match.js';
 import { ApiError } from './errors.js';
 import { flattenedItems, type ColumnRef, type EmbedNode, type OutItem, type PlannedCondition, type PlannedOrder, type ReadNode, type ReadPlan, type WritePlan } from './plan.js';
 
@@ -457,6 +456,29 @@ export function copyStage(plan: WritePlan, schema: string): { create: string; ta
     target: `pg_temp.${target}`,
     columns: plan.columns.map((c) => ident(c.name)),
   };
+}
+
+/**
+ * Stand-ins in a staged insert's parameters for the moves' rows and ids (`bigint[]`, `uuid[]`),
+ * which the statement joins to the staged rows: known only once the match has run (execute.ts
+ * puts them in), where an UPDATE of the staged rows cost more than the rest of a batch's match.
+ */
+export const MOVED_ROWS = Symbol('moved rows');
+export const MOVED_IDS = Symbol('moved ids');
+
+/** The staged rows with each moved row's new id (`id`), as a FROM item (`_b`); `add` binds the moves. */
+export function movedRows(staged: string, add: (v: unknown) => string): { from: string; id: string } {
+  return {
+    from: `${staged} AS _b LEFT JOIN unnest(${add(MOVED_ROWS)}::bigint[], ${add(MOVED_IDS)}::uuid[]) AS _m(o, id) ON _m.o = _b."pgrst_ord"`,
+    id: `coalesce(_m.id, _b."id")`,
+  };
+}
+
+/** The moves as the statement's parameters (see MOVED_ROWS). */
+export function bindMoves(params: readonly unknown[], moves: ReadonlyArray<[number, string]>): unknown[] {
+  const rows = moves.map((m) => m[0]);
+  const ids = moves.map((m) => m[1]);
+  return params.map((v) => (v === MOVED_ROWS ? `{${rows.join(',')}}` : v === MOVED_IDS ? `{${ids.join(',')}}` : v));
 }
 
 /**

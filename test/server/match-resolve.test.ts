@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parsePrefer } from '../../src/grammar/prefer.js';
-import { resolveIds, takeMatch, type LookupRow } from '../../src/server/match.js';
+import { resolveIds, type LookupRow } from '../../src/server/match.js';
+import { takeMatch } from '../../src/server/match-preference.js';
 
 /** The pure part of match=: which id each row of a body ends on (src/server/match.ts resolveIds). */
 describe('resolveIds', () => {

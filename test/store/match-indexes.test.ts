@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tableByName, type TableDef } from '../../src/schema/catalog.js';
-import { matchLookup, type PlannedMatch } from '../../src/server/match.js';
+import { matchLookup } from '../../src/server/match.js';
+import type { PlannedMatch } from '../../src/server/match-preference.js';
 import { stagedTarget } from '../../src/server/sql.js';
 import { stagedCreate } from '../../src/server/staged.js';
 import type { WritePlan } from '../../src/server/plan.js';
