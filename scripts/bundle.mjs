@@ -175,14 +175,19 @@ function readCache() {
   }
 }
 
-/** Writes the cache (0600, through a new file renamed into place) and drops other versions' caches; quietly gives up. */
-function writeCache(data) {
+/**
+ * Writes the cache (0600, through a new file renamed into place) and drops other versions' caches;
+ * quietly gives up. The cache is made only once there is a file to write it to (a read-only home
+ * never pays for making it).
+ */
+function writeCache(make) {
   const dir = dirname(cacheFile);
   const tmp = \`\${cacheFile}.\${process.pid}.tmp\`;
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), 0o600);
     try {
+      const data = make();
       for (let at = 0; at < data.length; ) at += writeSync(fd, data, at);
     } finally {
       closeSync(fd);
@@ -216,7 +221,7 @@ export const systemContext = cli.exports.systemContext;
 export async function run(argv, ctx) {
   const code = await cli.exports.run(argv, ctx);
   // a cache made after the V8 flags changed (a command that opened the catalog itself) would be refused next time
-  if (needsCache && !(await cli.exports.v8FlagsChanged())) writeCache(script.createCachedData());
+  if (needsCache && !(await cli.exports.v8FlagsChanged())) writeCache(() => script.createCachedData());
   return code;
 }
 `;
