@@ -240,7 +240,7 @@ export function buildRows(R, o) {
     rows.push(absolute({ scenario: 'start-up: first `labels list` after the background holder stopped (it starts it again)', store: 'PGlite', r: cold, text: cold?.value ? fmtMs(cold.value) : '', bound: 800, unitText: fmtMs(800) }));
     const nodeCpu = R.get('startup.node.cpu');
     const warmCpu = R.get('startup.warm.cpu');
-    if (warmCpu && !warmCpu.na) rows.push(cpuRow('start-up: later `labels list`, CPU time (user + system; steadier on a busy machine)', 'PGlite', fmtMs(warmCpu.value), '`node -e 0`', nodeCpu?.value ? fmtMs(nodeCpu.value) : '—'));
+    if (warmCpu && !warmCpu.na) rows.push(cpuRow('start-up: later `labels list`, CPU time (user + system, mean; steadier on a busy machine)', 'PGlite', fmtMs(warmCpu.value), '`node -e 0`', nodeCpu?.value ? fmtMs(nodeCpu.value) : '—'));
   }
   if (on('xlsx')) {
     for (const n of o.rows.filter((x) => x <= 100_000)) {
