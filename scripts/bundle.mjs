@@ -135,7 +135,7 @@ function entry(scriptId) {
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
-const { closeSync, constants, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync } = require('node:fs');
+const { closeSync, constants, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } = require('node:fs');
 const { dirname, join } = require('node:path');
 const { fileURLToPath } = require('node:url');
 const { Script } = require('node:vm');
@@ -176,9 +176,16 @@ function readCache() {
 }
 
 /**
- * Writes the cache (0600, through a new file renamed into place) and drops other versions' caches;
- * quietly gives up. The cache is made only once there is a file to write it to (a read-only home
- * never pays for making it).
+ * Other bundles' caches kept: the newest few, written in the last week (two installs in use keep
+ * theirs; a checkout rebuilt all day does not pile them up).
+ */
+const KEEP_OTHERS = 3;
+const STALE_MS = 7 * 24 * 3600 * 1000;
+
+/**
+ * Writes the cache (0600, through a new file renamed into place) and drops other bundles' old
+ * caches; quietly gives up. The cache is made only once there is a file to write it to (a
+ * read-only home never pays for making it).
  */
 function writeCache(make) {
   const dir = dirname(cacheFile);
@@ -193,7 +200,11 @@ function writeCache(make) {
       closeSync(fd);
     }
     renameSync(tmp, cacheFile);
-    for (const name of readdirSync(dir)) if (name.startsWith('code-') && !name.startsWith(prefix) && name.endsWith('.v8')) unlinkSync(join(dir, name));
+    const others = readdirSync(dir)
+      .filter((name) => name.startsWith('code-') && !name.startsWith(prefix) && name.endsWith('.v8'))
+      .map((name) => ({ path: join(dir, name), mtime: statSync(join(dir, name)).mtimeMs }))
+      .sort((a, b) => b.mtime - a.mtime);
+    others.forEach((o, i) => (i >= KEEP_OTHERS || Date.now() - o.mtime > STALE_MS) && unlinkSync(o.path));
   } catch {
     try {
       unlinkSync(tmp);

@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, lstatSync, readdirSync, readFileSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/stores.js';
@@ -65,6 +65,22 @@ describe.skipIf(!bundled)("the bundle's V8 code cache (scripts/bundle.mjs)", () 
     expect((await catalog(['--version'], { env })).stdout.trim()).toBe(version);
     expect(readFileSync(elsewhere, 'utf8')).toBe('not a cache');
     expect(lstatSync(file).isSymbolicLink()).toBe(false);
+  });
+
+  it("drops other bundles' caches past the newest three, and any older than a week, when it writes its own", async () => {
+    const home = tempDir('code-cache-others-');
+    const dir = join(home, 'catalog-v8');
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const hoursAgo = (h: number) => new Date(Date.now() - h * 3600_000);
+    for (const [name, hours] of [['a', 1], ['b', 2], ['c', 3], ['d', 4], ['old', 24 * 8]] as const) {
+      const file = join(dir, `code-other${name}-v0-x64.v8`);
+      writeFileSync(file, 'x', { mode: 0o600 });
+      utimesSync(file, hoursAgo(hours), hoursAgo(hours));
+    }
+    await catalog(['--version'], { env: { XDG_CACHE_HOME: home } });
+    const names = readdirSync(dir).sort();
+    expect(names.filter((n) => n.startsWith('code-other'))).toEqual(['code-othera-v0-x64.v8', 'code-otherb-v0-x64.v8', 'code-otherc-v0-x64.v8']);
+    expect(codeCaches(home)).toHaveLength(4);
   });
 
   it('is not written by a command that changed its V8 flags (it opened the catalog itself): V8 would refuse it next time', async () => {
