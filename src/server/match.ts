@@ -28,6 +28,13 @@ export function matchLock(schema: string, table: TableDef): { sql: string; param
 }
 
 /**
+ * The oldest of the stored records a key names (`created`, then the lowest id), as an aggregate:
+ * `ORDER BY created, id LIMIT 1` let the planner walk the `created` index until a row had the key
+ * (half the table per row: a 10k-row import took 19 s where this takes 0.3).
+ */
+const OLDEST = `(array_agg(_x."id"::text ORDER BY _x."created", _x."id"))[1]`;
+
+/**
  * One statement reading each staged row's key per alternative and the stored record it names:
  * `o` (the row's place in the body), `id`, then `k0`, `m0`, `k1`, `m1`, … — `k` the normalised key
  * as text (null when empty: an empty key never matches), `m` the id of the stored record with it.
@@ -51,7 +58,7 @@ export function matchLookup(table: TableDef, alts: readonly PlannedMatch[], sche
     const stored = (keys: string[]) => keyMatchSql(a.columns, (c) => `_x.${ident(c.name)}`, keys);
     if (a.columns.length === 1) {
       keys.push(`nullif(${body[0]}, '') AS k${i}`);
-      cols.push(`_k.k${i}`, `(SELECT _x."id"::text FROM ${tableRef(schema, table)} AS _x WHERE ${stored([`_k.k${i}`])} ORDER BY _x."created", _x."id" LIMIT 1) AS m${i}`);
+      cols.push(`_k.k${i}`, `(SELECT ${OLDEST} FROM ${tableRef(schema, table)} AS _x WHERE ${stored([`_k.k${i}`])}) AS m${i}`);
       return;
     }
     // several columns: the parts (k<i>_<j>), and the key as a JSON array of them when one is not empty
@@ -59,7 +66,7 @@ export function matchLookup(table: TableDef, alts: readonly PlannedMatch[], sche
     const parts = body.map((_, j) => `_k.k${i}_${j}`);
     const given = parts.map((e) => `${e} <> ''`).join(' OR ');
     cols.push(`CASE WHEN ${given} THEN json_build_array(${parts.join(', ')})::text END AS k${i}`);
-    cols.push(`(SELECT _x."id"::text FROM ${tableRef(schema, table)} AS _x WHERE ${stored(parts)} AND (${given}) ORDER BY _x."created", _x."id" LIMIT 1) AS m${i}`);
+    cols.push(`(SELECT ${OLDEST} FROM ${tableRef(schema, table)} AS _x WHERE ${stored(parts)} AND (${given})) AS m${i}`);
   });
   return `SELECT ${cols.join(', ')} FROM ${staged} AS _s CROSS JOIN LATERAL (SELECT ${keys.join(', ')} OFFSET 0) AS _k ORDER BY _s."pgrst_ord"`;
 }

@@ -14,7 +14,7 @@ import { STORE_KINDS, disposeStore } from '../support/stores.js';
  * large catalog would read the whole table once per row.
  */
 const KEYS: Array<[table: string, alts: string[][], rows: string]> = [
-  ['tracks', [['isrc_code']], `select 'QZ' || lpad(i::text, 10, '0') from generate_series(1, 5000) i`],
+  ['tracks', [['isrc_code']], `select 'QZ' || lpad(i::text, 10, '0') from generate_series(1, 20000) i`],
   ['releases', [['upc_code'], ['catalog_number']], `select lpad(i::text, 12, '0'), 'CAT-' || i from generate_series(1, 5000) i`],
   ['labels', [['name']], `select 'Label ' || i from generate_series(1, 5000) i`],
   ['subgenres', [['genre', 'name']], `select 'Genre ' || (i % 50), 'Sub ' || i from generate_series(1, 5000) i`],
@@ -33,8 +33,10 @@ for (const { kind, make, skip } of STORE_KINDS) {
     it.each(KEYS)('%s by %j (and by a source id)', async (name, keys, fill) => {
       const table = tableByName(name) as TableDef;
       const cols = [...new Set(keys.flat())];
+      // statistics of an empty table, as a bench's truncate and vacuum analyze before a load leave
+      // them: then 'order by created limit 1' walked tracks' created index instead (19 s for 10k rows)
+      await store.query(`vacuum analyze ${name}`);
       await store.query(`insert into ${name} (${cols.join(', ')}) ${fill}`);
-      await store.query(`analyze ${name}`);
       const alts: PlannedMatch[] = [{ kind: 'source', source: 'legacy' }, ...keys.map((k) => ({ kind: 'key' as const, columns: k.map((c) => table.columns.find((x) => x.name === c)!) }))];
       const plan = { table } as WritePlan;
       const text = await store.transaction(async (tx) => {
@@ -49,6 +51,7 @@ for (const { kind, make, skip } of STORE_KINDS) {
       // the staged rows are read in full (they are the body); nothing else is
       expect(seqScans.filter((r) => !r.startsWith('pgrst_ext_'))).toEqual([]);
       for (const k of keys) expect(text).toContain(`${name}_${k.join('_')}_key_idx`);
+      expect(text).not.toContain('created_idx');
     });
   });
 }
