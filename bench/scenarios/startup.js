@@ -79,11 +79,12 @@ function stopHolder(dataDir) {
  * Runs the scenario: `warmRuns` pairs of `node -e 0` and a warm `labels list`, then `coldRuns`
  * first commands after the holder stopped. Returns the samples (ms) of each.
  */
-export function measureStartup({ warmRuns = 21, coldRuns = 7, log = () => {}, scratch = mkdtempSync(join(tmpdir(), 'catalog-startup-')) } = {}) {
+export function measureStartup({ warmRuns = 21, coldRuns = 7, log = () => {}, scratch } = {}) {
   // bin/catalog.js runs dist/cli/ instead of the bundle while a tsc is newer: not what users run
   const mtime = (rel) => statSync(join(ROOT, rel), { throwIfNoEntry: false })?.mtimeMs ?? -1;
   if (mtime('dist/bundle/catalog.js') < mtime('dist/cli/main.js')) throw new Error('dist/bundle/ is older than dist/cli/ (a tsc ran since): run npm run build first');
-  const dir = join(scratch, 'startup');
+  // its own directory under the bench's scratch, or a new one when run alone (removed afterwards)
+  const dir = scratch ? join(scratch, 'startup') : mkdtempSync(join(tmpdir(), 'catalog-startup-'));
   const dataDir = join(dir, 'catalog');
   const env = { ...process.env, CATALOG_DATA: dataDir, XDG_CACHE_HOME: join(dir, 'cache'), CATALOG_KEEP_WARM: '300', NO_COLOR: '1' };
   delete env.CATALOG_URL;
