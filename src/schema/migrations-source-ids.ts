@@ -51,11 +51,17 @@ const KEY_INDEXES: ReadonlyArray<[table: string, columns: string[]]> = [
   ['subgenres', ['genre', 'name']],
 ];
 
-/** The key indexes; an ISRC's and a UPC's index only the values that are not their own key (match.ts notOwnKey). */
+/**
+ * The key indexes; an ISRC's and a UPC's index only the values that are not their own key (match.ts
+ * notOwnKey). Hash indexes: a lookup is by equality only, and a hash index keeps a key's hash, so a
+ * name of any length can be stored (a B-tree entry over 2,704 bytes refused a 3 KB label name). A
+ * hash index has one column: a key of several (a subgenre's genre and name) is indexed on its last
+ * part, which the lookup's equality on that part uses.
+ */
 const KEY_INDEX_SQL = KEY_INDEXES.map(([table, columns]) => {
   const exprs = keyExpressions(columns.map((name) => ({ name, type: 'text' })), (c) => c.name);
   const partial = columns.length === 1 ? notOwnKey(columns[0], columns[0]) : null;
-  return `create index if not exists ${table}_${columns.join('_')}_key_idx on ${table} (${exprs.join(', ')})${partial ? ` where ${partial}` : ''};`;
+  return `create index if not exists ${table}_${columns.join('_')}_key_idx on ${table} using hash (${exprs[exprs.length - 1]})${partial ? ` where ${partial}` : ''};`;
 }).join('\n');
 
 const COLLECTIONS = TABLES.map((t) => `'${t.name}'`).join(', ');
