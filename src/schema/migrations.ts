@@ -79,6 +79,22 @@ function nameCollationSql(): string {
     .join('\n');
 }
 
+/**
+ * Migration 7: `updated` is set to now() by an update that leaves it as it was, and kept when the
+ * update writes another value. Before, every update overwrote it: a re-import of an export (which
+ * carries each row's `updated`) of a row changed since could never match the file again, so every
+ * later run "updated" it once more (a re-seed after `catalog check --fix`: 55 rows, every time).
+ */
+const TOUCH_KEEPS_WRITTEN_SQL = `
+create or replace function catalog_touch_updated() returns trigger language plpgsql as $$
+begin
+  if new.updated is not distinct from old.updated then
+    new.updated := now();
+  end if;
+  return new;
+end $$;
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'catalog tables, updated triggers, foreign-key indexes', sql: INITIAL },
   {
@@ -110,6 +126,11 @@ create index if not exists tracks_created_idx on tracks (created);
     version: 6,
     name: 'source ids (a side table, the computed field source_ids) and natural-key indexes for matching at write time',
     sql: SOURCE_IDS_MIGRATION_SQL,
+  },
+  {
+    version: 7,
+    name: 'an update that writes updated itself keeps it (an import of an export restores its timestamps, so its next run changes nothing)',
+    sql: TOUCH_KEEPS_WRITTEN_SQL,
   },
 ];
 

@@ -78,6 +78,17 @@ describe('catalog import DIR', () => {
     expect(release).toEqual({ n: 1 });
   });
 
+  it('a re-seed after a record was changed restores it once, and the next one changes nothing', async () => {
+    const first = await cli(['seed']);
+    expect(first.code, first.err).toBe(0);
+    const [label] = (await service.store.query<{ id: string }>(`select id from labels order by id limit 1`)).rows;
+    expect((await cli(['labels', 'update', label.id, 'name=Changed Since'])).code).toBe(0);
+    const restore = await cli(['seed']);
+    expect(restore.err).toMatch(/ 1 updated, \d+ unchanged, 0 rejected$/m);
+    const again = await cli(['seed']);
+    expect(again.err).toMatch(/0 inserted, 0 updated, \d+ unchanged, 0 rejected; nothing changed/);
+  });
+
   it('passes over what an import leaves beside its input, a checkpoint being written included', () => {
     const dir = tempDir('import-dir-own-');
     for (const name of ['genres.csv', 'genres.csv.checkpoint.json', 'genres.csv.checkpoint.json.e8715b4e.tmp', 'genres.rejects.csv', 'notes.txt']) writeFileSync(join(dir, name), 'name\n');

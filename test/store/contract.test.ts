@@ -48,6 +48,15 @@ for (const { kind, make, skip } of STORE_KINDS) {
       expect(Date.parse(upd.rows[0].updated)).toBeGreaterThan(Date.parse('2021-01-01T00:00:00Z'));
     });
 
+    it('keeps an updated the update writes itself (migration 7: an import of an export restores its timestamps)', async () => {
+      const ins = await store.query<{ id: string }>(`insert into labels (name, updated) values ('Kept', '2020-01-01T00:00:00Z') returning id`);
+      const { id } = ins.rows[0];
+      const written = await store.query<{ updated: string }>(`update labels set name = 'Kept 2', updated = '2019-05-05T00:00:00Z' where id = $1 returning updated`, [id]);
+      expect(Date.parse(written.rows[0].updated)).toBe(Date.parse('2019-05-05T00:00:00Z'));
+      const same = await store.query<{ updated: string }>(`update labels set name = 'Kept 3', updated = '2019-05-05T00:00:00Z' where id = $1 returning updated`, [id]);
+      expect(Date.parse(same.rows[0].updated)).toBeGreaterThan(Date.parse('2021-01-01T00:00:00Z'));
+    });
+
     it('applies defaults: generated uuid, empty text, false booleans, null dates', async () => {
       const { rows } = await store.query<{ id: string; stage_name: string; is_signed: boolean; birthdate: string | null; metadata: unknown }>(
         'insert into artists default values returning id, stage_name, is_signed, birthdate, metadata',
