@@ -4,6 +4,7 @@ import { parse as parseYaml } from 'yaml';
 import { foreignKeyOrder, type TableDef } from '../schema/model.js';
 import { DEFAULT_KEYS, type KeySpec } from './keys.js';
 import { ImportError } from './types.js';
+import { didYouMean } from '../format/suggest.js';
 
 /**
  * An import plan: how a directory of another system's files becomes our collections, per file
@@ -102,35 +103,8 @@ class PlanError extends ImportError {
 
 const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** A closest name from a list, for a did-you-mean. */
-function closest(word: string, names: readonly string[]): string | null {
-  const dist = (a: string, b: string): number => {
-    const d = Array.from({ length: b.length + 1 }, (_, j) => j);
-    for (let i = 1; i <= a.length; i++) {
-      let prev = d[0];
-      d[0] = i;
-      for (let j = 1; j <= b.length; j++) {
-        const t = d[j];
-        d[j] = Math.min(d[j] + 1, d[j - 1] + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-        prev = t;
-      }
-    }
-    return d[b.length];
-  };
-  let best: string | null = null;
-  let bestD = Math.max(2, Math.floor(word.length / 3)) + 1;
-  for (const n of names) {
-    const dd = dist(word.toLowerCase(), n.toLowerCase());
-    if (dd < bestD) {
-      best = n;
-      bestD = dd;
-    }
-  }
-  return best;
-}
-
 const hint = (word: string, names: readonly string[]): string => {
-  const c = closest(word, names);
+  const c = didYouMean(word, names);
   return c ? `; did you mean "${c}"?` : ` (one of: ${names.join(', ')})`;
 };
 
