@@ -38,8 +38,9 @@ export function* inListChunks(values: readonly string[], fixed: number, maxValue
 
 /**
  * A query whose URL would be too long, as several that each fit: its one top-level `in.(…)`
- * list (not negated) cut in parts; the rows they select together are the rows it selects. Any
- * other query comes back as it is (a 414 from the service then says what is wrong).
+ * list (not negated), each value once, cut in parts; the rows they select together are the rows
+ * it selects, each once. Any other query comes back as it is (a 414 from the service then says
+ * what is wrong).
  * @example splitLongQuery(q, compileQuery).length // 3 for a query of 600 uuids in one in.()
  */
 export function splitLongQuery(q: Query, compile: (q: Query) => string, maxChars = MAX_QUERY_CHARS): Query[] {
@@ -51,7 +52,8 @@ export function splitLongQuery(q: Query, compile: (q: Query) => string, maxChars
   const rest = { ...q, where: q.where.filter((w) => w !== clause) };
   const fixed = compile(rest).length + filter.field.name.length + 12;
   const parts: Query[] = [];
-  for (const values of inListChunks(filter.value as string[], fixed, Number.MAX_SAFE_INTEGER, maxChars)) {
+  // each value once: a value repeated in two parts would select (count, update) its rows twice
+  for (const values of inListChunks([...new Set(filter.value as string[])], fixed, Number.MAX_SAFE_INTEGER, maxChars)) {
     parts.push({ ...q, where: q.where.map((w) => (w === clause ? { ...w, condition: { ...filter, value: values } } : w)) });
   }
   return parts;

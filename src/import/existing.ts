@@ -1,8 +1,8 @@
 import type { ColumnDef } from '../schema/catalog.js';
-import { columnKind, instantKey, K_JSON, K_TIMESTAMP, K_UUID, normalizeUuid } from '../schema/codecs.js';
+import { columnKind, instantKey, K_JSON, K_TIMESTAMP, K_UUID, normalizeUuid, UUID_TEXT } from '../schema/codecs.js';
+import { keyList } from '../schema/links.js';
 import { faultOf, type Transport } from '../client/transport.js';
 import { SOURCE_IDS } from '../schema/source-ids.js';
-import { UUID_TEXT } from '../schema/codecs.js';
 import { inListChunks } from '../client/in-list.js';
 import { inListQuery, rangeQuery } from './requests.js';
 
@@ -142,7 +142,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  * with its role and share.
  */
 function storedLinks(kind: 'tracks' | 'artists', v: unknown): string[] | null {
-  const list = typeof v === 'string' ? v.split(';').map((k) => k.trim()).filter((k) => k !== '') : v;
+  const list = keyList(v);
   if (!Array.isArray(list)) return null;
   const out: string[] = [];
   for (let i = 0; i < list.length; i++) {

@@ -5,6 +5,7 @@ import type { TableDef } from '../schema/catalog.js';
 import { ImportError } from './types.js';
 import { KeyIndex, keyText, showKey } from './keys.js';
 import { UUID_TEXT } from '../schema/codecs.js';
+import { keyList } from '../schema/links.js';
 
 /**
  * References by name: a text field of a row (a release's `label`) that names a record of a parent
@@ -74,7 +75,8 @@ export function creditNames(text: string): string[] {
       // not JSON: a list of names that happens to start so
     }
   }
-  const keys = Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : typeof value === 'string' ? value.split(';') : [];
+  const list = keyList(value);
+  const keys = Array.isArray(list) ? list.filter((v): v is string => typeof v === 'string') : [];
   return keys.map((k) => k.trim()).filter((k) => k !== '' && !UUID_TEXT.test(k));
 }
 

@@ -22,12 +22,19 @@ export function nameKey(s: string): string {
 const ISRC = /^[A-Z]{2}[A-Z0-9]{3}\d{7}$/;
 
 /**
+ * An ISRC without spaces, dots, underscores and hyphens, in upper case: the form the database
+ * also looks a track's key up by (catalog_track_by_key), valid or not.
+ * @example isrcBare('us-00c-16-00121') // 'US00C1600121'
+ */
+export const isrcBare = (raw: string): string => raw.replace(/[\s\-_.]/g, '').toUpperCase();
+
+/**
  * An ISRC's state: valid as it is, fixable (only separators and case are off: the fix), or invalid.
  * @example isrcState('us-00c-16-00121') // { ok: false, fix: 'US00C1600121' }
  */
 export function isrcState(raw: string): { ok: true } | { ok: false; fix: string | null } {
   if (ISRC.test(raw)) return { ok: true };
-  const bare = raw.replace(/[\s\-_.]/g, '').toUpperCase();
+  const bare = isrcBare(raw);
   return { ok: false, fix: ISRC.test(bare) ? bare : null };
 }
 

@@ -132,6 +132,15 @@ function creditElementProblem(at: string, el: unknown): LinkProblem | null {
   return null;
 }
 
+/**
+ * A link value as the database reads it (catalog_key_list): a string is its `;`-separated keys,
+ * trimmed, empty ones dropped; any other value as it is.
+ * @example keyList(' US1; ;US2') // ['US1', 'US2']
+ */
+export function keyList(value: unknown): unknown {
+  return typeof value === 'string' ? value.split(';').map((k) => k.trim()).filter((k) => k !== '') : value;
+}
+
 /** The ids a link field names (elements whose id is a uuid), lower-cased, in order. */
 export function linkIds(value: unknown): string[] {
   if (!Array.isArray(value)) return [];

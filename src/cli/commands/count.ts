@@ -2,7 +2,6 @@ import { Command } from 'commander';
 import { ServiceError } from '../../client/errors.js';
 import { splitLongQuery } from '../../client/in-list.js';
 import { compileQuery } from '../../grammar/compile.js';
-import type { Filter, Query } from '../../grammar/types.js';
 import { renderPrefer } from '../../grammar/prefer.js';
 import { parseContentRange } from '../../grammar/range.js';
 import type { Row } from '../../format/types.js';
@@ -41,8 +40,8 @@ export async function runCount(opts: CountOptions, ctx: Context): Promise<void> 
   const schema = await ctx.schema();
   if (opts.by === undefined) {
     const query = buildReadQuery({ where: opts.where, or: opts.or }, table, schema, ctx.removedFields(table.name), ctx.clock.now());
-    // an in.() list too long for one URL is counted in parts, as list reads it: each value once, so the parts add up
-    const parts = splitLongQuery(dedupeInList(query), compileQuery);
+    // an in.() list too long for one URL is counted in parts, as list reads it (each value once, so the parts add up)
+    const parts = splitLongQuery(query, compileQuery);
     let sum = 0;
     for (const part of parts) {
       const res = await ctx.send({ method: 'HEAD', path: pathOf(table), query: compileQuery(part), headers: { Prefer: renderPrefer({ count: 'exact' }) } });
@@ -67,14 +66,3 @@ export async function runCount(opts: CountOptions, ctx: Context): Promise<void> 
   await writeRows(ctx, rows, { selected: true });
 }
 
-/** The query with its top-level in.() lists' repeated values once (parts of a split list must not count a row twice). */
-function dedupeInList(q: Query): Query {
-  return {
-    ...q,
-    where: q.where.map((w) => {
-      if (w.path.length > 0 || w.condition.kind !== 'filter' || w.condition.op !== 'in' || !Array.isArray(w.condition.value)) return w;
-      const f = w.condition as Filter;
-      return { ...w, condition: { ...f, value: [...new Set(f.value as string[])] } };
-    }),
-  };
-}

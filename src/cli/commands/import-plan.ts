@@ -137,8 +137,6 @@ export async function planRunOf(plan: ImportPlan, tables: readonly TableDef[], t
         return p;
       };
       const natural = entry.sourceId && entry.key ? await KeyIndex.load(transport, entry.table.name, entry.key) : null;
-      // the entry's map renames source headers in the transform; the engine then sees our names
-      void tables;
       const transformed = await transformFile(entry, source, sourcesOf, natural, tmp, signal, dryRun ? (id) => addMadeUp(madeUp, entry.table.name, id) : undefined);
       const rejectsPath = options.rejectsPath && !options.rejectsPath.startsWith(entry.path) ? options.rejectsPath : rejectsBeside(entry.path);
       // the file of ours carries each row's source id in the service's source_ids field

@@ -2,10 +2,10 @@ import type { Transport } from '../../client/transport.js';
 import type { ColumnDef, TableDef } from '../../schema/catalog.js';
 import { fetchExisting } from '../existing.js';
 import { KeyIndex } from '../keys.js';
-import { nameKey } from '../../schema/keys.js';
+import { isrcBare, nameKey } from '../../schema/keys.js';
 import { UUID_TEXT } from '../../schema/codecs.js';
 import { jsonbKeys, jsonbText } from '../../format/csv-dialect.js';
-import { CREDIT_FIELDS, creditProblems, releaseTrackProblems } from '../../schema/links.js';
+import { CREDIT_FIELDS, creditProblems, keyList, releaseTrackProblems } from '../../schema/links.js';
 import type { Reject } from '../rejects.js';
 import type { PendingRow } from './shape.js';
 
@@ -90,12 +90,12 @@ export class ReferenceCheck {
     const ids = named.flatMap((els) => els.filter((e) => e.kind === 'id').map((e) => e.value));
     const absent = await this.absentOf(col.name, target, { name: 'id', type: 'uuid', nullable: false }, ids);
     // ISRCs as keys: present when a track has the key as written, or without separators in upper case (as the database resolves it)
-    const isrcs = named.flatMap((els) => els.filter((e) => e.kind === 'isrc').flatMap((e) => [e.value, isrcForm(e.value)]));
+    const isrcs = named.flatMap((els) => els.filter((e) => e.kind === 'isrc').flatMap((e) => [e.value, isrcBare(e.value)]));
     const absentIsrc = isrcs.length ? await this.absentOf(`${col.name}:isrc`, 'tracks', { name: 'isrc_code', type: 'text', nullable: false }, isrcs) : new Set<string>();
     rows.forEach((r, i) => {
       if (bad.has(r)) return;
       const missing = named[i].find((e) =>
-        e.kind === 'id' ? absent.has(e.value) : e.kind === 'isrc' ? absentIsrc.has(e.value) && absentIsrc.has(isrcForm(e.value)) : artistNames!.find(0, nameKey(e.value)) === null,
+        e.kind === 'id' ? absent.has(e.value) : e.kind === 'isrc' ? absentIsrc.has(e.value) && absentIsrc.has(isrcBare(e.value)) : artistNames!.find(0, nameKey(e.value)) === null,
       );
       if (!missing) return;
       const element = () => [...jsonbText(missing.value, jsonbKeys)].join('');
@@ -139,9 +139,6 @@ export class ReferenceCheck {
   }
 }
 
-/** An ISRC as the database also tries it: without spaces, dots, underscores and hyphens, upper case. */
-const isrcForm = (k: string): string => k.replace(/[\s._-]/g, '').toUpperCase();
-
 /** A link element the check can answer for: an id to look up, or (releases.tracks) an ISRC given as the key. */
 interface LinkedKey {
   at: number;
@@ -156,7 +153,7 @@ interface LinkedKey {
  * the database splits it (empty keys dropped).
  */
 function linkedIds(value: unknown, tracks: boolean, names = false): LinkedKey[] {
-  const list = typeof value === 'string' ? value.split(';').map((k) => k.trim()).filter((k) => k !== '') : value;
+  const list = keyList(value);
   if (!Array.isArray(list)) return [];
   const out: LinkedKey[] = [];
   for (let i = 0; i < list.length; i++) {
