@@ -105,11 +105,11 @@ async function importAll(opts: ImportDirOptions, ctx: Context, tables: readonly 
   const abort = new AbortController();
   void ctx.waitForSignal().then(() => abort.abort());
   const summaries: ImportSummary[] = [];
-  /** A dry run's records earlier files would create, and the ids made up for them. */
+  /** A dry run's records earlier files would create, and the ids made up for them (by name, or by a plan's source ids). */
   const prospective = new Map<string, Array<Record<string, string>>>();
   const madeUp = new Set<string>();
   const matched: Array<{ table: TableDef; index: KeyIndex; rejected: number; summary: ImportSummary; sync: SyncOptions }> = [];
-  const plan = opts.plan ? await (await import('./import-plan.js')).planRun(opts.plan, opts.dir, opts.source, tables, transport, dryRun, abort.signal) : null;
+  const plan = opts.plan ? await (await import('./import-plan.js')).planRun(opts.plan, opts.dir, opts.source, tables, transport, abort.signal, dryRun ? (c, id) => madeUp.add(`${c}/${id.toLowerCase()}`) : undefined) : null;
   const jobs = plan ? plan.entries.map((e) => ({ table: e.table, file: e.path, entry: e })) : filesOf(opts, tables).map((f) => ({ ...f, entry: null }));
   for (const { table, file, entry } of jobs) {
     const key = opts.key && keyFits(table, opts.key) ? opts.key : undefined;
@@ -134,7 +134,11 @@ async function importAll(opts: ImportDirOptions, ctx: Context, tables: readonly 
       throw err;
     });
     // a dry run: the names this file would add are there for the next files' references
-    if (dryRun && REFERRED_BY_NAME.includes(table.name) && !entry) prospective.set(table.name, await namesIn(file, table, opts, (id) => madeUp.add(`${table.name}/${id}`)));
+    if (dryRun && REFERRED_BY_NAME.includes(table.name)) {
+      const { parseMaps } = await import('../../import/mapping.js');
+      const how = entry ?? { ...opts, map: opts.map ? parseMaps(opts.map) : {} };
+      prospective.set(table.name, await namesIn(file, table, how, (id) => madeUp.add(`${table.name}/${id}`)));
+    }
     const done = got as { index: KeyIndex; rejected: number } | null;
     if (done && base.sync) matched.push({ table, ...done, summary: s, sync: base.sync });
     summaries.push(s);
@@ -166,12 +170,17 @@ const REFERRED_BY_NAME = ['labels', 'genres', 'subgenres'];
  * The id, name and genre of each row of a parent file (its header matched to fields as import
  * matches them), an id made up where the file has none: what a dry run of the next files sees.
  */
-async function namesIn(file: string, table: TableDef, opts: ImportDirOptions, made: (id: string) => void): Promise<Array<Record<string, string>>> {
-  const [{ detectFormat, openReader }, { normalizeName, parseMaps }, { randomUUID }] = await Promise.all([import('../../import/readers/index.js'), import('../../import/mapping.js'), import('node:crypto')]);
-  const map = opts.map ? parseMaps(opts.map) : {};
+async function namesIn(
+  file: string,
+  table: TableDef,
+  how: { map: Record<string, string>; format?: string; delimiter?: string; sheet?: string },
+  made: (id: string) => void,
+): Promise<Array<Record<string, string>>> {
+  const [{ detectFormat, openReader }, { normalizeName }, { randomUUID }] = await Promise.all([import('../../import/readers/index.js'), import('../../import/mapping.js'), import('node:crypto')]);
+  const { map } = how;
   const fieldOf = (h: string) => map[h] ?? table.columns.find((c) => c.name === h || normalizeName(c.name) === normalizeName(h))?.name;
   const rows: Array<Record<string, string>> = [];
-  const reader = openReader(file, detectFormat(file, opts.format), { delimiter: opts.delimiter, sheet: opts.sheet, name: file });
+  const reader = openReader(file, detectFormat(file, how.format), { delimiter: how.delimiter, sheet: how.sheet, name: file });
   for await (const rec of reader.records()) {
     const row: Record<string, string> = {};
     for (const [h, v] of Object.entries(rec.values)) {
@@ -246,6 +255,6 @@ export async function runImportDir(opts: ImportDirOptions, ctx: Context, extra: 
   await report(ctx, summaries);
   if (opts.summary) await writeFile(opts.summary, `${JSON.stringify({ files: summaries }, null, 2)}\n`);
   const rejected = summaries.reduce((n, s) => n + s.rejected, 0);
-  if (rejected > 0) throw new PartialFailure(`${fmt(rejected)} row${rejected === 1 ? ' was' : 's were'} ${dryRun ? 'would be ' : ''}rejected`);
+  if (rejected > 0) throw new PartialFailure(`${fmt(rejected)} row${rejected === 1 ? '' : 's'} ${dryRun ? 'would be' : rejected === 1 ? 'was' : 'were'} rejected`);
   return summaries;
 }

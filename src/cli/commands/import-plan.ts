@@ -76,8 +76,8 @@ export interface PlanRun {
 }
 
 /** The run of a checked plan: source ids read once per collection, and grown as files land. */
-export async function planRun(planPath: string, dir: string, source: string | undefined, tables: readonly TableDef[], transport: Transport, dryRun: boolean, signal: AbortSignal): Promise<PlanRun> {
-  return planRunOf(loadPlan(planPath, tables, dir, source), tables, transport, dryRun, signal);
+export async function planRun(planPath: string, dir: string, source: string | undefined, tables: readonly TableDef[], transport: Transport, signal: AbortSignal, madeUp?: MadeUp): Promise<PlanRun> {
+  return planRunOf(loadPlan(planPath, tables, dir, source), tables, transport, signal, madeUp);
 }
 
 /**
@@ -108,12 +108,13 @@ export function singleFilePlan(o: { file: string; table: TableDef; source: strin
   return { path: o.file, dir: dirname(o.file), source: o.source, entries: [entry] };
 }
 
+/** Told each id a dry run makes up for a new record (the run's knownIds count them as present in later files). */
+export type MadeUp = (collection: string, id: string) => void;
+
 /** The run of a plan already read and checked. */
-export async function planRunOf(plan: ImportPlan, tables: readonly TableDef[], transport: Transport, dryRun: boolean, signal: AbortSignal): Promise<PlanRun> {
+export async function planRunOf(plan: ImportPlan, tables: readonly TableDef[], transport: Transport, signal: AbortSignal, madeUp?: MadeUp): Promise<PlanRun> {
   const { importFile } = await import('../../import/engine.js');
   const sources = new Map<string, Promise<SourceIds>>();
-  /** Ids a dry run made up for new records (a later file's references to them count as present). */
-  const madeUp = new Map<string, Set<string>>();
   let supported: Promise<void> | null = null;
   const tmp = mkdtempSync(join(tmpdir(), 'catalog-plan-'));
   process.once('exit', () => rmSync(tmp, { recursive: true, force: true }));
@@ -137,7 +138,7 @@ export async function planRunOf(plan: ImportPlan, tables: readonly TableDef[], t
         return p;
       };
       const natural = entry.sourceId && entry.key ? await KeyIndex.load(transport, entry.table.name, entry.key) : null;
-      const transformed = await transformFile(entry, source, sourcesOf, natural, tmp, signal, dryRun ? (id) => addMadeUp(madeUp, entry.table.name, id) : undefined);
+      const transformed = await transformFile(entry, source, sourcesOf, natural, tmp, signal, madeUp && ((id) => madeUp(entry.table.name, id)));
       const rejectsPath = options.rejectsPath && !options.rejectsPath.startsWith(entry.path) ? options.rejectsPath : rejectsBeside(entry.path);
       // the file of ours carries each row's source id in the service's source_ids field
       const own = Boolean(source && entry.sourceId);
@@ -163,7 +164,6 @@ export async function planRunOf(plan: ImportPlan, tables: readonly TableDef[], t
           dateFormat: entry.dateFormat,
           rejectsPath,
           checkpointPath: null,
-          knownIds: dryRun ? (collection, id) => madeUp.get(collection)?.has(id.toLowerCase()) ?? false : undefined,
         },
         transport,
       );
@@ -173,12 +173,6 @@ export async function planRunOf(plan: ImportPlan, tables: readonly TableDef[], t
       return summary;
     },
   };
-}
-
-function addMadeUp(madeUp: Map<string, Set<string>>, collection: string, id: string): void {
-  let s = madeUp.get(collection);
-  if (!s) madeUp.set(collection, (s = new Set()));
-  s.add(id.toLowerCase());
 }
 
 /** The plan's own refusals beside the engine's: counted, listed in line order, and in the same rejects file. */

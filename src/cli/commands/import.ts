@@ -219,7 +219,7 @@ async function sourceRun(opts: RunImportOptions, table: TableDef, tables: readon
     sheet: opts.sheet,
     dateFormat: opts.dateFormat,
   });
-  const run = await planRunOf(plan, tables, transport, Boolean(opts.dryRun), signal);
+  const run = await planRunOf(plan, tables, transport, signal);
   return (o) => run.importEntry(plan.entries[0], o);
 }
 
