@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { accessSync, constants as fsConstants, existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { foreignKeyOrder, type TableDef } from '../schema/model.js';
@@ -169,6 +169,12 @@ function parseEntry(planPath: string, base: string, tables: readonly TableDef[],
   unknownKeys(planPath, at, raw, FILE_KEYS);
   const path = isAbsolute(file) ? file : join(base, file);
   if (!existsSync(path) || !statSync(path).isFile()) throw new PlanError(planPath, at, `no such file ${path}`);
+  try {
+    accessSync(path, fsConstants.R_OK);
+  } catch {
+    // as import says of an input (the transform would otherwise fail on its first read, part way through the run)
+    throw new PlanError(planPath, at, `${path}: permission denied (it is not readable by this user)`);
+  }
   const collection = typeof raw.collection === 'string' ? raw.collection : '';
   const table = tables.find((t) => t.name === collection || t.singular === collection);
   if (!table) throw new PlanError(planPath, `${at}.collection`, collection ? `no collection "${collection}"${hint(collection, names)}` : 'is required');

@@ -20,9 +20,14 @@ async function serve(extra: string[] = []): Promise<{ url: string; proc: ChildPr
   return { url: s.url, proc: s.proc, stop: async () => void (await s.stop()) };
 }
 
-/** A private tmux server (its own socket), so the tests never touch anyone's sessions. */
-const SOCKET = `catalog-e2e-${process.pid}`;
-const tmux = (...args: string[]) => execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8' });
+/**
+ * A private tmux server on a socket in our own temporary directory, so the tests never touch anyone's
+ * sessions and do not depend on the state of the shared /tmp/tmux-UID (tmux refuses a socket directory
+ * another user owns or others may write: "directory /tmp/tmux-0 has unsafe permissions").
+ */
+let socketPath = '';
+const SOCKET = () => (socketPath ||= join(tempDir('tmux-socket-'), 's'));
+const tmux = (...args: string[]) => execFileSync('tmux', ['-S', SOCKET(), ...args], { encoding: 'utf8' });
 
 /** One command running in a 200×50 tmux pane: keys in, screen out. */
 function terminalSession(name: string, command: string, env: Record<string, string>) {
@@ -45,7 +50,7 @@ function terminalSession(name: string, command: string, env: Record<string, stri
     type: (text: string) => void tmux('send-keys', '-t', name, '-l', text),
     /** Presses named keys (Enter, Up, Down, Space, BSpace). */
     press: (...keys: string[]) => void tmux('send-keys', '-t', name, ...keys),
-    close: () => void spawnSync('tmux', ['-L', SOCKET, 'kill-session', '-t', name]),
+    close: () => void spawnSync('tmux', ['-S', SOCKET(), 'kill-session', '-t', name]),
   };
 }
 
@@ -90,7 +95,7 @@ describe.skipIf(!BUILT || !HAS_TMUX)('interactive add in a real terminal (tmux)'
   });
   afterAll(async () => {
     for (const s of sessions) s.close();
-    spawnSync('tmux', ['-L', SOCKET, 'kill-server']);
+    spawnSync('tmux', ['-S', SOCKET(), 'kill-server']);
     await svc?.stop();
   });
 
