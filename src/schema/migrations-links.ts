@@ -24,7 +24,7 @@ function creditIds(alias = ''): string {
   return `(${CREDIT_FIELDS.map((f) => `coalesce(jsonb_path_query_array(${alias}${f}, '$[*].id'), '[]'::jsonb)`).join(' || ')})`;
 }
 
-const UUID_RE = '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
+export const UUID_RE = '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
 
 /**
  * Scalar helpers the triggers and the functions share (single expressions: PostgreSQL inlines them).
@@ -227,7 +227,7 @@ end $$;
  * (if any) in canonical form, a text role and a share from 0 to 100. New rows whose lists have
  * none take the quick way: the statement trigger then checks their ids and names all at once.
  */
-const CREDIT_SHAPE_PATH = `lax $[*] ? (@.type() != "object"
+export const CREDIT_SHAPE_PATH = `lax $[*] ? (@.type() != "object"
   || exists(@.keyvalue() ? (${LINK_KEYS.credits.map((k) => `@.key != "${k}"`).join(' && ')}))
   || exists(@.* ? (@.type() == "null"))
   || !exists(@.name) || @.name.type() != "string" || @.name like_regex "^[ ]*$"
@@ -248,7 +248,7 @@ function creditElements(rows: string): string {
  * problem to report with its path) gives NULL and goes through the element-by-element function.
  * `v` is the value's SQL (a trigger's `new.…`).
  */
-function fastCredits(v: string): string {
+export function fastCredits(v: string): string {
   const ok = `case when jsonb_typeof(x.e) = 'object' then (x.e - '{${LINK_KEYS.credits.join(',')}}'::text[]) = '{}'::jsonb
       and coalesce(jsonb_typeof(x.e->'name'), 'null') in ('null', 'string')
       and (case when coalesce(jsonb_typeof(x.e->'id'), 'null') = 'null' then coalesce(btrim(x.e->>'name'), '') <> '' else a.id is not null end)
@@ -264,7 +264,7 @@ function fastCredits(v: string): string {
 }
 
 /** The common case of `releases.tracks` in one statement (see fastCredits). */
-function fastTracks(v: string): string {
+export function fastTracks(v: string): string {
   const ok = `case when jsonb_typeof(x.e) = 'object' then (x.e - '{${LINK_KEYS.tracks.join(',')}}'::text[]) = '{}'::jsonb
       and t.id is not null and catalog_link_count(x.e->'position') is not null
       and (coalesce(jsonb_typeof(x.e->'disc'), 'null') = 'null' or catalog_link_count(x.e->'disc') is not null)

@@ -2,6 +2,7 @@ import { TABLES, type ColumnDef, type TableDef } from './catalog.js';
 import { LINKS_MIGRATION_SQL } from './migrations-links.js';
 import { LINKS_V4_SQL } from './migrations-links-v4.js';
 import { SOURCE_IDS_MIGRATION_SQL } from './migrations-source-ids.js';
+import { CHECKED_BATCH_MIGRATION_SQL } from './migrations-checked.js';
 
 /** One versioned migration. Versions only grow; a released migration is never edited. */
 export interface Migration {
@@ -131,6 +132,11 @@ create index if not exists tracks_created_idx on tracks (created);
     version: 7,
     name: 'an update that writes updated itself keeps it (an import of an export restores its timestamps, so its next run changes nothing)',
     sql: TOUCH_KEEPS_WRITTEN_SQL,
+  },
+  {
+    version: 8,
+    name: 'link checks only for rows with links; the service\'s set-based checked batches skip them (a key only the owner reads)',
+    sql: CHECKED_BATCH_MIGRATION_SQL,
   },
 ];
 

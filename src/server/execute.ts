@@ -3,6 +3,7 @@ import type { Preferences } from '../grammar/types.js';
 import { normalizeUuid } from '../schema/codecs.js';
 import type { Queryable, Store } from '../store/store.js';
 import { ApiError, singularError } from './errors.js';
+import { batchKey, checkBatch, linkColumns } from './link-batch.js';
 import { matchLock, matchLookup, resolveIds, type LookupRow } from './match.js';
 import type { Planned, WritePlan } from './plan.js';
 import { copyShapeCheck, copyShapeError, mergeSourceIds, sourceIdConflict } from './source-ids.js';
@@ -255,6 +256,9 @@ export async function execute(store: Store, planned: Planned, statement: Stateme
     abort = e;
     throw e;
   };
+  // a staged insert with links is checked as one set, and skips the row triggers (link-batch.ts);
+  // the key is read before the transaction (the embedded store runs one statement at a time)
+  const checked = planned.plan.kind === 'insert' && linkColumns(planned.plan).length > 0 ? await batchKey(store) : null;
   try {
     const result = await store.transaction(async (tx): Promise<ExecResult> => {
       const timezoneApplied = await applyTimezone(tx, prefs);
@@ -272,17 +276,19 @@ export async function execute(store: Store, planned: Planned, statement: Stateme
         ({ received, collapsed, moves } = await stage(tx, plan0, store.schema, fail));
         if (plan0.match) params = bindMoves(params, moves);
         else collapsed = undefined;
+        if (checked) await checkBatch(tx, plan0, store.schema, stagedTarget(plan0), checked);
       } else if (plan0.kind !== 'read' && plan0.payload?.copy !== undefined) {
         // COPY_CSV: first straight into the table (copyDirect); else into this session's staging
-        // table, which the statement reads
+        // table, which the statement reads. Links go through the staging table, to be checked there.
         if (!tx.copyCsv) throw new ApiError(415, 'PGRST102', 'This store cannot load COPY bodies');
-        if (directCopyAllowed(planned) && !(await firstRowStored(tx, plan0, store.schema, plan0.payload.copy))) {
+        if (!checked && directCopyAllowed(planned) && !(await firstRowStored(tx, plan0, store.schema, plan0.payload.copy))) {
           const direct = await copyDirect(tx, plan0, store.schema, plan0.payload.copy, timezoneApplied);
           if (direct) return direct;
         }
         const stage = copyStage(plan0, store.schema);
         await tx.query(stage.create);
         received = await tx.copyCsv(stage.target, stage.columns, plan0.payload.copy);
+        if (checked) await checkBatch(tx, plan0, store.schema, stage.target, checked);
       } else if (plan0.kind !== 'read' && plan0.payload && plan0.payload.rows >= 0) received = plan0.payload.rows;
       const row = (await tx.query<Record<string, unknown>>(statement.sql, params)).rows[0] ?? {};
       if (planned.plan.kind === 'read') return readResult(tx, planned, row, extra, timezoneApplied);

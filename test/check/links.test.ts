@@ -83,7 +83,7 @@ for (const { kind, make, skip } of STORE_KINDS) {
       // old values: written with the link triggers off, as a catalog migrated in place may hold them
       await store.query('alter table releases disable trigger releases_links');
       await store.query('alter table tracks disable trigger tracks_links');
-      await store.query('alter table tracks disable trigger tracks_links_inserted');
+      await store.query('alter table tracks disable trigger tracks_link_ids');
       const R = [1, 2, 3, 4].map((n) => id('20000d29', n));
       const releases: Array<[string, unknown]> = [
         [R[0], [{ id: T1, position: 1 }, { id: GONE, position: 2 }]],
@@ -98,7 +98,7 @@ for (const { kind, make, skip } of STORE_KINDS) {
       ]);
       await store.query('alter table releases enable trigger releases_links');
       await store.query('alter table tracks enable trigger tracks_links');
-      await store.query('alter table tracks enable trigger tracks_links_inserted');
+      await store.query('alter table tracks enable trigger tracks_link_ids');
 
       const transport = appTransport(createApp({ store, log: () => {} }));
       const found: Finding[] = [];

@@ -12,7 +12,9 @@ const A1 = id('a0000c29', 1);
 /** Turns a migrated catalog back into one made before migration 4: no link triggers, free-form jsonb. */
 async function asBeforeMigration4(store: Store): Promise<void> {
   await store.query('drop trigger tracks_links on tracks');
-  await store.query('drop trigger tracks_links_inserted on tracks');
+  // migration 5's statement trigger (gone since migration 8) and migration 8's row trigger
+  await store.query('drop trigger if exists tracks_links_inserted on tracks');
+  await store.query('drop trigger if exists tracks_link_ids on tracks');
   await store.query('drop trigger releases_links on releases');
   await store.query('drop trigger artists_renamed on artists');
   await store.query('delete from catalog_migrations where version >= 4');
