@@ -80,6 +80,13 @@ export async function runList(opts: ListOptions, ctx: Context): Promise<void> {
     return;
   }
   await reportCount(ctx, opts, n, total, table.name);
+  if (n === 0) await hintValues(ctx, query, table);
+}
+
+/** Nothing matched: a did-you-mean for filter values no record has (src/cli/commands/value-hints.ts). */
+async function hintValues(ctx: Context, query: Query, table: TableDef): Promise<void> {
+  const { valueHints } = await import('./value-hints.js');
+  for (const hint of await valueHints(query, table, await ctx.schema(), ctx)) await ctx.note(hint);
 }
 
 /** The query with its root limit set (its offset kept). */
@@ -143,6 +150,7 @@ async function listAll(opts: ListOptions, ctx: Context, table: TableDef, query: 
     await pager?.done();
   }
   await reportCount(ctx, { ...opts, all: !pager }, shown, total, table.name);
+  if (shown === 0) await hintValues(ctx, query, table);
 }
 
 /**
