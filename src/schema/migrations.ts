@@ -2,6 +2,7 @@ import { TABLES, type ColumnDef, type TableDef } from './catalog.js';
 import { LINKS_MIGRATION_SQL } from './migrations-links.js';
 import { LINKS_V4_SQL } from './migrations-links-v4.js';
 import { SOURCE_IDS_MIGRATION_SQL } from './migrations-source-ids.js';
+import { REMOVALS_MIGRATION_SQL } from './migrations-removals.js';
 
 /** One versioned migration. Versions only grow; a released migration is never edited. */
 export interface Migration {
@@ -132,6 +133,7 @@ create index if not exists tracks_created_idx on tracks (created);
     name: 'an update that writes updated itself keeps it (an import of an export restores its timestamps, so its next run changes nothing)',
     sql: TOUCH_KEEPS_WRITTEN_SQL,
   },
+  { version: 9, name: 'removals recorded: a removals table, filled by an after-delete trigger on each collection', sql: REMOVALS_MIGRATION_SQL },
 ];
 
 /** The newest schema version the code knows. */

@@ -70,7 +70,7 @@ function chosenCollections(names: string[], known: readonly string[]): string[] 
 export async function runCheck(collectionArgs: string[], opts: CheckFlags, ctx: Context): Promise<void> {
   if (opts.listRules) return listRules(ctx);
   const schema = await ctx.schema();
-  const collections = chosenCollections(collectionArgs, [...schema.tables.keys()].sort());
+  const collections = chosenCollections(collectionArgs, [...schema.tables.values()].filter((t) => !t.readOnly).map((t) => t.name).sort());
   const rules = chosenRules(opts.rules);
   const pageSize = countFlag('--page-size', opts.pageSize);
   if (pageSize === 0) throw new UsageError('--page-size must be at least 1');
