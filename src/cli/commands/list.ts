@@ -27,7 +27,7 @@ export function defineList(ctx: Context, table: TableDef): Command {
   const title = titleField(table);
   const cmd = addReadFlags(new Command('list').description(`List ${table.name}, filtered, sorted and paged`))
     .alias('ls')
-    .option('-a, --all', 'every matching row, read page by page (one JSON array across pages; on a terminal through $PAGER, less -SR by default)')
+    .option('-a, --all', 'every matching row, read page by page: on a terminal a table through $PAGER (less -SR by default), piped one JSON array across pages (or -o csv, ndjson, …)')
     .option('--page-size <n>', `rows per request with --all (default ${DEFAULT_PAGE})`)
     .option('-c, --count', 'also count every matching row ("N of M" on stderr)')
     .action(async (opts: Omit<ListOptions, 'collection'>) => runList({ ...opts, collection: table.name }, ctx));
