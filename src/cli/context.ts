@@ -373,9 +373,9 @@ export class Context {
     return t;
   }
 
-  /** Every collection the schema describes: what import DIR, --sync, --ref and check take as the table model. */
+  /** Every collection the schema describes that takes writes (not `removals`): what import DIR, --sync, --ref and check take as the table model. */
   async tables(): Promise<TableDef[]> {
-    return [...(await this.schema()).tables.values()];
+    return [...(await this.schema()).tables.values()].filter((t) => !t.readOnly);
   }
 
   /** Fields the interface removed from a collection (for friendlier errors). */

@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { COLLECTIONS, REMOVED_COLLECTIONS, type TableDef, TABLES } from '../schema/catalog.js';
 import { defineChangelog } from './commands/changelog.js';
+import { defineChanges } from './commands/changes.js';
 import { defineCheck } from './commands/check.js';
 import { defineCollection, verbNamed } from './commands/collection.js';
 import { defineCompletion } from './commands/completion.js';
@@ -60,7 +61,7 @@ Examples:
 const WHOLE_TREE = new Set(['completion', 'help']);
 
 /** The commands besides the collections (their modules are light, so they are always built). */
-const OTHER_COMMANDS = ['import', 'check', 'schema', 'config', 'serve', 'seed', 'changelog', 'token', 'completion'];
+const OTHER_COMMANDS = ['import', 'check', 'schema', 'config', 'serve', 'seed', 'changes', 'changelog', 'token', 'completion'];
 
 /** Commands that move many rows (and `list --all`): see Context.bulk. */
 const BULK_COMMANDS = new Set(['import', 'export', 'seed', 'check']);
@@ -110,7 +111,7 @@ function operands(args: string[]): { words: string[]; rest: boolean } {
 }
 
 /** Verbs and commands that send requests (so, without --url, open the embedded catalog). */
-const SENDING = new Set(['list', 'get', 'add', 'update', 'remove', 'import', 'export', 'seed', 'schema', 'check']);
+const SENDING = new Set(['list', 'get', 'add', 'update', 'remove', 'import', 'export', 'seed', 'schema', 'check', 'changes']);
 
 /**
  * Whether the command line will most likely send requests, and whether it is a bulk command:
@@ -121,7 +122,7 @@ export function sendsRequests(args: string[]): { bulk: boolean } | null {
   if (args.some((a) => a === '-h' || a === '--help' || a === '--dry-run' || a === '--url' || a.startsWith('--url=') || a === '--profile' || a.startsWith('--profile='))) return null;
   const { words } = operands(args);
   const [first, second] = words;
-  const verb = TABLES.some((t) => t.name === first) ? verbNamed(second) : first === 'seed' || first === 'import' || first === 'schema' || first === 'check' ? first : undefined;
+  const verb = TABLES.some((t) => t.name === first) ? verbNamed(second) : first === 'seed' || first === 'import' || first === 'schema' || first === 'check' || first === 'changes' ? first : undefined;
   const all = verb === 'list' && args.some((a) => a === '--all' || a === '-a');
   return verb !== undefined && SENDING.has(verb) ? { bulk: BULK_COMMANDS.has(verb) || all } : null;
 }
@@ -158,7 +159,7 @@ function collectionPlaceholder(table: TableDef): Command {
 
 /**
  * The command tree: one command per collection (generated), plus check, schema, config, serve, seed,
- * changelog, token and completion. Given the command line, only the collection it uses is built
+ * changes, changelog, token and completion. Given the command line, only the collection it uses is built
  * in full (the others are placeholders that show the same in the root help); without, all are.
  */
 export async function buildProgram(ctx: Context, args?: string[]): Promise<Command> {
@@ -198,6 +199,7 @@ export async function buildProgram(ctx: Context, args?: string[]): Promise<Comma
     defineServe(ctx),
     defineImportDir(ctx),
     defineSeed(ctx),
+    defineChanges(ctx),
     defineChangelog(ctx),
     defineToken(ctx),
     defineCompletion(ctx),

@@ -5,7 +5,7 @@ import { cellText, type PageWriter, type Row, type WriterOptions } from './types
 
 /** A table's options: it is drawn for a terminal (or its pipe or pager), so it needs an Output. */
 type TableOptions = WriterOptions & { out: Output };
-import { displayWidth, fitWidths, truncate } from './width.js';
+import { displayWidth, fitWidths, measured, truncate } from './width.js';
 import { UUID_TEXT } from '../schema/codecs.js';
 
 const GAP = 2;
@@ -30,9 +30,16 @@ export function tableWriter(options: WriterOptions): PageWriter {
   const first: Row[] = [];
   let layout: Layout | null = null;
   const start = async () => {
-    layout = planLayout(first, opts);
-    if (!layout) return;
-    await opts.out.write(headLine(layout, opts) + first.map((r) => rowLines(r, layout!, opts)).join(''));
+    // measured: the width library loads only if some text is not printable ASCII (src/format/width.ts)
+    const planned = await measured(() => {
+      const l = planLayout(first, opts);
+      return l && { layout: l, text: headLine(l, opts) + first.map((r) => rowLines(r, l, opts)).join('') };
+    });
+    if (!planned) return;
+    layout = planned.layout;
+    const { hidden } = layout;
+    if (hidden.length) opts.notice?.(`${hidden.length} more field${hidden.length === 1 ? '' : 's'} not shown (${hidden.join(', ')}); choose with --select, or use -o json`);
+    await opts.out.write(planned.text);
   };
   const firstRows = opts.firstRows ?? LAYOUT_ROWS;
   return {
@@ -42,7 +49,10 @@ export function tableWriter(options: WriterOptions): PageWriter {
         first.push(rows[i++]);
         if (first.length >= firstRows) await start();
       }
-      if (layout && i < rows.length) await opts.out.write(rows.slice(i).map((r) => rowLines(r, layout!, opts)).join(''));
+      if (layout && i < rows.length) {
+        const rest = rows.slice(i);
+        await opts.out.write(await measured(() => rest.map((r) => rowLines(r, layout!, opts)).join('')));
+      }
     },
     async end() {
       if (!layout) await start();
@@ -70,6 +80,8 @@ interface Layout {
   cut: boolean;
   /** Characters kept of each id column's uuids (0: whole). */
   idLength: number[];
+  /** Trailing columns that did not fit the terminal (a notice names them). */
+  hidden: string[];
 }
 
 const isIdColumn = (c: string, opts: TableOptions) => c === 'id' || c.endsWith('.id') || opts.columnTypes?.[c] === 'uuid';
@@ -91,7 +103,7 @@ function planLayout(rows: Row[], opts: TableOptions): Layout | null {
   if (columns.length === 0) return null;
   let cells = rows.map((r) => columns.map((c) => display(r[c], c, opts)));
   const idLength = columns.map(() => 0);
-  if (!(opts.out.isTTY && opts.out.columns > 0)) return { columns, widths: naturalWidths(columns, cells, opts), cut: false, idLength };
+  if (!(opts.out.isTTY && opts.out.columns > 0)) return { columns, widths: naturalWidths(columns, cells, opts), cut: false, idLength, hidden: [] };
   let natural = naturalWidths(columns, cells, opts);
   // Ids are for copying: never cut them, only abbreviate them (a prefix `get` accepts) when
   // the whole table does not fit.
@@ -104,12 +116,9 @@ function planLayout(rows: Row[], opts: TableOptions): Layout | null {
     natural = naturalWidths(columns, cells, opts).map((w, i) => (idLength[i] ? Math.min(w, idLength[i] + 1) : w));
   }
   const widths = fitWidths(natural, opts.out.columns, GAP, fixed);
-  if (widths.length < columns.length) {
-    const hidden = columns.slice(widths.length);
-    opts.notice?.(`${hidden.length} more field${hidden.length === 1 ? '' : 's'} not shown (${hidden.join(', ')}); choose with --select, or use -o json`);
-    columns = columns.slice(0, widths.length);
-  }
-  return { columns, widths, cut: true, idLength };
+  const hidden = columns.slice(widths.length);
+  columns = columns.slice(0, widths.length);
+  return { columns, widths, cut: true, idLength, hidden };
 }
 
 function headLine(layout: Layout, opts: TableOptions): string {
@@ -179,17 +188,22 @@ function recordWriter(opts: TableOptions): PageWriter {
     async end() {
       const keys = Object.keys(row ?? {});
       if (keys.length === 0) return;
-      let keyWidth = 0;
-      for (const k of keys) keyWidth = Math.max(keyWidth, displayWidth(k));
-      const s = style(opts.out.color);
-      const valueWidth = opts.out.isTTY && opts.out.columns > 0 ? Math.max(opts.out.columns - keyWidth - GAP, 10) : Infinity;
-      let out = '';
-      for (const k of keys) {
-        const v = display(row![k], k, opts);
-        const lines = (valueWidth === Infinity ? v : truncate(v, valueWidth)).split(/\r?\n/);
-        lines.forEach((l, i) => (out += line([(i === 0 ? s.bold(k) + pad(k, keyWidth) : ' '.repeat(keyWidth)), l])));
-      }
-      await opts.out.write(out);
+      await opts.out.write(await measured(() => recordText(row!, keys, opts)));
     },
   };
+}
+
+/** The field/value lines of one record. */
+function recordText(row: Row, keys: string[], opts: TableOptions): string {
+  let keyWidth = 0;
+  for (const k of keys) keyWidth = Math.max(keyWidth, displayWidth(k));
+  const s = style(opts.out.color);
+  const valueWidth = opts.out.isTTY && opts.out.columns > 0 ? Math.max(opts.out.columns - keyWidth - GAP, 10) : Infinity;
+  let out = '';
+  for (const k of keys) {
+    const v = display(row[k], k, opts);
+    const lines = (valueWidth === Infinity ? v : truncate(v, valueWidth)).split(/\r?\n/);
+    lines.forEach((l, i) => (out += line([(i === 0 ? s.bold(k) + pad(k, keyWidth) : ' '.repeat(keyWidth)), l])));
+  }
+  return out;
 }

@@ -1,54 +1,77 @@
-/** Code point ranges that a terminal draws two cells wide (CJK, Hangul, full-width forms, most emoji). */
-const WIDE: Array<[number, number]> = [
-  [0x1100, 0x115f], [0x2e80, 0x303e], [0x3041, 0x33ff], [0x3400, 0x4dbf], [0x4e00, 0x9fff], [0xa000, 0xa4cf],
-  [0xac00, 0xd7a3], [0xf900, 0xfaff], [0xfe30, 0xfe4f], [0xff00, 0xff60], [0xffe0, 0xffe6], [0x1f300, 0x1f64f],
-  [0x1f900, 0x1f9ff], [0x20000, 0x3fffd],
-];
-/** Ranges drawn zero cells wide (combining marks, joiners, variation selectors). */
-const ZERO: Array<[number, number]> = [
-  [0x0300, 0x036f], [0x0483, 0x0489], [0x0591, 0x05bd], [0x0610, 0x061a], [0x064b, 0x065f], [0x0e31, 0x0e31],
-  [0x0e34, 0x0e3a], [0x0e47, 0x0e4e], [0x1ab0, 0x1aff], [0x1dc0, 0x1dff], [0x200b, 0x200f], [0x20d0, 0x20ff],
-  [0xfe00, 0xfe0f], [0xfe20, 0xfe2f],
-];
+import type stringWidthOf from 'string-width';
 
-const within = (cp: number, ranges: Array<[number, number]>) => ranges.some(([a, b]) => cp >= a && cp <= b);
+/**
+ * Terminal widths from string-width (the measure Ink, listr2 and most table libraries use): a
+ * grapheme cluster at a time, emoji and their ZWJ sequences, skin tones and keycaps two cells,
+ * East Asian Wide and Fullwidth forms two, combining marks and Indic vowel signs none.
+ *
+ * The library is loaded only when text other than printable ASCII is measured: it makes an
+ * Intl.Segmenter when it loads, and the first Intl object of a process costs ~10-14 ms of ICU
+ * start-up (measured here, Node 20), which a command printing ASCII should not pay. So the
+ * measuring functions are synchronous and refuse such text until `loadWidths()` has run;
+ * `measured(fn)` runs `fn`, and once more after loading the library if `fn` needed it.
+ */
+let stringWidth: typeof stringWidthOf | undefined;
+let graphemes: Intl.Segmenter | undefined;
 
-/** Cells one code point takes in a terminal. */
-export function charWidth(cp: number): number {
-  if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0)) return 0;
-  // Latin-1 and Latin Extended (accented names): one cell, without searching the ranges below
-  if (cp < 0x300) return 1;
-  if (within(cp, ZERO)) return 0;
-  return within(cp, WIDE) ? 2 : 1;
+/** Thrown (and caught by `measured`) when text other than printable ASCII is measured before `loadWidths()`. */
+class WidthsNotLoaded extends Error {
+  constructor() {
+    super('format/width: text other than printable ASCII was measured before loadWidths()');
+  }
+}
+
+/** Loads the width library (once per process). */
+export async function loadWidths(): Promise<void> {
+  stringWidth ??= (await import('string-width')).default;
+  graphemes ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+}
+
+/**
+ * Runs `fn`, which measures text; if it met text the library is needed for, loads the library
+ * and runs it again (so `fn` must not have done anything else by then: measure first, then act).
+ */
+export async function measured<T>(fn: () => T): Promise<T> {
+  try {
+    return fn();
+  } catch (err) {
+    if (!(err instanceof WidthsNotLoaded)) throw err;
+    await loadWidths();
+    return fn();
+  }
 }
 
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
 /**
- * Terminal width of a string (no ANSI codes expected).
- * @example displayWidth('東京') // 4
+ * Terminal width of a string (ANSI colour codes count nothing).
+ * @example displayWidth('東京') // 4 (after loadWidths())
+ * @example displayWidth('👨‍👩‍👧') // 2
  */
 export function displayWidth(s: string): number {
-  // printable ASCII, most cells of most tables: one cell per character
+  // printable ASCII, most cells of most tables: one cell per character, no library
   if (PRINTABLE_ASCII.test(s)) return s.length;
-  let w = 0;
-  for (const ch of s) w += charWidth(ch.codePointAt(0) as number);
-  return w;
+  if (!stringWidth) throw new WidthsNotLoaded();
+  return stringWidth(s);
 }
 
 /**
- * Cuts `s` to at most `width` cells, ending in `…` when something was cut.
+ * Cuts `s` to at most `width` cells, ending in `…` when something was cut; never inside a
+ * grapheme cluster (an emoji with its skin tone or ZWJ parts, a letter with its marks, an Indic
+ * conjunct stay whole or go whole).
  * @example truncate('Blue Note Records', 8) // 'Blue No…'
+ * @example truncate('👍🏽👍🏽👍🏽', 4) // '👍🏽…'
  */
 export function truncate(s: string, width: number): string {
   if (displayWidth(s) <= width) return s;
   if (width <= 0) return '';
+  if (PRINTABLE_ASCII.test(s)) return `${s.slice(0, width - 1)}…`;
   let out = '';
   let w = 0;
-  for (const ch of s) {
-    const cw = charWidth(ch.codePointAt(0) as number);
+  for (const { segment } of (graphemes as Intl.Segmenter).segment(s)) {
+    const cw = displayWidth(segment);
     if (w + cw > width - 1) break;
-    out += ch;
+    out += segment;
     w += cw;
   }
   return `${out}…`;
@@ -83,15 +106,21 @@ export function fitWidths(natural: number[], total: number, gap: number, fixed: 
 }
 
 /**
- * Words in lines of at most `width` characters (a word longer than that gets a line of its own).
+ * Words in lines of at most `width` cells (a word wider than that gets a line of its own).
  * @example wrapWords(['one', 'two', 'three'], 7) // ['one two', 'three']
  */
 export function wrapWords(words: readonly string[], width: number): string[] {
   const lines: string[] = [];
+  let used = 0;
   for (const word of words) {
-    const last = lines.length - 1;
-    if (last >= 0 && lines[last].length + word.length + 1 <= width) lines[last] += ` ${word}`;
-    else lines.push(word);
+    const w = displayWidth(word);
+    if (lines.length > 0 && used + 1 + w <= width) {
+      lines[lines.length - 1] += ` ${word}`;
+      used += 1 + w;
+    } else {
+      lines.push(word);
+      used = w;
+    }
   }
   return lines;
 }

@@ -90,6 +90,36 @@ export const TABLES: readonly TableDef[] = [
   },
 ];
 
+/**
+ * `removals` (migration 9, src/schema/migrations-removals.ts): what was removed from the eight
+ * collections, written by their delete triggers. The service serves it read-only, as a PostgREST
+ * over the same schema serves the table; it is not one of the catalog's collections (no
+ * commands, import, seed or check of its own): `catalog changes` reads it.
+ */
+export const REMOVALS: TableDef = {
+  name: 'removals',
+  singular: 'removal',
+  primaryKey: ['id'],
+  readOnly: true,
+  columns: [
+    { name: 'id', type: 'bigint', nullable: false, primaryKey: true },
+    { name: 'collection', type: 'text', nullable: false },
+    { name: 'record_id', type: 'uuid', nullable: false },
+    { name: 'title', type: 'text', nullable: true },
+    { name: 'removed', type: 'timestamp with time zone', nullable: false, default: 'now()' },
+  ],
+};
+
+/** Every relation the service serves: the eight collections and `removals`. */
+export const SERVED_TABLES: readonly TableDef[] = [...TABLES, REMOVALS];
+
+const SERVED_BY_NAME = new Map(SERVED_TABLES.map((t) => [t.name, t]));
+
+/** A relation the service serves, by its exact name (the eight collections, `removals`). */
+export function servedTableByName(name: string): TableDef | undefined {
+  return SERVED_BY_NAME.get(name);
+}
+
 /** Collection names, alphabetically (as the interface lists them). */
 export const COLLECTIONS: readonly string[] = TABLES.map((t) => t.name).sort();
 

@@ -3,6 +3,7 @@ import { LINKS_MIGRATION_SQL } from './migrations-links.js';
 import { LINKS_V4_SQL } from './migrations-links-v4.js';
 import { SOURCE_IDS_MIGRATION_SQL } from './migrations-source-ids.js';
 import { CHECKED_BATCH_MIGRATION_SQL } from './migrations-checked.js';
+import { REMOVALS_MIGRATION_SQL } from './migrations-removals.js';
 
 /** One versioned migration. Versions only grow; a released migration is never edited. */
 export interface Migration {
@@ -138,6 +139,7 @@ create index if not exists tracks_created_idx on tracks (created);
     name: 'link checks only for rows with links; the service\'s set-based checked batches skip them (a key only the owner reads)',
     sql: CHECKED_BATCH_MIGRATION_SQL,
   },
+  { version: 9, name: 'removals recorded: a removals table, filled by an after-delete trigger on each collection', sql: REMOVALS_MIGRATION_SQL },
 ];
 
 /** The newest schema version the code knows. */

@@ -46,6 +46,12 @@ export interface TableDef {
   singular: string;
   columns: ColumnDef[];
   primaryKey: string[];
+  /**
+   * Read only: the service answers reads and refuses writes (`removals`; from a root
+   * description, a collection whose path offers no POST). Not one of the catalog's collections
+   * to import into, seed or check.
+   */
+  readOnly?: boolean;
 }
 
 /** What the tool knows about the service's collections. */
@@ -133,10 +139,15 @@ function columnFromOpenApi(table: string, name: string, p: OpenApiProperty, requ
 export function schemaFromOpenApi(doc: Record<string, unknown>, source: SchemaModel['source'] = 'service'): SchemaModel {
   const defs = (doc.definitions ?? {}) as Record<string, { properties?: Record<string, OpenApiProperty>; required?: string[] }>;
   const tables = new Map<string, TableDef>();
+  const paths = (doc.paths ?? {}) as Record<string, Record<string, unknown> | undefined>;
   for (const [name, def] of Object.entries(defs)) {
     const required = new Set(def.required ?? []);
     const columns = Object.entries(def.properties ?? {}).map(([field, p]) => columnFromOpenApi(name, field, p, required.has(field)));
-    tables.set(name, { name, singular: singularOf(name), columns, primaryKey: columns.filter((c) => c.primaryKey).map((c) => c.name) });
+    const table: TableDef = { name, singular: singularOf(name), columns, primaryKey: columns.filter((c) => c.primaryKey).map((c) => c.name) };
+    // PostgREST lists the methods a relation allows: a read-only one (a view, a table granted select only) has no post
+    const path = paths[`/${name}`];
+    if (path && path.get && !path.post) table.readOnly = true;
+    tables.set(name, table);
   }
   const info = (doc.info ?? {}) as { version?: unknown };
   const version = typeof info.version === 'string' ? info.version.split(' ')[0] : null;

@@ -78,10 +78,11 @@ export function roleAllows(role: string, privilege: 'read' | 'write' | 'delete')
 /**
  * Refuses a request its principal may not make, as PostgREST does when a grant is missing:
  * anonymous → 401 with `WWW-Authenticate: Bearer`, an authenticated role → 403; body 42501.
+ * A read-only table (`removals`: select granted, nothing else) refuses every write so.
  */
-export function authorize(principal: Principal, method: string, table: string, schema = 'public'): void {
+export function authorize(principal: Principal, method: string, table: string, schema = 'public', readOnly = false): void {
   const privilege = privilegeFor(method);
-  if (roleAllows(principal.role, privilege)) return;
+  if (roleAllows(principal.role, privilege) && (privilege === 'read' || !readOnly)) return;
   const message = `permission denied for table ${table}`;
   void schema;
   if (principal.role === 'anon') throw new AuthError(401, '42501', message, { 'WWW-Authenticate': 'Bearer' });

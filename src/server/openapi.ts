@@ -1,5 +1,6 @@
-import { INTERFACE_VERSION, TABLES, type ColumnDef, type TableDef } from '../schema/catalog.js';
+import { INTERFACE_VERSION, SERVED_TABLES, TABLES, type ColumnDef, type TableDef } from '../schema/catalog.js';
 import { LINK_COMMENTS } from '../schema/links.js';
+import { REMOVALS_COMMENT } from '../schema/migrations-removals.js';
 import { SOURCE_IDS_COMMENT } from '../schema/source-ids.js';
 
 /**
@@ -8,7 +9,7 @@ import { SOURCE_IDS_COMMENT } from '../schema/source-ids.js';
  * paths per table, and the shared parameters.
  */
 export function openApiDocument(opts: { host?: string; basePath?: string } = {}): Record<string, unknown> {
-  const tables = [...TABLES].sort((a, b) => a.name.localeCompare(b.name));
+  const tables = [...SERVED_TABLES].sort((a, b) => a.name.localeCompare(b.name));
   const paths: Record<string, unknown> = {
     '/': {
       get: {
@@ -35,37 +36,11 @@ export function openApiDocument(opts: { host?: string; basePath?: string } = {})
   };
   for (const t of tables) {
     definitions[t.name] = definition(t);
-    parameters[`body.${t.name}`] = { name: t.name, in: 'body', required: false, description: t.name, schema: { $ref: `#/definitions/${t.name}` } };
+    if (!t.readOnly) parameters[`body.${t.name}`] = { name: t.name, in: 'body', required: false, description: t.name, schema: { $ref: `#/definitions/${t.name}` } };
     for (const c of t.columns) {
       parameters[`rowFilter.${t.name}.${c.name}`] = { name: c.name, in: 'query', required: false, type: 'string', format: c.type };
     }
-    const rowFilters = t.columns.map((c) => ({ $ref: `#/parameters/rowFilter.${t.name}.${c.name}` }));
-    const ref = (name: string) => ({ $ref: `#/parameters/${name}` });
-    const op = operationNotes(TABLE_COMMENTS[t.name]);
-    paths[`/${t.name}`] = {
-      get: {
-        tags: [t.name],
-        ...op,
-        parameters: [...rowFilters, ...['select', 'order', 'range', 'rangeUnit', 'offset', 'limit', 'preferCount'].map(ref)],
-        responses: {
-          '200': { description: 'OK', schema: { type: 'array', items: { $ref: `#/definitions/${t.name}` } } },
-          '206': { description: 'Partial Content' },
-        },
-      },
-      post: {
-        tags: [t.name],
-        ...op,
-        parameters: [ref(`body.${t.name}`), ref('select'), ref('preferPost')],
-        responses: { '201': { description: 'Created' } },
-      },
-      delete: { tags: [t.name], ...op, parameters: [...rowFilters, ref('preferReturn')], responses: { '204': { description: 'No Content' } } },
-      patch: {
-        tags: [t.name],
-        ...op,
-        parameters: [...rowFilters, ref(`body.${t.name}`), ref('preferReturn')],
-        responses: { '204': { description: 'No Content' } },
-      },
-    };
+    paths[`/${t.name}`] = tablePaths(t);
   }
   return {
     swagger: '2.0',
@@ -100,7 +75,40 @@ function query(name: string, description: string) {
  * PostgREST lists a table's columns as its properties and never its computed fields; listing it
  * there would also tell clients `select=*` gives it and a write stores it as a column.
  */
-const TABLE_COMMENTS: Readonly<Record<string, string>> = Object.fromEntries(TABLES.map((t) => [t.name, SOURCE_IDS_COMMENT]));
+const TABLE_COMMENTS: Readonly<Record<string, string>> = { ...Object.fromEntries(TABLES.map((t) => [t.name, SOURCE_IDS_COMMENT])), removals: REMOVALS_COMMENT };
+
+/** A table's path: GET for every table, POST, DELETE and PATCH for those that take writes (PostgREST lists what a relation allows). */
+function tablePaths(t: TableDef): Record<string, unknown> {
+  const rowFilters = t.columns.map((c) => ({ $ref: `#/parameters/rowFilter.${t.name}.${c.name}` }));
+  const ref = (name: string) => ({ $ref: `#/parameters/${name}` });
+  const op = operationNotes(TABLE_COMMENTS[t.name]);
+  const get = {
+    tags: [t.name],
+    ...op,
+    parameters: [...rowFilters, ...['select', 'order', 'range', 'rangeUnit', 'offset', 'limit', 'preferCount'].map(ref)],
+    responses: {
+      '200': { description: 'OK', schema: { type: 'array', items: { $ref: `#/definitions/${t.name}` } } },
+      '206': { description: 'Partial Content' },
+    },
+  };
+  if (t.readOnly) return { get };
+  return {
+    get,
+    post: {
+      tags: [t.name],
+      ...op,
+      parameters: [ref(`body.${t.name}`), ref('select'), ref('preferPost')],
+      responses: { '201': { description: 'Created' } },
+    },
+    delete: { tags: [t.name], ...op, parameters: [...rowFilters, ref('preferReturn')], responses: { '204': { description: 'No Content' } } },
+    patch: {
+      tags: [t.name],
+      ...op,
+      parameters: [...rowFilters, ref(`body.${t.name}`), ref('preferReturn')],
+      responses: { '204': { description: 'No Content' } },
+    },
+  };
+}
 
 /** PostgREST's operation summary and description from a table comment: its first line, and the rest (when there is more). */
 function operationNotes(comment: string | undefined): { summary?: string; description?: string } {

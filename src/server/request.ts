@@ -3,7 +3,7 @@ import { parseQuery } from '../grammar/parse.js';
 import { parsePrefer } from '../grammar/prefer.js';
 import { parseRange } from '../grammar/range.js';
 import type { MediaType, Preferences, Query, RangeHeader } from '../grammar/types.js';
-import { tableByName, type TableDef } from '../schema/catalog.js';
+import { servedTableByName, type TableDef } from '../schema/catalog.js';
 import { computedField, SOURCE_IDS } from '../schema/source-ids.js';
 import { authenticate, authorize, privilegeFor, roleAllows, type Principal } from './auth.js';
 import { ApiError, notFoundEmpty } from './errors.js';
@@ -134,10 +134,10 @@ export async function parseRequest(req: Incoming, opts: RequestOptions): Promise
   }
   if (!TABLE_METHODS.has(method)) throw unsupported(method);
   checkProfile(req, method, opts.schema);
-  const table = tableByName(target.name);
+  const table = servedTableByName(target.name);
   if (method === 'OPTIONS') {
     if (!table) throw notFoundEmpty();
-    return { kind: 'options', allow: TABLE_ALLOW };
+    return { kind: 'options', allow: table.readOnly ? ROOT_ALLOW : TABLE_ALLOW };
   }
   const search = url.search.startsWith('?') ? url.search.slice(1) : url.search;
   const query = parseQuery(search, { aggregates: opts.aggregates });
@@ -147,7 +147,7 @@ export async function parseRequest(req: Incoming, opts: RequestOptions): Promise
   const hasBody = method === 'POST' || method === 'PATCH' || method === 'PUT';
   // Authorise before reading the body: a write its principal may not make is refused (below) with
   // its body unread, never buffered; the socket adapter discards the rest as it streams in.
-  const mayWrite = roleAllows(principal.role, privilegeFor(method));
+  const mayWrite = roleAllows(principal.role, privilegeFor(method)) && !table?.readOnly;
   const body = hasBody ? (mayWrite ? await req.bytes(opts.maxBodyBytes) : new Uint8Array(0)) : null;
   // the payload parsers decode the body themselves (refusing bytes that are not UTF-8); this text is
   // only for the check below, on a table that does not exist
@@ -166,7 +166,7 @@ export async function parseRequest(req: Incoming, opts: RequestOptions): Promise
     if ((method === 'POST' || method === 'PATCH') && /[^\s{}[\]]/.test(textOf())) throw notFoundEmpty();
     throw unknownTable(opts.schema, target.name);
   }
-  authorize(principal, method, table.name, opts.schema);
+  authorize(principal, method, table.name, opts.schema, table.readOnly);
 
   const payload = hasBody
     ? parsePayload(body ?? '', req.header('content-type'), {

@@ -1,12 +1,15 @@
 import { parse as parseCsv } from 'csv-parse/sync';
 import { parse as parseYaml } from 'yaml';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { csvField, tsvField } from '../../src/format/delimited.js';
 import { createWriter, FORMATS, type FormatName, type Row } from '../../src/format/index.js';
 import { relativeTime } from '../../src/format/relative-time.js';
-import { displayWidth, fitWidths, truncate, wrapWords } from '../../src/format/width.js';
+import { displayWidth, fitWidths, loadWidths, truncate, wrapWords } from '../../src/format/width.js';
 import { bufferOutput } from '../../src/io/streams.js';
 import { TRICKY } from '../support/tricky.js';
+
+// displayWidth of text other than printable ASCII needs the width library loaded (the writers load it themselves)
+beforeAll(loadWidths);
 
 
 async function render(format: FormatName, rows: Row[], opts: { single?: boolean; tty?: boolean; columns?: number } = {}): Promise<string> {

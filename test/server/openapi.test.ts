@@ -15,13 +15,21 @@ type Doc = {
 describe('root description (OpenAPI 2.0)', () => {
   const doc = openApiDocument() as unknown as Doc;
 
-  it('is Swagger 2.0 at interface version 12.2.3 with the eight collections and no /users', () => {
+  it('is Swagger 2.0 at interface version 12.2.3 with the eight collections, removals, and no /users', () => {
     expect(doc.swagger).toBe('2.0');
     expect(doc.info.version).toBe('12.2.3');
-    expect(Object.keys(doc.definitions).sort()).toEqual([...COLLECTIONS]);
+    expect(Object.keys(doc.definitions).sort()).toEqual([...COLLECTIONS, 'removals'].sort());
     for (const c of COLLECTIONS) expect(doc.paths[`/${c}`]).toBeDefined();
     expect(doc.paths['/users']).toBeUndefined();
     expect(doc.definitions.artists.properties.slug).toBeUndefined();
+  });
+
+  it('describes removals (migration 9) as PostgREST describes a relation granted select only: a GET and no writes', () => {
+    const path = doc.paths['/removals'] as Record<string, { summary?: string }>;
+    expect(Object.keys(path)).toEqual(['get']);
+    expect(path.get.summary).toMatch(/What was removed from the catalog/);
+    expect(Object.keys(doc.definitions.removals.properties)).toEqual(['id', 'collection', 'record_id', 'title', 'removed']);
+    expect(doc.definitions.removals.required).toEqual(['id', 'collection', 'record_id', 'removed']);
   });
 
   it('describes each column with its PostgreSQL format, default and key notes', () => {

@@ -179,7 +179,7 @@ for (const { kind, make, skip } of STORE_KINDS) {
 
     it('is no collection: the root description, the paths and every record stay as they were', async () => {
       const doc = openApiDocument() as { paths: Record<string, unknown>; definitions: Record<string, { description?: string; properties: Record<string, unknown> }> };
-      expect(Object.keys(doc.paths).sort()).toEqual(['/', ...COLLECTIONS.map((c) => `/${c}`)].sort());
+      expect(Object.keys(doc.paths).sort()).toEqual(['/', ...COLLECTIONS.map((c) => `/${c}`), '/removals'].sort());
       for (const c of COLLECTIONS) {
         expect(doc.definitions[c].properties.source_ids).toBeUndefined();
         expect(doc.definitions[c].description).toContain('source_ids');

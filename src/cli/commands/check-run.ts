@@ -1,6 +1,6 @@
 import type { Finding, Severity } from '../../check/rules.js';
 import { RULE_NAMES, RULES, SEVERITY_RANK as RANK } from '../../check/rules.js';
-import { wrapWords } from '../../format/width.js';
+import { measured, wrapWords } from '../../format/width.js';
 import { compileQuery } from '../../grammar/compile.js';
 import { renderPrefer } from '../../grammar/prefer.js';
 import type { Query, WhereClause } from '../../grammar/types.js';
@@ -34,11 +34,11 @@ async function listRules(ctx: Context): Promise<void> {
   if ((await outputFormat(ctx)) !== 'table') return void (await writeRows(ctx, RULES.map((r) => ({ ...r })), { selected: true }));
   const s = ctx.style('stdout');
   const width = Math.max(40, (ctx.io.stdout.columns || 100) - 4);
-  const lines = RULES.flatMap((r) => [
+  const lines = await measured(() => RULES.flatMap((r) => [
     `${s.bold(r.name)} (${r.severity}${r.fixable ? ', fixable' : ''}): ${r.scope}`,
     ...wrapWords(r.rationale.split(' '), width).map((l) => `  ${l}`),
     '',
-  ]);
+  ]));
   await ctx.io.stdout.write(`${lines.join('\n')}`);
 }
 
@@ -70,7 +70,7 @@ function chosenCollections(names: string[], known: readonly string[]): string[] 
 export async function runCheck(collectionArgs: string[], opts: CheckFlags, ctx: Context): Promise<void> {
   if (opts.listRules) return listRules(ctx);
   const schema = await ctx.schema();
-  const collections = chosenCollections(collectionArgs, [...schema.tables.keys()].sort());
+  const collections = chosenCollections(collectionArgs, [...schema.tables.values()].filter((t) => !t.readOnly).map((t) => t.name).sort());
   const rules = chosenRules(opts.rules);
   const pageSize = countFlag('--page-size', opts.pageSize);
   if (pageSize === 0) throw new UsageError('--page-size must be at least 1');

@@ -51,6 +51,10 @@ export async function runCount(opts: CountOptions, ctx: Context): Promise<void> 
       sum += total;
     }
     await ctx.io.stdout.write(`${sum}\n`);
+    if (sum === 0) {
+      const { valueHints } = await import('./value-hints.js');
+      for (const hint of await valueHints(query, table, schema, ctx)) await ctx.note(hint);
+    }
     return;
   }
   requireField(table, opts.by, ctx.removedFields(table.name));

@@ -26,6 +26,7 @@ import {
 import { askLinks, linkFieldKind } from '../prompts/links.js';
 import { type Reference, referenceFinder } from '../prompts/lookup.js';
 import { renderSummary, type SummaryRow } from '../prompts/summary.js';
+import { measured } from '../../format/width.js';
 import { type ColumnDef, type TableDef, typeKind } from '../../schema/model.js';
 import { runAdd } from './add.js';
 import { singularOf } from './shared.js';
@@ -96,7 +97,7 @@ export async function runInteractiveAdd(opts: InteractiveAddOptions, ctx: Contex
         setRow(rows, { field: copy, after: answer.name });
       }
     }
-    await ctx.io.stderr.write(`\n${renderSummary(`New ${singular}:`, rows, s, ctx.io.stderr.columns, 'Fields not listed take their defaults.')}`);
+    await ctx.io.stderr.write(`\n${await measured(() => renderSummary(`New ${singular}:`, rows, s, ctx.io.stderr.columns, 'Fields not listed take their defaults.'))}`);
     if (!(await confirmOrEsc(ask, `Add this ${singular}?`))) throw new Cancelled();
   }).catch(async (err: unknown) => {
     if (!(err instanceof Cancelled)) throw err;
@@ -163,7 +164,7 @@ export async function runInteractiveUpdate(opts: InteractiveUpdateOptions, ctx: 
       cancelled = true;
       return;
     }
-    await ctx.io.stderr.write(`\n${renderSummary(`Changes to ${singular} ${opts.id}:`, rows, s, ctx.io.stderr.columns)}`);
+    await ctx.io.stderr.write(`\n${await measured(() => renderSummary(`Changes to ${singular} ${opts.id}:`, rows, s, ctx.io.stderr.columns))}`);
     if (!(await confirmOrEsc(ask, 'Save these changes?'))) throw new Cancelled();
   }).catch((err: unknown) => {
     if (!(err instanceof Cancelled)) throw err;

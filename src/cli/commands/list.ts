@@ -27,7 +27,7 @@ export function defineList(ctx: Context, table: TableDef): Command {
   const title = titleField(table);
   const cmd = addReadFlags(new Command('list').description(`List ${table.name}, filtered, sorted and paged`))
     .alias('ls')
-    .option('-a, --all', 'every matching row, read page by page (one JSON array across pages; on a terminal through $PAGER, less -SR by default)')
+    .option('-a, --all', 'every matching row, read page by page: on a terminal a table through $PAGER (less -SR by default), piped one JSON array across pages (or -o csv, ndjson, …)')
     .option('--page-size <n>', `rows per request with --all (default ${DEFAULT_PAGE})`)
     .option('-c, --count', 'also count every matching row ("N of M" on stderr)')
     .action(async (opts: Omit<ListOptions, 'collection'>) => runList({ ...opts, collection: table.name }, ctx));
@@ -80,6 +80,13 @@ export async function runList(opts: ListOptions, ctx: Context): Promise<void> {
     return;
   }
   await reportCount(ctx, opts, n, total, table.name);
+  if (n === 0) await hintValues(ctx, query, table);
+}
+
+/** Nothing matched: a did-you-mean for filter values no record has (src/cli/commands/value-hints.ts). */
+async function hintValues(ctx: Context, query: Query, table: TableDef): Promise<void> {
+  const { valueHints } = await import('./value-hints.js');
+  for (const hint of await valueHints(query, table, await ctx.schema(), ctx)) await ctx.note(hint);
 }
 
 /** The query with its root limit set (its offset kept). */
@@ -143,6 +150,7 @@ async function listAll(opts: ListOptions, ctx: Context, table: TableDef, query: 
     await pager?.done();
   }
   await reportCount(ctx, { ...opts, all: !pager }, shown, total, table.name);
+  if (shown === 0) await hintValues(ctx, query, table);
 }
 
 /**

@@ -1,7 +1,9 @@
 /**
- * Relative dates in filters: `today`, `yesterday`, `tomorrow`, `now`, and offsets such as `-30d`,
- * `-2y`, `+1w`, `now-6h`, `today-3mo`, turned into the absolute value the service is sent (so a
- * plain PostgREST reads it, and `--dry-run` shows it). Days, weeks, months and years count in the
+ * Relative dates in filters: `today`, `yesterday`, `tomorrow`, `now`, the first day of a calendar
+ * period (`this-month`, `last-month`, `this-year`, `last-year`: `release_date>=this-year`,
+ * `release_date>=last-year` with `release_date<this-year` for last year's), and offsets such as
+ * `-30d`, `-2y`, `+1w`, `now-6h`, `today-3mo`, `this-month-1mo`, turned into the absolute value the
+ * service is sent (so a plain PostgREST reads it, and `--dry-run` shows it). Days, weeks, months and years count in the
  * local calendar (`-1mo` on 31 March is 3 March or 2 March, as Date does); hours, minutes and
  * seconds count elapsed time.
  */
@@ -9,7 +11,7 @@
 const UNITS = ['y', 'mo', 'w', 'd', 'h', 'min', 's'] as const;
 type Unit = (typeof UNITS)[number];
 
-const PATTERN = /^(today|yesterday|tomorrow|now)?(?:\s*([+-])\s*(\d+)\s*(y|mo|w|d|h|min|s))?$/i;
+const PATTERN = /^(today|yesterday|tomorrow|now|(?:this|last)[-_ ](?:month|year))?(?:\s*([+-])\s*(\d+)\s*(y|mo|w|d|h|min|s))?$/i;
 
 const pad = (n: number, w = 2) => String(n).padStart(w, '0');
 
@@ -39,25 +41,40 @@ function shifted(base: Date, sign: number, n: number, unit: Unit): Date {
   return d;
 }
 
+/** The moment a relative date's word names (local midnight, or the first day of the month or year). */
+function anchorDate(anchor: string, now: Date): Date {
+  if (anchor === 'now') return now;
+  const y = now.getFullYear();
+  const mo = now.getMonth();
+  switch (anchor) {
+    case 'this-month':
+      return new Date(y, mo, 1);
+    case 'last-month':
+      return new Date(y, mo - 1, 1);
+    case 'this-year':
+      return new Date(y, 0, 1);
+    case 'last-year':
+      return new Date(y - 1, 0, 1);
+    default:
+      return new Date(y, mo, now.getDate() + (anchor === 'yesterday' ? -1 : anchor === 'tomorrow' ? 1 : 0));
+  }
+}
+
 /**
  * The absolute value of a relative date for a `date` or `timestamp` field, or null when `text` is
  * not a relative date (it is then checked as an ordinary value).
  * @example resolveRelativeDate('-30d', 'date', Date.parse('2026-11-25T10:00:00')) // '2026-10-26'
  * @example resolveRelativeDate('now-6h', 'timestamp', Date.parse('2026-11-25T10:00:00Z')) // '2026-11-25T04:00:00.000Z'
+ * @example resolveRelativeDate('last-year', 'date', Date.parse('2026-11-25T10:00:00')) // '2025-01-01'
  */
 export function resolveRelativeDate(text: string, kind: 'date' | 'timestamp', now: number): string | null {
   const m = PATTERN.exec(text.trim());
   if (!m || (!m[1] && !m[2])) return null;
-  const anchor = (m[1] ?? (kind === 'date' ? 'today' : 'now')).toLowerCase();
-  let base = new Date(now);
-  if (anchor !== 'now') {
-    base = new Date(base.getFullYear(), base.getMonth(), base.getDate());
-    if (anchor === 'yesterday') base.setDate(base.getDate() - 1);
-    if (anchor === 'tomorrow') base.setDate(base.getDate() + 1);
-  }
+  const anchor = (m[1] ?? (kind === 'date' ? 'today' : 'now')).toLowerCase().replace(/[_ ]/, '-');
+  const base = anchorDate(anchor, new Date(now));
   const at = m[2] ? shifted(base, m[2] === '-' ? -1 : 1, Number(m[3]), m[4].toLowerCase() as Unit) : base;
   return kind === 'date' ? localDate(at) : at.toISOString();
 }
 
 /** What the relative forms look like, for hints. */
-export const RELATIVE_DATE_HELP = 'today, yesterday, tomorrow, now, -30d, -2w, -3mo, -2y, now-6h, today-1y';
+export const RELATIVE_DATE_HELP = 'today, yesterday, tomorrow, now, this-month, last-month, this-year, last-year, -30d, -2w, -3mo, -2y, now-6h, today-1y';

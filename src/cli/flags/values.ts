@@ -50,7 +50,7 @@ export function checkText(field: FieldInfo, value: string): string {
       return String(v);
     }
     case 'date':
-      if (!isDate(value)) throw bad(field, value, 'a date YYYY-MM-DD, such as 2024-05-17 (in filters also today, yesterday, -30d, -2y)');
+      if (!isDate(value)) throw bad(field, value, 'a date YYYY-MM-DD, such as 2024-05-17 (in filters also today, yesterday, this-year, last-month, -30d, -2y)');
       return value;
     case 'timestamp':
       if (!isTimestamp(value)) throw bad(field, value, `a timestamp with a time zone such as 2024-05-17T12:00:00Z, or a date (in filters also now-6h, today, -30d): ${timestampHint(value)}`);

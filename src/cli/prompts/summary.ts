@@ -1,4 +1,5 @@
 import type { Style } from '../../io/style.js';
+import { truncate } from '../../format/width.js';
 import { valueText } from './fields.js';
 
 /** One line of the summary: a field, what it was (update only) and what it will be. */
@@ -12,10 +13,8 @@ export interface SummaryRow {
   shownBefore?: string;
 }
 
-const cut = (s: string, width: number) => {
-  const flat = s.replace(/\r?\n/g, '⏎');
-  return flat.length > width ? `${flat.slice(0, Math.max(1, width - 1))}…` : flat;
-};
+/** A value on one line, cut to `width` cells (never inside a grapheme cluster: src/format/width.ts). */
+const cut = (s: string, width: number) => truncate(s.replace(/\r?\n/g, '⏎'), Math.max(2, width));
 
 /** A value for the summary, cut to `width`; empty values dimmed. */
 function show(v: unknown, shown: string | undefined, width: number, s: Style): string {
