@@ -54,6 +54,8 @@ export interface ContextDeps {
   prompter?: Prompter;
   /** Resolves with the signal's name when the process is asked to stop (serve). */
   waitForSignal?: () => Promise<string>;
+  /** Calls `fn` on each of these signals until the returned function is called (serve's SIGUSR1, SIGUSR2, SIGHUP). */
+  onSignal?: (signals: readonly string[], fn: (signal: string) => void) => () => void;
   server?: ServerControl;
   version?: string;
   /**
@@ -94,6 +96,7 @@ export class Context {
   readonly paths: Paths;
   readonly prompter: Prompter;
   readonly waitForSignal: () => Promise<string>;
+  readonly onSignal: (signals: readonly string[], fn: (signal: string) => void) => () => void;
   readonly version: string;
   /** Set by main from the root program's options before a command runs. */
   globals: GlobalOptions = {};
@@ -122,6 +125,7 @@ export class Context {
     this.paths = resolvePaths(deps.env, deps.home);
     this.prompter = deps.prompter ?? { confirm: () => Promise.reject(new Error('no terminal to ask on')) };
     this.waitForSignal = deps.waitForSignal ?? (() => new Promise(() => {}));
+    this.onSignal = deps.onSignal ?? (() => () => {});
     this.version = deps.version ?? '0.0.0';
   }
 
@@ -440,6 +444,11 @@ export function systemContext(): Context {
         process.once('SIGINT', on('SIGINT'));
         process.once('SIGTERM', on('SIGTERM'));
       }),
+    onSignal: (signals, fn) => {
+      const handlers = signals.map((sig) => [sig, () => fn(sig)] as const);
+      for (const [sig, h] of handlers) process.on(sig, h);
+      return () => handlers.forEach(([sig, h]) => process.off(sig, h));
+    },
     version: readVersion(),
     ownsProcess: true,
     startHolder: async (dataDir, idleSeconds) => {
