@@ -5,23 +5,7 @@ import { dumpServeConfig, redactDatabaseUrl, secretExposure, settleServe } from 
 import { fromPgrstEnv, isPostgrestFormat, parsePostgrestConfig, pgrstVariable, POSTGREST_KEYS } from '../../src/cli/commands/serve-postgrest.js';
 import { UsageError } from '../../src/cli/errors.js';
 import { tempDir } from '../support/stores.js';
-
-/** The UsageError `fn` throws (fails the test when it throws nothing or something else). */
-function usage(fn: () => unknown): UsageError {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(UsageError);
-    return err as UsageError;
-  }
-  throw new Error('expected a UsageError');
-}
-
-async function usageAsync(p: Promise<unknown>): Promise<UsageError> {
-  const err = await p.then(() => null, (e: unknown) => e);
-  expect(err).toBeInstanceOf(UsageError);
-  return err as UsageError;
-}
+import { rejectionOf, thrownBy } from '../support/throws.js';
 
 // Issue 38 item 3: PostgREST's names (its config file and PGRST_* variables) where they mean what ours mean, refused by name where they do not.
 describe("PostgREST's config file format", () => {
@@ -60,7 +44,7 @@ describe("PostgREST's config file format", () => {
     ['db-pool = 10 20', /unexpected "20" after the value of db-pool/],
     ['db-pool = 1\ndb-pool = 2', /line 2: db-pool is given twice/],
   ])('refuses %j, saying where', (text, message) => {
-    expect(usage(() => parsePostgrestConfig(text, {}, 'f')).message).toMatch(message);
+    expect(thrownBy(UsageError, () => parsePostgrestConfig(text, {}, 'f')).message).toMatch(message);
   });
 
   it('settles a PostgREST file: its keys as ours (server-host *4 as 0.0.0.0), our own flag names too', async () => {
@@ -80,13 +64,13 @@ describe("PostgREST's config file format", () => {
   ])('refuses %j by name, saying why', async (line, message) => {
     const file = join(tempDir('pgrst-'), 'postgrest.conf');
     writeFileSync(file, `${line}\n`);
-    expect((await usageAsync(settleServe({}, {}, file))).message).toMatch(message);
+    expect((await rejectionOf(UsageError, settleServe({}, {}, file))).message).toMatch(message);
   });
 
   it('a YAML file naming a PostgREST key gets a did-you-mean to ours', async () => {
     const file = join(tempDir('pgrst-'), 'serve.yaml');
     writeFileSync(file, 'db-uri: postgres://db/x\n');
-    expect((await usageAsync(settleServe({}, {}, file))).message).toMatch(/unknown setting 'db-uri' \(did you mean 'database-url'\?, PostgREST's name for it/);
+    expect((await rejectionOf(UsageError, settleServe({}, {}, file))).message).toMatch(/unknown setting 'db-uri' \(did you mean 'database-url'\?, PostgREST's name for it/);
   });
 });
 
@@ -105,9 +89,9 @@ describe('PGRST_* variables', () => {
   });
 
   it('refuses one that names nothing (with a did-you-mean) or a value catalog cannot follow', () => {
-    expect(usage(() => fromPgrstEnv({ PGRST_DB_URL: 'postgres://x' })).message).toMatch(/PGRST_DB_URL is set, but it names no PostgREST setting catalog knows \(did you mean PGRST_DB_URI\?\)/);
-    expect(usage(() => fromPgrstEnv({ PGRST_DB_SCHEMAS: 'a,b' })).message).toMatch(/PGRST_DB_SCHEMAS: db-schemas = "a,b" is not supported: catalog serves one schema/);
-    expect(usage(() => fromPgrstEnv({ PGRST_APP_SETTINGS_KEY: 'x' })).message).toMatch(/app.settings.key is not supported/);
+    expect(thrownBy(UsageError, () => fromPgrstEnv({ PGRST_DB_URL: 'postgres://x' })).message).toMatch(/PGRST_DB_URL is set, but it names no PostgREST setting catalog knows \(did you mean PGRST_DB_URI\?\)/);
+    expect(thrownBy(UsageError, () => fromPgrstEnv({ PGRST_DB_SCHEMAS: 'a,b' })).message).toMatch(/PGRST_DB_SCHEMAS: db-schemas = "a,b" is not supported: catalog serves one schema/);
+    expect(thrownBy(UsageError, () => fromPgrstEnv({ PGRST_APP_SETTINGS_KEY: 'x' })).message).toMatch(/app.settings.key is not supported/);
   });
 });
 
@@ -134,5 +118,10 @@ describe('secrets in the settings', () => {
     writeFileSync(file, 'jwt-secret = "$(JWT)"\n');
     chmodSync(file, 0o644);
     expect(secretExposure({}, file, { jwtSecret: secret })).toBeNull(); // the file names a variable, not the secret
+    const keyFile = join(tempDir('secret-'), 'jwks.json');
+    writeFileSync(keyFile, '{"keys": []}', { mode: 0o644 });
+    expect(secretExposure({ jwtSecret: `@${keyFile}` }, undefined, { jwtSecret: `@${keyFile}` })).toMatch(/the JWT secret file .* may be read by other users: chmod 600/);
+    chmodSync(keyFile, 0o600);
+    expect(secretExposure({ jwtSecret: `@${keyFile}` }, undefined, { jwtSecret: `@${keyFile}` })).toBeNull(); // a file's name on the command line shows no secret
   });
 });

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { AuthError, authenticate, buildAuth } from '../../src/server/auth.js';
 import { secretShapeProblem } from '../../src/server/jwt-keys.js';
 import { parseClaimPath, roleAt } from '../../src/server/role-claim.js';
+import { rejectionOf } from '../support/throws.js';
 
 /** A key pair's public JWK (with `kid`) and a signer for it. */
 async function pair(alg: 'RS256' | 'ES256' | 'EdDSA', kid: string) {
@@ -11,12 +12,6 @@ async function pair(alg: 'RS256' | 'ES256' | 'EdDSA', kid: string) {
   const sign = (claims: Record<string, unknown>, header: Record<string, unknown> = { kid }) =>
     new SignJWT(claims).setProtectedHeader({ alg, ...header }).setExpirationTime('1h').sign(privateKey);
   return { jwk, sign, privateJwk: { ...(await exportJWK(privateKey)), kid } };
-}
-
-async function refusal(p: Promise<unknown>): Promise<AuthError> {
-  const err = await p.then(() => null, (e: unknown) => e);
-  expect(err).toBeInstanceOf(AuthError);
-  return err as AuthError;
 }
 
 // Issue 38 item 4: jwt-secret as a JWK or JWK Set (RS256, ES256, EdDSA), jwt-aud, jwt-role-claim-key.
@@ -39,10 +34,10 @@ describe('JWT secrets that are keys', () => {
   it('refuses a token signed by a key that is not in the set, or whose alg the key does not fit', async () => {
     const [known, other] = await Promise.all([pair('RS256', 'known'), pair('RS256', 'other')]);
     const auth = await buildAuth({ jwtSecret: JSON.stringify({ keys: [known.jwk] }) });
-    const err = await refusal(authenticate(`Bearer ${await other.sign({ role: 'admin' }, { kid: 'known' })}`, auth));
+    const err = await rejectionOf(AuthError, authenticate(`Bearer ${await other.sign({ role: 'admin' }, { kid: 'known' })}`, auth));
     expect(err).toMatchObject({ status: 401, code: 'PGRST301', message: 'JWSError JWSInvalidSignature' });
     const hs = await new SignJWT({ role: 'admin' }).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode('x'.repeat(32)));
-    expect((await refusal(authenticate(`Bearer ${hs}`, auth))).status).toBe(401);
+    expect((await rejectionOf(AuthError, authenticate(`Bearer ${hs}`, auth))).status).toBe(401);
   });
 
   it('takes a symmetric JWK ("kty": "oct") for HS256', async () => {
@@ -69,7 +64,7 @@ describe('jwt-aud and jwt-role-claim-key', () => {
     const auth = await buildAuth({ jwtSecret: secret, jwtAud: 'catalog' });
     expect((await authenticate(`Bearer ${await sign({ role: 'editor', aud: ['x', 'catalog'] })}`, auth)).role).toBe('editor');
     expect((await authenticate(`Bearer ${await sign({ role: 'editor' })}`, auth)).role).toBe('editor');
-    expect(await refusal(authenticate(`Bearer ${await sign({ role: 'editor', aud: 'other' })}`, auth))).toMatchObject({ status: 401, message: 'JWTClaimsError JWTNotInAudience' });
+    expect(await rejectionOf(AuthError, authenticate(`Bearer ${await sign({ role: 'editor', aud: 'other' })}`, auth))).toMatchObject({ status: 401, message: 'JWTClaimsError JWTNotInAudience' });
   });
 
   it('reads the role where the claim key says', async () => {
@@ -112,6 +107,6 @@ describe('--db-roles: requests as PostgreSQL roles', () => {
 
   it('without db-anon-role, a request without a token is 401 PGRST302', async () => {
     const auth = await buildAuth({ jwtSecret: secret, dbRoles: true });
-    expect(await refusal(authenticate(null, auth))).toMatchObject({ status: 401, code: 'PGRST302', message: 'Anonymous access is disabled' });
+    expect(await rejectionOf(AuthError, authenticate(null, auth))).toMatchObject({ status: 401, code: 'PGRST302', message: 'Anonymous access is disabled' });
   });
 });

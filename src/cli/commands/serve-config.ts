@@ -106,6 +106,15 @@ export function dumpServeConfig(settings: ServeSettings): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** Whether group or others may read a file (false when it cannot be looked at). */
+function readableByOthers(path: string): boolean {
+  try {
+    return (statSync(path).mode & 0o077) !== 0;
+  } catch {
+    return false;
+  }
+}
+
 /** The password of a database URL, or null. */
 function urlPassword(url: string | undefined): string | null {
   if (url === undefined || !URL.canParse(url)) return null;
@@ -123,6 +132,8 @@ export function secretExposure(flags: ServeSettings, configPath: string | undefi
   if (onCommandLine.length) {
     return `${onCommandLine.join(' and ')} on the command line can be read by any local user (ps, /proc/PID/cmdline): give ${onCommandLine.length > 1 ? 'them' : 'it'} by CATALOG_JWT_SECRET / CATALOG_DATABASE_URL, or in a --config file only you may read (chmod 600)`;
   }
+  const keyFile = settled.jwtSecret?.startsWith('@') ? settled.jwtSecret.slice(1) : null;
+  if (keyFile && readableByOthers(keyFile)) return `the JWT secret file ${keyFile} may be read by other users: chmod 600 ${keyFile}`;
   if (!configPath) return null;
   let text: string;
   let mode: number;

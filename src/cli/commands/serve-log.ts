@@ -1,19 +1,8 @@
+import type { RequestFigures } from '../embedded.js';
 import { UsageError } from '../errors.js';
 
 export const LOG_LEVELS = ['crit', 'error', 'warn', 'info'] as const;
 type Level = (typeof LOG_LEVELS)[number];
-
-/** What the request log says of one request (server/listen.ts's `onRequest`). */
-export interface RequestLine {
-  method: string;
-  /** The request target: path and query string. */
-  path: string;
-  status: number;
-  ms: number;
-  bytes: number;
-  /** Who the request ran as (the JWT's role, `anon`), or null when it was refused before that was known. */
-  role: string | null;
-}
 
 /** `--log-level` and `--log-format`, checked (exit 2 naming the flag). */
 export function logSettings(levelText: string | undefined, formatText: string | undefined): { level: Level; json: boolean } {
@@ -68,13 +57,13 @@ export class ServeLog {
     if (this.rank >= 1 || this.verbose) this.line('error', message);
   }
 
-  /** A problem the operator should fix (a secret others can read). */
+  /** A problem the operator should fix (a secret others can read, a setting that takes a restart): at every level. */
   warn(message: string): void {
-    if (this.rank >= 2 || !this.json) this.line('warn', message, {}, `warning: ${message}`);
+    this.line('warn', message, {}, `warning: ${message}`);
   }
 
   /** One answered request, at `info`. */
-  request(r: RequestLine): void {
+  request(r: RequestFigures): void {
     if (this.rank < 3) return;
     const text = `${r.method} ${r.path} ${r.status} ${r.ms} ms ${r.bytes} bytes${r.role ? ` role=${r.role}` : ''}`;
     this.line('info', 'request', { ...r }, text);

@@ -33,8 +33,9 @@ PGRST_*, then the file. --dump-config prints what is in force. Secrets (the JWT 
 password) belong in the environment or a file only you may read (chmod 600), not on the command
 line, where any local user sees them.
 
-Signals, as PostgREST: SIGUSR1 reloads the schema description, SIGUSR2 (and SIGHUP) the
-configuration (file and environment) without dropping a connection; SIGINT/SIGTERM stop after the
+Signals, as PostgREST: SIGUSR1 reloads the schema description; SIGUSR2 (and SIGHUP) reads the
+configuration again (the --config file, a jwt-secret @FILE) and takes up what can change while
+serving (JWT settings, limits, logging), dropping no connection; SIGINT/SIGTERM stop after the
 requests in flight. With --workers the primary passes them on to every worker.`;
 
 /** `catalog serve`. */
@@ -51,12 +52,12 @@ export function defineServe(ctx: Context): Command {
     .option('--dump-config', 'print the settings in force (flags, CATALOG_* and PGRST_* variables, --config file, defaults) as a config file, secrets redacted, and exit')
     .option('--idle-exit <seconds>', 'stop after this many seconds without a request (the background holder commands start uses it)')
     .action(async (opts: ServeOptions) => runServe(opts, ctx))
-    .addHelpText('after', `${EMBEDDED_NOTE}\n${SETTINGS_NOTE}\n`);
+    .addHelpText('after', `${EMBEDDED_NOTE}\n${SETTINGS_NOTE}`);
   return examples(cmd, [
     'catalog serve',
     'catalog serve --port 8080 --data ./catalog-data',
     'CATALOG_JWT_SECRET="$(cat /etc/catalog/jwt-secret)" catalog serve --host 0.0.0.0 --workers 2 --database-url postgres://catalog@db/catalog',
-    'catalog serve --config /etc/catalog/postgrest.conf     # PostgREST\'s config file, chmod 600',
+    'catalog serve --config "$CATALOG_CONF"    # YAML, or a PostgREST config file (db-uri = "…"); chmod 600',
   ]);
 }
 
@@ -211,6 +212,7 @@ export async function runServe(flags: ServeOptions, ctx: Context): Promise<void>
   };
   const first = await settle();
   log.configure(first.logging.level, first.logging.json);
+  ctx.onWarning((w) => log.warn(`${w.name}: ${w.message}`)); // a library's warning is a log line too (JSON under --log-format json)
   const exposed = secretExposure(flags, flags.config, first.opts);
   if (exposed) log.warn(exposed);
   if (first.plan.workers > 1) await serveWorkers(first, settle, log, ctx);
@@ -315,7 +317,7 @@ async function serveHere(first: Settled, settle: () => Promise<Settled>, idleSec
       throw err;
     });
   const server = await untilReachable(start, stopping, log);
-  if (!server) return;
+  if (!server) return log.note(`${await stopping}: stopping`);
   const stopReloading = reloadOnSignals(server as Reloading, first, settle, log, ctx);
   log.always(`Serving the catalog at ${server.url} (${databaseUrl ? 'PostgreSQL' : `data in ${dataDir}`}). Press Ctrl-C to stop.`, { url: server.url });
   const adminUrl = (server as { adminUrl?: string }).adminUrl;
