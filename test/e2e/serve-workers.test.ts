@@ -5,10 +5,17 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { PG_URL, tempDir } from '../support/stores.js';
-import { BIN, ensureBuilt } from './support.js';
+import { BIN, ensureBuilt, startServe } from './support.js';
 import { HAS_PROC, listeningPorts, scrape, total, until, waitForLines, withChildren } from './support-serve.js';
 
 ensureBuilt();
+
+async function dropSchema(schema: string): Promise<void> {
+  const c = new pg.Client({ connectionString: PG_URL });
+  await c.connect();
+  await c.query(`drop schema if exists ${schema} cascade`);
+  await c.end();
+}
 
 /** `catalog serve --workers 2 --admin-port 0 …` on a schema and application_name of its own; resolves once it serves. */
 async function startCluster(args: string[]) {
@@ -31,10 +38,7 @@ async function startCluster(args: string[]) {
     async stop() {
       child.kill('SIGTERM');
       const [code] = child.exitCode !== null ? [child.exitCode] : await once(child, 'exit');
-      const c = new pg.Client({ connectionString: PG_URL });
-      await c.connect();
-      await c.query(`drop schema if exists ${schema} cascade`);
-      await c.end();
+      await dropSchema(schema);
       return code as number;
     },
   };
@@ -60,8 +64,14 @@ describe.skipIf(!PG_URL)(`catalog serve --workers 2: metrics, pool, signals${PG_
         expect(total(m, 'process_resident_memory_bytes')).toBeGreaterThan(0);
         expect(total(m, 'process_start_time_seconds')).toBeGreaterThan(0);
       }
-      // every scrape counts the requests of both workers: 3 more each time, never fewer
-      expect(counts).toEqual([3, 6, 9, 12, 15, 18]);
+      // never fewer than the scrape before (a worker counts a request as its last byte goes, so one
+      // scrape may come a moment before the last of its three is counted) …
+      for (let i = 1; i < 6; i++) expect(counts[i]).toBeGreaterThanOrEqual(counts[i - 1]);
+      expect(counts[5]).toBeGreaterThan(counts[0]);
+      // … and all 18 answered requests, of both workers, in the sum
+      let last = counts[5];
+      for (let i = 0; i < 100 && last < 18; i++) last = total(await scrape(serve.adminUrl), 'catalog_http_requests_total');
+      expect(last).toBe(18);
 
       // hold every pooled connection: a lock makes each read wait, so both workers' pools fill
       await admin.query('begin');
@@ -118,4 +128,36 @@ describe.skipIf(!PG_URL)(`catalog serve --workers 2: metrics, pool, signals${PG_
       expect(await serve.stop()).toBe(0);
     }
   }, 60_000);
+});
+
+describe.skipIf(!PG_URL)(`catalog serve --db-pool, --db-pool-acquisition-timeout${PG_URL ? '' : ' (SKIPPED: set CATALOG_TEST_DATABASE_URL)'}`, () => {
+  it('one connection: a second request waits for it at most the acquisition timeout, then 504 PGRST003', async () => {
+    const id = `${process.pid}_${Date.now().toString(36)}`;
+    const schema = `catalog_pool_${id}`;
+    const url = `${PG_URL}${PG_URL!.includes('?') ? '&' : '?'}application_name=catalog_pool_${id}`;
+    const serve = await startServe(['--database-url', url, '--db-schema', schema, '--db-pool', '1', '--db-pool-acquisition-timeout', '1']);
+    const admin = new pg.Client({ connectionString: PG_URL });
+    await admin.connect();
+    try {
+      await admin.query('begin');
+      await admin.query(`lock table ${schema}.labels in access exclusive mode`);
+      const first = fetch(`${serve.url}/labels`).then((r) => r.status);
+      // the first has the one connection once its statement waits on the lock (seen from another session)
+      const watch = new pg.Client({ connectionString: PG_URL });
+      await watch.connect();
+      const waiting = async () => Number((await watch.query(`select count(*) as n from pg_stat_activity where application_name = $1 and wait_event_type = 'Lock'`, [`catalog_pool_${id}`])).rows[0].n);
+      let seen = 0;
+      for (let i = 0; i < 200 && seen === 0; i++) if ((seen = await waiting()) === 0) await new Promise((r) => setTimeout(r, 50));
+      await watch.end();
+      expect(seen).toBe(1);
+      const second = await fetch(`${serve.url}/labels`);
+      expect([second.status, ((await second.json()) as { code: string }).code]).toEqual([504, 'PGRST003']);
+      await admin.query('rollback');
+      expect(await first).toBe(200);
+    } finally {
+      await admin.end();
+      expect(await serve.stop()).toBe(0);
+      await dropSchema(schema);
+    }
+  }, 30_000);
 });

@@ -56,8 +56,7 @@ export function defineServe(ctx: Context): Command {
   return examples(cmd, [
     'catalog serve',
     'catalog serve --port 8080 --data ./catalog-data',
-    'CATALOG_JWT_SECRET="$(cat /etc/catalog/jwt-secret)" catalog serve --host 0.0.0.0 --workers 2 --database-url postgres://catalog@db/catalog',
-    'catalog serve --config "$CATALOG_CONF"    # YAML, or a PostgREST config file (db-uri = "…"); chmod 600',
+    'catalog serve --host 0.0.0.0 --workers 2 --config /etc/catalog/postgrest.conf   # PostgREST\'s file: db-uri, jwt-secret (chmod 600)',
   ]);
 }
 
