@@ -228,13 +228,15 @@ interface Reloading {
  * SIGUSR1 reloads the schema description, SIGUSR2 and SIGHUP the configuration, one at a time;
  * a failure is logged and leaves the service as it was. Returns the function that stops listening.
  */
-function reloadOnSignals(running: Reloading, current: Settled, settle: () => Promise<Settled>, log: ServeLog, ctx: Context, who = ''): () => void {
+function reloadOnSignals(running: Reloading, current: Settled, settle: () => Promise<Settled>, log: ServeLog, ctx: Context, worker?: number): () => void {
+  const who = worker === undefined ? '' : `worker ${worker}: `;
+  const tag = worker === undefined ? {} : { worker };
   let queue = Promise.resolve();
   const reload = async (signal: string) => {
     if (signal === 'SIGUSR1') {
       try {
         const version = await running.reloadSchema?.();
-        log.note(`${who}SIGUSR1: schema description reloaded (catalog schema version ${version})`, { signal });
+        log.note(`${who}SIGUSR1: schema description reloaded (catalog schema version ${version})`, { signal, ...tag });
       } catch (err) {
         log.error(`${who}SIGUSR1: the schema description could not be reloaded (${(err as Error).message}); serving as before`);
       }
@@ -247,7 +249,7 @@ function reloadOnSignals(running: Reloading, current: Settled, settle: () => Pro
       const changed = changedSettings(current.opts, next.opts, true);
       const restart = changedSettings(current.opts, next.opts, false);
       current = next;
-      log.note(`${who}${signal}: configuration reloaded (${changed.length ? `changed: ${changed.join(', ')}` : 'nothing changed'})`, { signal, changed });
+      log.note(`${who}${signal}: configuration reloaded (${changed.length ? `changed: ${changed.join(', ')}` : 'nothing changed'})`, { signal, changed, ...tag });
       if (restart.length) log.warn(`${who}${signal}: ${restart.join(', ')} changed, which takes a restart: the running service keeps the value it started with`);
     } catch (err) {
       log.error(`${who}${signal}: the configuration was not reloaded (${(err as Error).message}); the one in force stays`);
@@ -263,7 +265,7 @@ async function serveWorkers(first: Settled, settle: () => Promise<Settled>, log:
   // A forked worker re-runs this command line: it serves, reloads on the signals the primary passes on, and stops on SIGTERM.
   if (cluster.isClusterWorker()) {
     const running = await cluster.runClusterWorker(start);
-    reloadOnSignals(running, first, settle, log, ctx, `worker ${cluster.workerPid()}: `);
+    reloadOnSignals(running, first, settle, log, ctx, cluster.workerPid());
     return;
   }
   const handle = await cluster.startCluster(start, workers, (line) => log.note(line)).catch((err: Error) => Promise.reject(/^sslmode=/.test(err.message) ? new UsageError(err.message) : err));
