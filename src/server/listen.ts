@@ -308,8 +308,11 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
       });
       server.closeAllConnections();
       if (admin) await new Promise((r) => (admin.server.close(r), admin.server.closeAllConnections()));
+      if (ownsStore) await store.close();
+      // PGlite writes files as it closes (statistics): tightened after it, before the lock goes
       if (lock) tightenModes(opts.dataDir!);
-      await undo();
+      lock?.release();
+      restoreUmask();
     })();
     return closing;
   };
