@@ -54,6 +54,10 @@ export interface ContextDeps {
   prompter?: Prompter;
   /** Resolves with the signal's name when the process is asked to stop (serve). */
   waitForSignal?: () => Promise<string>;
+  /** Calls `fn` on each of these signals until the returned function is called (serve's SIGUSR1, SIGUSR2, SIGHUP). */
+  onSignal?: (signals: readonly string[], fn: (signal: string) => void) => () => void;
+  /** Hands the process's warnings (Node's, a library's) to `fn` instead of Node's own printing, until the returned function is called (serve's log). */
+  onWarning?: (fn: (warning: Error) => void) => () => void;
   server?: ServerControl;
   version?: string;
   /**
@@ -94,6 +98,8 @@ export class Context {
   readonly paths: Paths;
   readonly prompter: Prompter;
   readonly waitForSignal: () => Promise<string>;
+  readonly onSignal: (signals: readonly string[], fn: (signal: string) => void) => () => void;
+  readonly onWarning: (fn: (warning: Error) => void) => () => void;
   readonly version: string;
   /** Set by main from the root program's options before a command runs. */
   globals: GlobalOptions = {};
@@ -122,6 +128,8 @@ export class Context {
     this.paths = resolvePaths(deps.env, deps.home);
     this.prompter = deps.prompter ?? { confirm: () => Promise.reject(new Error('no terminal to ask on')) };
     this.waitForSignal = deps.waitForSignal ?? (() => new Promise(() => {}));
+    this.onSignal = deps.onSignal ?? (() => () => {});
+    this.onWarning = deps.onWarning ?? (() => () => {});
     this.version = deps.version ?? '0.0.0';
   }
 
@@ -440,6 +448,21 @@ export function systemContext(): Context {
         process.once('SIGINT', on('SIGINT'));
         process.once('SIGTERM', on('SIGTERM'));
       }),
+    onSignal: (signals, fn) => {
+      const handlers = signals.map((sig) => [sig, () => fn(sig)] as const);
+      for (const [sig, h] of handlers) process.on(sig, h);
+      return () => handlers.forEach(([sig, h]) => process.off(sig, h));
+    },
+    onWarning: (fn) => {
+      // Node prints a warning through a listener of its own: taking that listener off is how it is rerouted
+      const before = process.listeners('warning');
+      process.removeAllListeners('warning');
+      process.on('warning', fn);
+      return () => {
+        process.off('warning', fn);
+        for (const l of before) process.on('warning', l);
+      };
+    },
     version: readVersion(),
     ownsProcess: true,
     startHolder: async (dataDir, idleSeconds) => {

@@ -3,7 +3,7 @@
  * service started in this process over PGlite), `catalog serve`, and token minting. Everything is
  * loaded on first use, so a command that talks to a URL never loads the server or PGlite.
  */
-export type { RunningServer, StartOptions } from '../server/listen.js';
+export type { RequestFigures, RunningServer, StartOptions } from '../server/listen.js';
 
 /** The service: start, the data-directory lock, secret checks (src/server/listen.ts). */
 export const loadServer = () => import('../server/listen.js');

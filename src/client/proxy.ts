@@ -8,8 +8,10 @@ import { ProxySettingError } from './errors.js';
  *   first, then uppercase (`HTTP_PROXY` only outside a CGI script, where a request's `Proxy:`
  *   header would become it: "httpoxy"). An empty value is unset.
  * - A proxy without a scheme is `http://`; without a port, 1080 (curl's default; 443 for https://).
- * - `no_proxy`/`NO_PROXY`: `*`, or comma-separated host names (matching the host and its
- *   subdomains; a leading dot is ignored), IP addresses and CIDR ranges; ports are ignored.
+ * - `no_proxy`/`NO_PROXY`, as curl, Go and undici read it: `*` (every host), or a list (commas or
+ *   spaces) of host names, `.domain` and `*.domain` (the domain and its subdomains, as curl
+ *   matches a leading dot), IP addresses and CIDR ranges, each optionally with `:port`
+ *   (`[::1]:8080` for IPv6), which then only matches requests to that port.
  * Unlike curl, loopback (`localhost`, 127.0.0.0/8, ::1) is always reached directly, as Go's and
  * npm's clients do: a service on this machine is never behind a remote proxy, and the embedded
  * catalog's holder listens there.
@@ -23,7 +25,8 @@ export function proxyFor(target: URL, env: Record<string, string | undefined>): 
   const upperHttp = scheme === 'http' && env.REQUEST_METHOD ? undefined : read(`${scheme.toUpperCase()}_PROXY`);
   const raw = read(`${scheme}_proxy`) ?? upperHttp ?? read('all_proxy') ?? read('ALL_PROXY');
   if (!raw) return null;
-  if (bypassed(host, read('no_proxy') ?? read('NO_PROXY') ?? '')) return null;
+  const port = Number(target.port) || (scheme === 'https' ? 443 : 80);
+  if (bypassed(host, port, read('no_proxy') ?? read('NO_PROXY') ?? '')) return null;
   return parseProxy(raw);
 }
 
@@ -34,7 +37,7 @@ export function parseProxy(raw: string): URL {
   try {
     url = new URL(text);
   } catch {
-    throw new ProxySettingError(`the proxy setting ${JSON.stringify(raw)} is not a URL (expected e.g. http://proxy.example.com:3128)`);
+    throw new ProxySettingError(`the proxy setting ${JSON.stringify(maskPassword(raw))} is not a URL (expected e.g. http://proxy.example.com:3128)`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new ProxySettingError(`the proxy ${redact(url)} uses ${url.protocol.slice(0, -1)}, which catalog does not speak: give an http:// or https:// proxy`);
@@ -43,6 +46,20 @@ export function parseProxy(raw: string): URL {
   const written = /^[a-z][a-z0-9+.-]*:\/\/(?:[^@/]*@)?(?:\[[^\]]*\]|[^:/?#]*):\d/i.test(text);
   if (!written && url.protocol === 'http:') url.port = '1080';
   return url;
+}
+
+/**
+ * A proxy setting that is not a URL, as it may be shown: whatever stands between the user name's
+ * `:` and the last `@` before the host is masked.
+ * @example maskPassword('http://ana:s3cret@proxy:bad') // 'http://ana:***@proxy:bad'
+ */
+export function maskPassword(raw: string): string {
+  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(raw)?.[0] ?? '';
+  const rest = raw.slice(scheme.length);
+  const at = rest.lastIndexOf('@');
+  const colon = rest.indexOf(':');
+  if (at < 0 || colon < 0 || colon > at) return raw;
+  return `${scheme}${rest.slice(0, colon)}:***${rest.slice(at)}`;
 }
 
 /** The proxy URL as it may be shown: without its password. */
@@ -69,15 +86,37 @@ function isLoopback(host: string): boolean {
   return isIP(host) === 4 && host.startsWith('127.');
 }
 
-/** Whether NO_PROXY names the host (see proxyFor). */
-function bypassed(host: string, noProxy: string): boolean {
+/** One NO_PROXY entry: a name (without `*.` or `.`), an address or CIDR range, and its port (0: any). */
+interface NoProxyEntry {
+  name: string;
+  bits: string | undefined;
+  port: number;
+}
+
+/**
+ * A NO_PROXY entry read: `host`, `.domain`, `*.domain`, `10.0.0.0/8`, `host:8080`, `[::1]:8080`.
+ * @example noProxyEntry('*.example.com:8443') // { name: 'example.com', bits: undefined, port: 8443 }
+ */
+export function noProxyEntry(entry: string): NoProxyEntry {
+  const [addrPort, bits] = entry.split('/');
+  let addr = addrPort ?? '';
+  let port = 0;
+  const bracketed = /^\[([^\]]*)\](?::(\d+))?$/.exec(addr);
+  const withPort = /^([^:]*):(\d+)$/.exec(addr);
+  if (bracketed) [addr, port] = [bracketed[1], Number(bracketed[2] ?? 0)];
+  else if (withPort) [addr, port] = [withPort[1], Number(withPort[2])];
+  return { name: bare(addr).replace(/^\*?\.+/, ''), bits, port };
+}
+
+/** Whether NO_PROXY names the host and port (see proxyFor). */
+function bypassed(host: string, port: number, noProxy: string): boolean {
   const hostIp = isIP(host);
   for (const raw of noProxy.split(/[,\s]+/)) {
     const entry = raw.trim();
     if (!entry) continue;
     if (entry === '*') return true;
-    const [addr, bits] = entry.split('/');
-    const name = bare(stripPort(addr ?? ''));
+    const { name, bits, port: only } = noProxyEntry(entry);
+    if (!name || (only && only !== port)) continue;
     const entryIp = isIP(name);
     if (entryIp) {
       if (hostIp !== entryIp) continue;
@@ -87,15 +126,9 @@ function bypassed(host: string, noProxy: string): boolean {
       if (!Number.isInteger(prefix)) continue;
       list.addSubnet(name, prefix, family);
       if (list.check(host, family)) return true;
-    } else if (name && (host === name || host.endsWith(`.${name.replace(/^\.+/, '')}`) || host === name.replace(/^\.+/, ''))) {
+    } else if (host === name || host.endsWith(`.${name}`)) {
       return true;
     }
   }
   return false;
-}
-
-/** `host:port` → host (an IPv6 address keeps its colons; `[::1]:80` loses the port). */
-function stripPort(entry: string): string {
-  if (entry.startsWith('[')) return entry.slice(0, entry.indexOf(']') + 1);
-  return (entry.match(/:/g) ?? []).length === 1 ? entry.slice(0, entry.indexOf(':')) : entry;
 }

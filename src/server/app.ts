@@ -1,5 +1,6 @@
 import type { Store } from '../store/store.js';
-import { AuthError } from './auth.js';
+import { asRefusal, AuthError, type AuthSettings } from './auth.js';
+import { refuseCopyAsRole } from './db-role.js';
 import { copyOutReply } from './copy-out.js';
 import { ApiError, defaultMaxBody, errorReply } from './errors.js';
 import { fromRequest, type Incoming, type Reply, toResponse } from './exchange.js';
@@ -11,7 +12,8 @@ import { buildPlannedCount, buildRead, buildWrite, type Statement } from './sql.
 
 export interface AppOptions {
   store: Store;
-  jwtSecret?: string;
+  /** A passphrase, or the settings `buildAuth` made (JWK/JWKS, aud, role claim, --db-roles). */
+  jwtSecret?: string | AuthSettings;
   /** Largest accepted request body (default 64 MiB); larger bodies get 413. */
   maxBodyBytes?: number;
   /** PostgREST's db-max-rows: caps every read, at every embed level. */
@@ -55,7 +57,10 @@ export function createApp(opts: AppOptions): App {
     const request = await parseRequest(req, requestOptions);
     if (request.kind !== 'table') return specialResponse(request);
     const planned = planRequest(request, { schema, maxRows: opts.maxRows });
-    if (planned.representation.copy) return copyOutReply(store, planned, opts.maxRows);
+    if (planned.representation.copy) {
+      refuseCopyAsRole(request.principal);
+      return copyOutReply(store, planned, opts.maxRows);
+    }
     const statement = buildStatement(planned, schema);
     const result = await execute(store, planned, statement.main, statement.extra, req.signal);
     return shapeResponse(planned, result);
@@ -65,7 +70,8 @@ export function createApp(opts: AppOptions): App {
     let res: Reply;
     try {
       res = await answer(req);
-    } catch (err) {
+    } catch (caught) {
+      const err = asRefusal(caught, req.principal);
       // nobody waits for the answer of a request its client left (its statement was cancelled): nothing to log
       if (req.signal?.aborted) return { status: 499, headers: {}, body: null };
       res = errorReply(err instanceof AuthError ? new ApiError(err.status, err.code, err.message, { headers: err.headers }) : err, log);

@@ -1,6 +1,7 @@
 import { webStream } from './stream-body.js';
 import { errorReply, payloadTooLarge } from './errors.js';
 import type { Reply } from './reply.js';
+import type { Principal } from './auth.js';
 
 export { type Reply, reply } from './reply.js';
 
@@ -23,6 +24,8 @@ export interface Incoming {
   bytes(max: number): Promise<Buffer>;
   /** Aborts when the client goes away before its answer: its statement is then cancelled. */
   readonly signal?: AbortSignal;
+  /** Who the request runs as, once authenticated (parseRequest sets it): the request log and the 401/403 split read it. */
+  principal?: Principal;
 }
 
 /** Reads a web body stream, refusing more than `max` bytes without buffering them. */

@@ -9,6 +9,7 @@ import type { Planned, WritePlan } from './plan.js';
 import { copyShapeCheck, copyShapeError, mergeSourceIds, sourceIdConflict } from './source-ids.js';
 import { afterWrite, bindMoves, buildCopyRead, buildRepresentation, copyStage, ident, stagedTarget, tableRef, type Statement } from './sql.js';
 import { stagedCopyColumns, stagedCreate, stagedFillJson } from './staged.js';
+import { actAs, runsAsRole } from './db-role.js';
 
 /**
  * The transaction step, the only one that touches the database: the session time zone (when
@@ -247,7 +248,7 @@ function checkWritten(planned: Planned, plan: WritePlan, n: number, fail: (e: Ap
  */
 export async function execute(store: Store, planned: Planned, statement: Statement, extra: Statement | null, signal?: AbortSignal): Promise<ExecResult> {
   const { prefs } = planned;
-  if (planned.plan.kind === 'read' && prefs.timezone === undefined) {
+  if (planned.plan.kind === 'read' && prefs.timezone === undefined && !runsAsRole(planned.request.principal)) {
     const row = (await store.query<Record<string, unknown>>(statement.sql, statement.params, signal)).rows[0] ?? {};
     return readResult(store, planned, row, extra, false);
   }
@@ -261,6 +262,7 @@ export async function execute(store: Store, planned: Planned, statement: Stateme
   const checked = planned.plan.kind === 'insert' && linkColumns(planned.plan).length > 0 ? await batchKey(store) : null;
   try {
     const result = await store.transaction(async (tx): Promise<ExecResult> => {
+      await actAs(tx, planned.request.principal); // --db-roles: the JWT's database role (db-role.ts)
       const timezoneApplied = await applyTimezone(tx, prefs);
       if (prefs.timezone !== undefined && !timezoneApplied && prefs.handling === 'strict') {
         fail(new ApiError(400, 'PGRST122', 'Invalid preferences given with handling=strict', {

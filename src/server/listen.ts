@@ -8,6 +8,9 @@ import { ApiError, DEFAULT_MAX_BODY, defaultMaxBody, payloadTooLarge } from './e
 import type { Incoming } from './exchange.js';
 import { newHolderKey, privateApp, privateRefusal } from '../holder/guard.js';
 import { corsApp } from './cors.js';
+import { buildAuth, type AuthSettings } from './auth.js';
+import { secretShapeProblem } from './jwt-keys.js';
+import type { Metrics, MetricsSnapshot } from './admin.js';
 
 export { parseCorsOrigins } from './cors.js';
 
@@ -23,7 +26,20 @@ export interface StartOptions {
   databaseUrl?: string;
   /** Schema for the PostgreSQL store (default public). */
   schema?: string;
+  /** A passphrase, a JWK or JWK Set (JSON): PostgREST's jwt-secret. */
   jwtSecret?: string;
+  /** PostgREST's jwt-aud: a token with `aud` must name it. */
+  jwtAud?: string;
+  /** PostgREST's jwt-role-claim-key (default `.role`). */
+  jwtRoleClaimKey?: string;
+  /** Run each request as its JWT's PostgreSQL role (`--db-roles`; PostgreSQL only). */
+  dbRoles?: boolean;
+  /** The PostgreSQL role of a request without a token, with `dbRoles` (PostgREST's db-anon-role). */
+  dbAnonRole?: string;
+  /** Most connections this process's PostgreSQL pool opens (default 10). */
+  dbPool?: number;
+  /** Longest a request waits for a pooled connection, in milliseconds (default 10 s): then 504 PGRST003. */
+  dbPoolAcquisitionTimeoutMs?: number;
   maxBodyBytes?: number;
   /** Longest request target (path + query) accepted; longer ones get 414. Default 8 KiB. */
   maxUrlBytes?: number;
@@ -34,7 +50,7 @@ export interface StartOptions {
   /** Port of the admin server (`/live`, `/ready`, `/metrics`) on the same host; none when undefined. */
   adminPort?: number;
   /** Told of every answered request (the request log, `--log-level info`). */
-  onRequest?: (r: { method: string; path: string; status: number; ms: number; bytes: number }) => void;
+  onRequest?: (r: RequestFigures) => void;
   maxRows?: number;
   /** PostgreSQL's statement_timeout (0: none); default DEFAULT_STATEMENT_TIMEOUT_MS (30 s). */
   statementTimeoutMs?: number;
@@ -55,6 +71,21 @@ export interface StartOptions {
   private?: boolean;
 }
 
+/** What the request log is told of one answered request. */
+export interface RequestFigures {
+  method: string;
+  /** The request target as sent: path and query string. */
+  path: string;
+  status: number;
+  ms: number;
+  bytes: number;
+  /** The role it ran as, or null when it was refused before that was known (a bad token, a limit). */
+  role: string | null;
+}
+
+/** The settings a running service takes up again on SIGUSR2 (`reconfigure`); the others need a restart. */
+export type Reloadable = Pick<StartOptions, 'jwtSecret' | 'jwtAud' | 'jwtRoleClaimKey' | 'dbRoles' | 'dbAnonRole' | 'maxBodyBytes' | 'maxRows' | 'aggregates' | 'corsOrigins'>;
+
 export interface RunningServer {
   url: string;
   /** The admin server's URL, when `adminPort` was given. */
@@ -65,6 +96,19 @@ export interface RunningServer {
   key: string | null;
   /** Stops accepting, drains in-flight requests, closes the store, removes the lock. */
   close(): Promise<void>;
+  /**
+   * Takes up new settings for the requests that arrive from now on (SIGUSR2): authentication,
+   * limits, aggregates, CORS. Requests in flight finish as they began; no connection is dropped.
+   * Rejects, leaving the settings as they were, when the new ones cannot serve.
+   */
+  reconfigure(next: Reloadable): Promise<void>;
+  /**
+   * Loads the schema description again (SIGUSR1): checks the database's catalog schema is at this
+   * version's migration, applying any that is missing, as at start. Resolves with that version.
+   */
+  reloadSchema(): Promise<number>;
+  /** This process's figures for `/metrics` (a cluster primary adds up its workers'). */
+  metrics(): MetricsSnapshot;
 }
 
 export const DEFAULT_MAX_URL = 8 * 1024;
@@ -82,13 +126,12 @@ export function readServeLock(dataDir: string): { pid: number; url: string; key?
   return holder?.url ? { pid: holder.pid, url: holder.url, ...(holder.key ? { key: holder.key } : {}) } : null;
 }
 
-/** PostgREST refuses a JWT secret under 32 characters (HS256 wants 256 bits); so do we. */
-export const MIN_JWT_SECRET_LENGTH = 32;
+/** Why a JWT secret cannot be used, or null when it can (or none is given): a short passphrase, JSON that is no JWK. */
+export const jwtSecretProblem = secretShapeProblem;
 
-/** Why a JWT secret cannot be used, or null when it can (or none is given). */
-export function jwtSecretProblem(secret: string | undefined): string | null {
-  if (secret === undefined || secret.length >= MIN_JWT_SECRET_LENGTH) return null;
-  return `the JWT secret must be at least ${MIN_JWT_SECRET_LENGTH} characters long (it has ${secret.length}), as PostgREST requires: make one with \`openssl rand -base64 32\``;
+/** The authentication settings of start options (the secret's keys imported, the role claim path read); errors say what is wrong. */
+export function authOf(opts: Reloadable): Promise<AuthSettings> {
+  return buildAuth({ jwtSecret: opts.jwtSecret, jwtAud: opts.jwtAud, jwtRoleClaimKey: opts.jwtRoleClaimKey, dbRoles: opts.dbRoles, dbAnonRole: opts.dbAnonRole });
 }
 
 /** True for addresses that only this machine can reach. */
@@ -127,6 +170,11 @@ async function openHeld(opts: StartOptions): Promise<Held> {
   return { store, ownsStore, lock, restoreUmask };
 }
 
+/** What the request log learns while a request is served: who it ran as. */
+interface Seen {
+  role: string | null;
+}
+
 /** Requests in flight and when the last one came or went: what the idle exit and a draining close watch. */
 interface Traffic {
   inFlight: number;
@@ -156,12 +204,13 @@ function requestHandler(h: Handling): (req: IncomingMessage, res: ServerResponse
     traffic.lastActive = Date.now();
     const arrived = traffic.lastActive;
     const sentBefore = req.socket.bytesWritten;
+    const seen: Seen = { role: null };
     res.on('close', () => {
       traffic.inFlight--;
       traffic.lastActive = Date.now();
       h.metrics.record(req.method ?? 'GET', res.statusCode, traffic.lastActive - arrived);
-      const path = (req.url ?? '/').split('?')[0];
-      opts.onRequest?.({ method: req.method ?? 'GET', path, status: res.statusCode, ms: traffic.lastActive - arrived, bytes: req.socket.bytesWritten - sentBefore });
+      const figures = { method: req.method ?? 'GET', path: req.url ?? '/', status: res.statusCode, ms: traffic.lastActive - arrived, bytes: req.socket.bytesWritten - sentBefore, role: seen.role };
+      opts.onRequest?.(figures);
       if (traffic.inFlight === 0 && traffic.drained) traffic.drained();
     });
     const refusal = key ? privateRefusal(req, key) : null;
@@ -175,7 +224,7 @@ function requestHandler(h: Handling): (req: IncomingMessage, res: ServerResponse
       req.resume();
       return;
     }
-    void serveOne(h.app, req, res, baseOf(req), h.maxBodyBytes, opts.log, h.holderTag, h.receiveMs);
+    void serveOne(h.app, req, res, baseOf(req), h.maxBodyBytes, opts.log, h.holderTag, h.receiveMs, seen);
   };
 }
 
@@ -190,45 +239,58 @@ function idleWatch(idle: StartOptions['onIdle'], traffic: Traffic): NodeJS.Timeo
   return timer;
 }
 
+/** The app of a set of settings: the service's, wrapped for a private holder or for `--cors-origins`. */
+async function buildApp(store: Store, key: string | null, opts: Reloadable, log: StartOptions['log']): Promise<App> {
+  const { createApp } = await import('./app.js');
+  const jwtSecret = await authOf(opts);
+  const limits = { maxBodyBytes: opts.maxBodyBytes ?? defaultMaxBody(store.kind), maxRows: opts.maxRows, aggregates: opts.aggregates ?? true };
+  const shared = createApp({ store, jwtSecret, ...limits, ...(log ? { log } : {}) });
+  return key ? privateApp(shared) : opts.corsOrigins ? corsApp(shared, opts.corsOrigins) : shared;
+}
+
+/** Listens on `port` and `host`; undoes `undo` when that fails (a port in use). */
+async function listenOn(server: Server, port: number, host: string, undo: () => Promise<void>): Promise<string> {
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => resolve());
+    });
+  } catch (err) {
+    await undo();
+    throw err;
+  }
+  const addr = server.address() as AddressInfo;
+  return `http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}`;
+}
+
 /** Opens the store, builds the app and listens: the only code that touches sockets. */
 export async function startServer(opts: StartOptions = {}): Promise<RunningServer> {
   const host = opts.host ?? '127.0.0.1';
   checkAuthentication(host, opts.jwtSecret);
   const { store, ownsStore, lock, restoreUmask } = await openHeld(opts);
+  const undo = async () => {
+    if (ownsStore) await store.close();
+    lock?.release();
+    restoreUmask();
+  };
   const holderTag = lock ? directoryTag(opts.dataDir!) : null;
-  const { createApp } = await import('./app.js');
-  const maxBodyBytes = opts.maxBodyBytes ?? defaultMaxBody(store.kind);
   const key = opts.private ? newHolderKey() : null;
-  const shared = createApp({ store, jwtSecret: opts.jwtSecret, maxBodyBytes, maxRows: opts.maxRows, aggregates: opts.aggregates ?? true });
-  const app = key ? privateApp(shared) : opts.corsOrigins ? corsApp(shared, opts.corsOrigins) : shared;
-
-  const { Metrics, startAdmin } = await import('./admin.js');
+  const app = await buildApp(store, key, opts, opts.log).catch(async (err: unknown) => (await undo(), Promise.reject(err)));
+  const { Metrics, startAdmin, storeReady } = await import('./admin.js');
   const metrics = new Metrics();
+  metrics.schemaLoaded(true); // the store was migrated when it opened
   const traffic: Traffic = { inFlight: 0, lastActive: Date.now(), drained: null };
   const receiveMs = opts.receiveTimeoutMs ?? DEFAULT_RECEIVE_TIMEOUT_MS;
   // node checks headersTimeout only every connectionsCheckingInterval (30 s by default)
   const timeouts = { headersTimeout: receiveMs, connectionsCheckingInterval: Math.min(1_000, receiveMs) };
-  const handler = requestHandler({ app, opts, traffic, metrics, key, holderTag, maxBodyBytes, receiveMs });
-  const server = createServer({ keepAliveTimeout: 5_000, maxHeaderSize: opts.maxHeaderBytes ?? DEFAULT_MAX_HEADER, ...timeouts }, handler);
+  const handling: Handling = { app, opts, traffic, metrics, key, holderTag, maxBodyBytes: opts.maxBodyBytes ?? defaultMaxBody(store.kind), receiveMs };
+  const server = createServer({ keepAliveTimeout: 5_000, maxHeaderSize: opts.maxHeaderBytes ?? DEFAULT_MAX_HEADER, ...timeouts }, requestHandler(handling));
   server.on('clientError', answerClientError(opts.maxHeaderBytes ?? DEFAULT_MAX_HEADER));
-  try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(opts.port ?? 3000, host, () => resolve());
-    });
-  } catch (err) {
-    if (ownsStore) await store.close();
-    lock?.release();
-    restoreUmask();
-    throw err;
-  }
-  const addr = server.address() as AddressInfo;
-  const shownHost = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
-  const url = `http://${shownHost}:${addr.port}`;
-  const admin = opts.adminPort === undefined ? null : await startAdmin(opts.adminPort, host, store, metrics).catch(async (err: unknown) => {
+  const url = await listenOn(server, opts.port ?? 3000, host, undo);
+  const source = { metrics: async () => metrics.snapshot(store), ready: () => storeReady(store) };
+  const admin = opts.adminPort === undefined ? null : await startAdmin(opts.adminPort, host, source).catch(async (err: unknown) => {
     await new Promise((r) => server.close(r));
-    if (ownsStore) await store.close();
-    lock?.release();
+    await undo();
     throw err;
   });
   lock?.setUrl(url, key ?? undefined);
@@ -247,13 +309,33 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
       server.closeAllConnections();
       if (admin) await new Promise((r) => (admin.server.close(r), admin.server.closeAllConnections()));
       if (ownsStore) await store.close();
+      // PGlite writes files as it closes (statistics): tightened after it, before the lock goes
       if (lock) tightenModes(opts.dataDir!);
       lock?.release();
       restoreUmask();
     })();
     return closing;
   };
-  return { url, ...(admin ? { adminUrl: admin.url } : {}), store, server, key, close };
+  const reconfigure = async (next: Reloadable) => {
+    checkAuthentication(host, next.jwtSecret);
+    handling.app = await buildApp(store, key, next, opts.log);
+    handling.maxBodyBytes = next.maxBodyBytes ?? defaultMaxBody(store.kind);
+  };
+  const reloadSchema = () => reloadSchemaOf(store, metrics);
+  return { url, ...(admin ? { adminUrl: admin.url } : {}), store, server, key, close, reconfigure, reloadSchema, metrics: () => metrics.snapshot(store) };
+}
+
+/** SIGUSR1: the store's migrations checked (and any missing applied), counted as a schema load. */
+async function reloadSchemaOf(store: Store, metrics: Metrics): Promise<number> {
+  const { migrate } = await import('../store/migrate.js');
+  try {
+    const { version } = await migrate(store);
+    metrics.schemaLoaded(true);
+    return version;
+  } catch (err) {
+    metrics.schemaLoaded(false);
+    throw err;
+  }
 }
 
 /** Refuses to start without authentication off loopback, or with a JWT secret PostgREST would refuse. */
@@ -288,7 +370,14 @@ function answerClientError(maxHeaderBytes: number) {
 async function openStore(opts: StartOptions): Promise<Store> {
   if (opts.databaseUrl) {
     const { DEFAULT_STATEMENT_TIMEOUT_MS, openPostgres } = await import('../store/postgres.js');
-    return openPostgres({ url: opts.databaseUrl, schema: opts.schema, statementTimeoutMs: opts.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS, log: opts.log });
+    return openPostgres({
+      url: opts.databaseUrl,
+      schema: opts.schema,
+      statementTimeoutMs: opts.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
+      log: opts.log,
+      max: opts.dbPool,
+      acquireTimeoutMs: opts.dbPoolAcquisitionTimeoutMs,
+    });
   }
   const { openPGlite } = await import('../store/pglite.js');
   return openPGlite({ dataDir: opts.dataDir });
@@ -391,6 +480,7 @@ async function serveOne(
   log?: (line: string) => void,
   holderTag: string | null = null,
   receiveMs = DEFAULT_RECEIVE_TIMEOUT_MS,
+  seen: Seen = { role: null },
 ): Promise<void> {
   try {
     const declared = Number(req.headers['content-length'] ?? 0);
@@ -416,6 +506,7 @@ async function serveOne(
     }
     const request = incoming(req, res, url, receiveMs);
     const answer = await app.reply(request);
+    seen.role = request.principal?.role ?? null;
     if (request.signal.aborted) return;
     if (request.overflowed) answer.headers.connection = 'close';
     // An embedded holder says which directory it holds, so a lock's recorded URL can be checked.

@@ -5,7 +5,7 @@ import { parseRange } from '../grammar/range.js';
 import type { MediaType, Preferences, Query, RangeHeader } from '../grammar/types.js';
 import { servedTableByName, type TableDef } from '../schema/catalog.js';
 import { computedField, SOURCE_IDS } from '../schema/source-ids.js';
-import { authenticate, authorize, privilegeFor, roleAllows, type Principal } from './auth.js';
+import { authenticate, authorize, privilegeFor, roleAllows, type AuthSettings, type Principal } from './auth.js';
 import { ApiError, notFoundEmpty } from './errors.js';
 import type { Incoming } from './exchange.js';
 import { parsePayload, type Payload } from './payload.js';
@@ -45,7 +45,8 @@ export type ApiRequest = TableRequest | SpecialRequest;
 export interface RequestOptions {
   schema: string;
   maxBodyBytes: number;
-  jwtSecret?: string;
+  /** A passphrase, or the settings `buildAuth` made (JWK/JWKS, aud, role claim, --db-roles). */
+  jwtSecret?: string | AuthSettings;
   /** PostgREST's db-aggregates-enabled: `count()`, `col.sum()` … in `select` (else PGRST123). */
   aggregates?: boolean;
 }
@@ -125,6 +126,7 @@ export async function parseRequest(req: Incoming, opts: RequestOptions): Promise
     return { kind: 'preflight', requestHeaders: req.header('access-control-request-headers') };
   }
   const principal = await authenticate(req.header('authorization'), opts.jwtSecret);
+  req.principal = principal;
   const target = resolvePath(url.pathname);
   if (target.kind === 'rpc') throw rpcNotFound(method, opts.schema, target.name, url.search.slice(1));
   if (target.kind === 'root') {
@@ -147,7 +149,7 @@ export async function parseRequest(req: Incoming, opts: RequestOptions): Promise
   const hasBody = method === 'POST' || method === 'PATCH' || method === 'PUT';
   // Authorise before reading the body: a write its principal may not make is refused (below) with
   // its body unread, never buffered; the socket adapter discards the rest as it streams in.
-  const mayWrite = roleAllows(principal.role, privilegeFor(method)) && !table?.readOnly;
+  const mayWrite = (principal.dbRole !== undefined || roleAllows(principal.role, privilegeFor(method))) && !table?.readOnly;
   const body = hasBody ? (mayWrite ? await req.bytes(opts.maxBodyBytes) : new Uint8Array(0)) : null;
   // the payload parsers decode the body themselves (refusing bytes that are not UTF-8); this text is
   // only for the check below, on a table that does not exist

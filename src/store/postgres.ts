@@ -268,7 +268,10 @@ export interface OpenPostgresOptions {
   url: string;
   /** Schema for the catalog tables (created when missing). Default `public`. */
   schema?: string;
+  /** Most connections the pool opens (`--db-pool`; default 10). */
   max?: number;
+  /** Longest a statement waits for a pooled connection, in ms (`--db-pool-acquisition-timeout`; default 10 s): then pool-timeout (504 PGRST003). */
+  acquireTimeoutMs?: number;
   /** Statement timeout in milliseconds (0 = none). */
   statementTimeoutMs?: number;
   migrate?: boolean;
@@ -317,6 +320,20 @@ async function createSchema(store: PostgresStore, schema: string): Promise<void>
   }
 }
 
+/** The `sslmode` values libpq takes (and pg's `no-verify`). */
+const SSL_MODES = ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full', 'no-verify'];
+
+/**
+ * Why a database URL's `sslmode` cannot be used, or null: pg takes any other word as "use TLS",
+ * and a server without TLS then refuses every try, which looked like a database that is down.
+ * @example sslModeProblem('postgres://db/x?sslmode=bogus') // 'sslmode=bogus in the database URL is not one of disable, allow, …'
+ */
+export function sslModeProblem(url: string): string | null {
+  const mode = /[?&]sslmode=([^&#]*)/i.exec(url)?.[1];
+  if (mode === undefined || SSL_MODES.includes(decodeURIComponent(mode))) return null;
+  return `sslmode=${decodeURIComponent(mode)} in the database URL is not one of ${SSL_MODES.join(', ')}`;
+}
+
 /** Connects to PostgreSQL, creates the schema if needed, and migrates it. */
 export async function openPostgres(opts: OpenPostgresOptions): Promise<PostgresStore> {
   const pg = (await import('pg')).default;
@@ -324,6 +341,8 @@ export async function openPostgres(opts: OpenPostgresOptions): Promise<PostgresS
   const textTypes = [1082, 1083, 1114, 1184, 1266];
   for (const oid of textTypes) pg.types.setTypeParser(oid, (v: string) => v);
   const schema = opts.schema ?? 'public';
+  const ssl = sslModeProblem(opts.url);
+  if (ssl) throw toStoreError({ code: '08P01', message: ssl });
   if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw toStoreError({ code: '3F000', message: `invalid schema name ${schema}` });
   const settings: Array<[string, string]> = [['search_path', schema], ['TimeZone', 'UTC']];
   if (opts.statementTimeoutMs) settings.push(['statement_timeout', String(opts.statementTimeoutMs)]);
@@ -335,7 +354,7 @@ export async function openPostgres(opts: OpenPostgresOptions): Promise<PostgresS
       ...(/[?&]application_name=/.test(opts.url) ? {} : { application_name: 'catalog' }),
       max: opts.max ?? 10,
       ...(options ? { options } : {}),
-      connectionTimeoutMillis: 10_000,
+      connectionTimeoutMillis: opts.acquireTimeoutMs ?? 10_000,
     });
     // A connection that ends (pg_terminate_backend, a restart) must not end the process. pg's pool
     // listens for an idle client's 'error' but not while one is checked out, and an 'error' event

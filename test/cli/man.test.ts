@@ -89,6 +89,7 @@ describe('the man page', () => {
     const sources = readdirSync(SRC, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
     const read = new Set(sources.flatMap((f) => [...readFileSync(join(SRC, f), 'utf8').matchAll(/\bCATALOG_[A-Z_]+\b/g)].map((m) => m[0])));
     read.delete('CATALOG_CLUSTER_WORKER'); // between a cluster's processes, not for people
+    read.delete('CATALOG_WORKER_POOL'); // a worker's share of --db-pool, from its primary
     // the root help's Environment block: CATALOG_*, NO_COLOR, FORCE_COLOR, the XDG directories
     const rootEnv = helpBlocks(tree.after).find((b) => b.title === 'Environment')!.lines.join(' ');
     const fromHelp = [...rootEnv.matchAll(/\b[A-Z]+_[A-Z_]+\b/g)].map((m) => m[0]);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ProxySettingError } from '../../src/client/errors.js';
-import { parseProxy, proxyAuthorization, proxyFor, redact } from '../../src/client/proxy.js';
+import { maskPassword, parseProxy, proxyAuthorization, proxyFor, redact } from '../../src/client/proxy.js';
 
 const via = (url: string, env: Record<string, string | undefined>) => proxyFor(new URL(url), env)?.href ?? null;
 
@@ -32,7 +32,18 @@ describe('proxyFor: the environment as curl reads it', () => {
     ['example.com', 'https://example.com', null],
     ['.example.com', 'https://example.com', null], // a leading dot is ignored
     ['example.com', 'https://notexample.com', 'http://p:3128/'], // not a suffix at a dot
-    ['EXAMPLE.com:8443', 'https://api.example.com:443', null], // case and port ignored
+    ['EXAMPLE.com:8443', 'https://api.example.com:8443', null], // case ignored, the port matches
+    // issue 38 item 7: as curl and undici read it
+    ['example.com:8443', 'https://api.example.com', 'http://p:3128/'], // another port (443): through the proxy
+    ['*.example.com', 'https://api.example.com', null], // Go's and undici's wildcard
+    ['*.example.com', 'https://example.com', null], // as a leading dot: the domain too, as curl
+    ['*.example.com', 'https://api.example.org', 'http://p:3128/'],
+    ['.example.com:443', 'https://a.b.example.com', null], // the scheme's default port
+    ['192.168.1.5:8080', 'https://192.168.1.5:8080', null],
+    ['192.168.1.5:8080', 'https://192.168.1.5:9090', 'http://p:3128/'],
+    ['[2001:db8::1]:8443', 'https://[2001:db8::1]:8443', null],
+    ['[2001:db8::1]:8443', 'https://[2001:db8::1]', 'http://p:3128/'],
+    ['other.org *.example.com', 'https://x.example.com', null], // spaces separate too
     ['10.0.0.0/8', 'https://10.2.3.4', null],
     ['10.0.0.0/8', 'https://11.2.3.4', 'http://p:3128/'],
     ['192.168.1.5', 'https://192.168.1.5:8080', null],
@@ -56,6 +67,21 @@ describe('proxyFor: the environment as curl reads it', () => {
     expect(() => proxyFor(new URL('https://a.example'), { HTTPS_PROXY: 'socks5://p:1080' })).toThrow(ProxySettingError);
     expect(() => proxyFor(new URL('https://a.example'), { HTTPS_PROXY: 'socks5://p:1080' })).toThrow(/socks5/);
     expect(() => parseProxy('http://[bad')).toThrow(/is not a URL/);
+  });
+
+  it('never shows the password of a proxy setting that is not a URL (issue 38 item 6)', () => {
+    for (const raw of ['http://ana:s3cr@t@[bad:3128', 'ana:s3cret@proxy:port', 'http://ana:s3cret@proxy:99999']) {
+      let message = '';
+      try {
+        parseProxy(raw);
+      } catch (err) {
+        message = (err as Error).message;
+      }
+      expect(message, raw).toMatch(/is not a URL/);
+      expect(message, raw).not.toMatch(/s3cr/);
+      expect(message).toContain('ana:***@');
+    }
+    expect(maskPassword('http://proxy.corp:3128')).toBe('http://proxy.corp:3128');
   });
 
   it('sends credentials from the URL, percent-decoded, and never shows the password', () => {

@@ -26,6 +26,21 @@ describe('catalog serve settings', () => {
     expect(r.stdout).not.toContain('x'.repeat(40));
   });
 
+  // issue 38 item 6
+  it('--dump-config redacts password= and sslpassword= in the URL\'s query; a bad sslmode is exit 2 at once, not a wait', async () => {
+    const r = await catalog(['serve', '--dump-config'], { env: { CATALOG_DATABASE_URL: 'postgres://db.example/catalog?sslmode=verify-full&sslpassword=k3y&password=hunter2' } });
+    expect(r.stdout).toContain('database-url: "postgres://db.example/catalog?sslmode=verify-full&sslpassword=<redacted>&password=<redacted>"');
+    expect(r.stdout).not.toMatch(/k3y|hunter2/);
+    const bad = await catalog(['serve', '--port', '0', '--database-url', 'postgres://postgres@127.0.0.1:5432/test?sslmode=bogus'], { env: { CATALOG_DATABASE_URL: undefined } });
+    expect([bad.code, bad.stderr]).toEqual([2, expect.stringContaining('sslmode=bogus in the database URL is not one of disable, allow, prefer, require, verify-ca, verify-full')]);
+    expect(bad.stderr).not.toMatch(/trying again/);
+  });
+
+  it('says when a secret is on the command line, where any local user reads it', async () => {
+    const r = await catalog(['serve', '--port', '0', '--data', join(tempDir('serve-secret-'), 'c'), '--jwt-secret', 'x'.repeat(40), '--idle-exit', '1']);
+    expect(r.stderr).toMatch(/warning: --jwt-secret on the command line can be read by any local user .*CATALOG_JWT_SECRET/);
+  }, 60_000);
+
   it('refuses a config file with an unknown setting (did-you-mean) or a value that is a list, exit 2', async () => {
     const dir = tempDir('serve-config-');
     writeFileSync(join(dir, 'a.yaml'), 'prot: 1\n');

@@ -1,15 +1,10 @@
 import { SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { AuthError, authenticate, authorize, mintToken } from '../../src/server/auth.js';
+import { rejectionOf } from '../support/throws.js';
 
 const SECRET = 'reallyreallyreallyreallyverysafe';
 const key = new TextEncoder().encode(SECRET);
-
-async function rejection(p: Promise<unknown>): Promise<AuthError> {
-  const err = await p.then(() => null, (e: unknown) => e);
-  expect(err).toBeInstanceOf(AuthError);
-  return err as AuthError;
-}
 
 describe('authenticate', () => {
   it('allows everything when no secret is configured', async () => {
@@ -28,26 +23,26 @@ describe('authenticate', () => {
 
   it('answers an expired token with PGRST301 "JWT expired" and the WWW-Authenticate header', async () => {
     const token = await new SignJWT({ role: 'admin' }).setProtectedHeader({ alg: 'HS256' }).setExpirationTime(Math.floor(Date.now() / 1000) - 3600).sign(key);
-    const err = await rejection(authenticate(`Bearer ${token}`, SECRET));
+    const err = await rejectionOf(AuthError, authenticate(`Bearer ${token}`, SECRET));
     expect(err).toMatchObject({ status: 401, code: 'PGRST301', message: 'JWT expired' });
     expect(err.headers['WWW-Authenticate']).toBe('Bearer error="invalid_token", error_description="JWT expired"');
   });
 
   it('answers a two-part token with the CompactDecodeError text', async () => {
-    const err = await rejection(authenticate('Bearer abc.def', SECRET));
+    const err = await rejectionOf(AuthError, authenticate('Bearer abc.def', SECRET));
     expect(err.message).toBe('JWSError (CompactDecodeError Invalid number of parts: Expected 3 parts; got 2)');
   });
 
   it('answers a wrongly signed token with JWSInvalidSignature', async () => {
     const token = await mintToken('another-secret-of-thirty-two-chars!', 'admin');
-    const err = await rejection(authenticate(`Bearer ${token}`, SECRET));
+    const err = await rejectionOf(AuthError, authenticate(`Bearer ${token}`, SECRET));
     expect(err).toMatchObject({ status: 401, message: 'JWSError JWSInvalidSignature' });
   });
 
   it('refuses the none algorithm', async () => {
     const header = Buffer.from(JSON.stringify({ alg: 'none' })).toString('base64url');
     const body = Buffer.from(JSON.stringify({ role: 'admin' })).toString('base64url');
-    const err = await rejection(authenticate(`Bearer ${header}.${body}.`, SECRET));
+    const err = await rejectionOf(AuthError, authenticate(`Bearer ${header}.${body}.`, SECRET));
     expect(err.status).toBe(401);
   });
 });

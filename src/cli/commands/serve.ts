@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
@@ -5,6 +6,7 @@ import { loadCluster, loadHolder, loadServer, type StartOptions } from '../embed
 import { SERVE_SETTINGS, settingOption, type ServeSettings } from './serve-settings.js';
 import { examples } from './shared.js';
 import { booleanWord } from '../../schema/codecs.js';
+import { logSettings, ServeLog } from './serve-log.js';
 
 export interface ServeOptions extends ServeSettings {
   idleExit?: string;
@@ -23,6 +25,19 @@ this process, so a large write makes every other request wait until it is done (
 its default limit, takes about 2 s; catalog import sends at most 4 MiB at a time). A catalog several
 people use at once wants --database-url.`;
 
+const SETTINGS_NOTE = `
+Every setting also comes from its CATALOG_* variable (named after its flag, shown above), from
+PostgREST's PGRST_* variable (PGRST_DB_URI, PGRST_JWT_SECRET, …), or a --config file: YAML or JSON
+(port: 8080), or PostgREST's own (db-uri = "postgres://…"). A flag wins, then CATALOG_*, then
+PGRST_*, then the file. --dump-config prints what is in force. Secrets (the JWT secret, a database
+password) belong in the environment or a file only you may read (chmod 600), not on the command
+line, where any local user sees them.
+
+Signals, as PostgREST: SIGUSR1 reloads the schema description; SIGUSR2 (and SIGHUP) reads the
+configuration again (the --config file, a jwt-secret @FILE) and takes up what can change while
+serving (JWT settings, limits, logging), dropping no connection; SIGINT/SIGTERM stop after the
+requests in flight. With --workers the primary passes them on to every worker.`;
+
 /** `catalog serve`. */
 export function defineServe(ctx: Context): Command {
   const cmd = new Command('serve')
@@ -33,15 +48,15 @@ export function defineServe(ctx: Context): Command {
     cmd.option(flags, help);
   }
   cmd
-    .option('--config <file>', 'read settings from a YAML or JSON file (port: 8080, database-url: …); flags and CATALOG_* variables win over it')
-    .option('--dump-config', 'print the settings in force (flags, CATALOG_* variables, --config file, defaults) as a config file, secrets redacted, and exit')
+    .option('--config <file>', 'read settings from a file: YAML or JSON (port: 8080, database-url: …) or PostgREST\'s (db-uri = "…"); flags and variables win over it')
+    .option('--dump-config', 'print the settings in force (flags, CATALOG_* and PGRST_* variables, --config file, defaults) as a config file, secrets redacted, and exit')
     .option('--idle-exit <seconds>', 'stop after this many seconds without a request (the background holder commands start uses it)')
     .action(async (opts: ServeOptions) => runServe(opts, ctx))
-    .addHelpText('after', `${EMBEDDED_NOTE}\n\nEvery setting also comes from its CATALOG_* variable (named after its flag, shown above) or a\n--config file (YAML or JSON): a flag wins, then the variable, then the file. --dump-config prints\nwhat is in force.\n`);
+    .addHelpText('after', `${EMBEDDED_NOTE}\n${SETTINGS_NOTE}`);
   return examples(cmd, [
     'catalog serve',
     'catalog serve --port 8080 --data ./catalog-data',
-    'catalog serve --host 0.0.0.0 --workers 2 --database-url postgres://catalog@db/catalog --jwt-secret "$SECRET"',
+    'catalog serve --host 0.0.0.0 --workers 2 --config /etc/catalog/postgrest.conf   # PostgREST\'s file: db-uri, jwt-secret (chmod 600)',
   ]);
 }
 
@@ -53,44 +68,15 @@ function onOff(flag: string, value: string): boolean {
   throw new UsageError(`${flag} must be on or off, not ${JSON.stringify(value)}`);
 }
 
-const LOG_LEVELS = ['crit', 'error', 'warn', 'info'] as const;
-
-/** What the request log says of one request (server/listen.ts's `onRequest`). */
-interface RequestLine {
-  method: string;
-  path: string;
-  status: number;
-  ms: number;
-  bytes: number;
-}
-
-/**
- * The service's log on stderr (`--log-level`, `--log-format`), as PostgREST's `log-level`: at
- * `error` and above, internal errors and lost database connections (before: only with -v); at
- * `info`, also one line per request (method, path, status, ms, bytes).
- */
-function serveLog(opts: ServeOptions, ctx: Context): { log?: (line: string) => void; onRequest?: (r: RequestLine) => void } {
-  const level = (opts.logLevel ?? 'error').toLowerCase();
-  if (!(LOG_LEVELS as readonly string[]).includes(level)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, not '${opts.logLevel}'`);
-  const format = (opts.logFormat ?? 'text').toLowerCase();
-  if (format !== 'text' && format !== 'json') throw new UsageError(`--log-format must be text or json, not '${opts.logFormat}'`);
-  const rank = LOG_LEVELS.indexOf(level as (typeof LOG_LEVELS)[number]);
-  const write = (fields: Record<string, unknown>, text: string) =>
-    void ctx.io.stderr.write(`${format === 'json' ? JSON.stringify({ time: new Date(ctx.clock.now()).toISOString(), ...fields }) : text}\n`);
-  return {
-    ...(rank >= 1 || ctx.globals.verbose ? { log: (line: string) => write({ level: 'error', message: line }, line) } : {}),
-    ...(rank >= 3 ? { onRequest: (r) => write({ level: 'info', ...r }, `${r.method} ${r.path} ${r.status} ${r.ms} ms ${r.bytes} bytes`) } : {}),
-  };
-}
-
 /** The longest pause between two tries to reach a database that is down at start. */
 const MAX_START_RETRY_MS = 10_000;
 
 /**
  * Starts the service, trying again with backoff (0.5 s doubling to 10 s, each try said on stderr)
- * while the database cannot be reached, as PostgREST does; null when a signal stops the wait.
+ * while the database cannot be reached, as PostgREST does; null when a signal stops the wait. A
+ * server that refuses TLS, or a certificate it refuses, is not waited out: that is the URL's fault.
  */
-async function untilReachable<T>(start: () => Promise<T>, stopping: Promise<string>, ctx: Context): Promise<T | null> {
+async function untilReachable<T>(start: () => Promise<T>, stopping: Promise<string>, log: ServeLog): Promise<T | null> {
   let stopped = false;
   void stopping.then(() => (stopped = true));
   for (let attempt = 0; ; attempt++) {
@@ -98,10 +84,10 @@ async function untilReachable<T>(start: () => Promise<T>, stopping: Promise<stri
       return await start();
     } catch (err) {
       // down or starting (08…, 57P03); a wrong database name or password is not waited out
-      const e = err as { connection?: string; code?: string };
-      if (e.connection !== 'unreachable' || !/^(08|57P03)/.test(e.code ?? '') || stopped) throw err;
+      const e = err as { connection?: string; code?: string; message?: string };
+      if (e.connection !== 'unreachable' || !/^(08|57P03)/.test(e.code ?? '') || /SSL|certificate/i.test(e.message ?? '') || stopped) throw err;
       const ms = Math.min(500 * 2 ** attempt, MAX_START_RETRY_MS);
-      await ctx.note(`the database cannot be reached (${(err as Error).message}): trying again in ${ms / 1000} s`);
+      log.note(`the database cannot be reached (${(err as Error).message}): trying again in ${ms / 1000} s`, { retryInSeconds: ms / 1000 });
       await Promise.race([new Promise((r) => setTimeout(r, ms)), stopping]);
       if (stopped) return null;
     }
@@ -119,6 +105,31 @@ interface ServePlan {
   dataDir: string | undefined;
 }
 
+/** `jwt-secret = "@FILE"` as PostgREST reads it: the secret is that file's text (read again on SIGUSR2, so a key can be rotated). */
+function secretOf(value: string | undefined): string | undefined {
+  if (!value?.startsWith('@')) return value;
+  try {
+    return readFileSync(value.slice(1), 'utf8').replace(/\s+$/, '');
+  } catch (err) {
+    throw new UsageError(`the JWT secret file ${value.slice(1)} cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+}
+
+/** The PostgreSQL settings: pool size and wait (exit 2 for values that cannot serve), and who requests run as. */
+function databasePlan(opts: ServeOptions, count: Count, databaseUrl: string | undefined, workers: number) {
+  const dbPool = count('--db-pool', opts.dbPool);
+  const acquire = count('--db-pool-acquisition-timeout', opts.dbPoolAcquisitionTimeout);
+  const dbRoles = onOff('--db-roles', opts.dbRoles ?? 'off');
+  if (!databaseUrl && (dbPool !== undefined || acquire !== undefined || dbRoles)) {
+    throw new UsageError(`${dbRoles ? '--db-roles' : dbPool !== undefined ? '--db-pool' : '--db-pool-acquisition-timeout'} needs --database-url: the embedded catalog has no pool and no roles`);
+  }
+  if (dbPool === 0 || acquire === 0) throw new UsageError(`${dbPool === 0 ? '--db-pool' : '--db-pool-acquisition-timeout'} must be at least 1`);
+  if (dbPool !== undefined && dbPool < workers) throw new UsageError(`--db-pool ${dbPool} is less than --workers ${workers}: the pool is shared out among the workers, and each needs a connection`);
+  if (opts.dbAnonRole && !dbRoles) throw new UsageError('--db-anon-role needs --db-roles on: without it requests run as catalog\'s own roles (anon, reader, editor, admin)', 'add --db-roles on (db-roles = "on" in the config file) to run each request as its PostgreSQL role');
+  if (dbRoles && !opts.jwtSecret && !opts.dbAnonRole) throw new UsageError('--db-roles without --jwt-secret runs every request as --db-anon-role: give one, or a JWT secret');
+  return { dbPool, dbPoolAcquisitionTimeoutMs: acquire === undefined ? undefined : acquire * 1000, dbRoles, dbAnonRole: opts.dbAnonRole };
+}
+
 /** Reads and checks the settled settings (exit 2 for a value or a combination that cannot serve). */
 function servePlan(opts: ServeOptions, ctx: Context, count: Count, server: ServerModule): ServePlan {
   let corsOrigins: string[] | undefined;
@@ -130,20 +141,18 @@ function servePlan(opts: ServeOptions, ctx: Context, count: Count, server: Serve
   if (opts.data && opts.databaseUrl) throw new UsageError('give --data or --database-url, not both');
   const port = count('--port', opts.port ?? '3000') as number;
   if (port > 65535) throw new UsageError(`--port must be at most 65535, not ${port}`);
-  const maxBodyBytes = count('--max-body', opts.maxBody);
   const databaseUrl = opts.databaseUrl ?? ctx.env.CATALOG_DATABASE_URL;
   const maxRows = count('--max-rows', opts.maxRows);
   if (maxRows === 0) throw new UsageError('--max-rows must be at least 1');
   const statementTimeoutMs = count('--statement-timeout', opts.statementTimeout);
   if (statementTimeoutMs && !databaseUrl) throw new UsageError('--statement-timeout needs --database-url: the embedded catalog cannot cancel a running statement');
-  const dataDir = databaseUrl ? undefined : opts.data ?? ctx.paths.dataDir;
-  const aggregates = onOff('--aggregates', opts.aggregates ?? 'on');
   const workers = count('--workers', opts.workers ?? '1') as number;
   if (workers < 1) throw new UsageError('--workers must be at least 1');
   if (workers > 1 && !databaseUrl) throw new UsageError('--workers needs --database-url: the embedded catalog is held by one process');
   const adminPort = count('--admin-port', opts.adminPort);
   if (adminPort !== undefined && adminPort > 65535) throw new UsageError(`--admin-port must be at most 65535, not ${adminPort}`);
   if (adminPort !== undefined && adminPort !== 0 && adminPort === port) throw new UsageError('--admin-port must differ from --port');
+  const dataDir = databaseUrl ? undefined : opts.data ?? ctx.paths.dataDir;
   const start = {
     port,
     adminPort,
@@ -151,52 +160,144 @@ function servePlan(opts: ServeOptions, ctx: Context, count: Count, server: Serve
     dataDir,
     databaseUrl,
     schema: databaseUrl ? opts.dbSchema ?? (ctx.env.CATALOG_DB_SCHEMA || undefined) : undefined,
-    jwtSecret: opts.jwtSecret ?? (ctx.env.CATALOG_JWT_SECRET || undefined),
-    maxBodyBytes,
+    jwtSecret: secretOf(opts.jwtSecret ?? (ctx.env.CATALOG_JWT_SECRET || undefined)),
+    jwtAud: opts.jwtAud || undefined,
+    jwtRoleClaimKey: opts.jwtRoleClaimKey,
+    ...databasePlan(opts, count, databaseUrl, workers),
+    maxBodyBytes: count('--max-body', opts.maxBody),
     maxRows,
     statementTimeoutMs,
-    aggregates,
+    aggregates: onOff('--aggregates', opts.aggregates ?? 'on'),
     corsOrigins,
-    ...serveLog(opts, ctx),
   };
   const secretProblem = server.jwtSecretProblem(start.jwtSecret);
   if (secretProblem) throw new UsageError(secretProblem);
   return { start, workers, databaseUrl, dataDir };
 }
 
+/** The settings in force and what they come to; `settle()` reads them again (SIGUSR2). */
+interface Settled {
+  opts: ServeOptions;
+  plan: ServePlan;
+  /** `--log-level` and `--log-format`, applied once the settings are taken up. */
+  logging: ReturnType<typeof logSettings>;
+}
+
+/** The settings' names whose values differ (names only: values may be secrets). */
+function changedSettings(a: ServeSettings, b: ServeSettings, reloadable: boolean): string[] {
+  return SERVE_SETTINGS.filter((s) => Boolean(s.reload) === reloadable && a[s.key] !== b[s.key]).map((s) => s.flag);
+}
+
 /** Starts the service, prints its URL on stderr, and closes it cleanly on SIGINT/SIGTERM. */
 export async function runServe(flags: ServeOptions, ctx: Context): Promise<void> {
   // Loaded when the command runs: defining it (for `catalog --help`) must stay cheap.
-  const [{ count }, { settleServe, dumpServeConfig }, server] = await Promise.all([import('../flags/query.js'), import('./serve-config.js'), loadServer()]);
-  const opts: ServeOptions = { ...flags, ...(await settleServe(flags, ctx.env, flags.config)) };
+  const [{ count }, { settleServe, dumpServeConfig, secretExposure }, server] = await Promise.all([import('../flags/query.js'), import('./serve-config.js'), loadServer()]);
+  const settled = async () => ({ ...flags, ...(await settleServe(flags, ctx.env, flags.config)) }) as ServeOptions;
   if (flags.dumpConfig) {
-    await ctx.io.stdout.write(dumpServeConfig(opts));
+    await ctx.io.stdout.write(dumpServeConfig(await settled()));
     return;
   }
-  const plan = servePlan(opts, ctx, count, server);
-  if (plan.workers > 1) await serveWorkers(plan, ctx);
-  else await serveHere(plan, count('--idle-exit', opts.idleExit), ctx);
+  const log = new ServeLog((line) => void ctx.io.stderr.write(`${line}\n`), () => ctx.clock.now(), Boolean(ctx.globals.verbose), Boolean(ctx.globals.quiet));
+  // every line the service writes goes through `log`, whatever --log-format says now or after a reload
+  const lines = { log: (line: string) => log.error(line), onRequest: (r: Parameters<ServeLog['request']>[0]) => log.request(r) };
+  const settle = async (): Promise<Settled> => {
+    const opts = await settled();
+    const logging = logSettings(opts.logLevel, opts.logFormat);
+    const plan = servePlan(opts, ctx, count, server);
+    // the keys imported and the claim path read now: a broken one is exit 2 before anything listens
+    await server.authOf(plan.start).catch((err: Error) => Promise.reject(new UsageError(err.message)));
+    plan.start = { ...plan.start, ...lines };
+    return { opts, plan, logging };
+  };
+  const first = await settle();
+  log.configure(first.logging.level, first.logging.json);
+  ctx.onWarning((w) => log.warn(`${w.name}: ${w.message}`)); // a library's warning is a log line too (JSON under --log-format json)
+  const exposed = secretExposure(flags, flags.config, first.opts);
+  if (exposed) log.warn(exposed);
+  if (first.plan.workers > 1) await serveWorkers(first, settle, log, ctx);
+  else await serveHere(first, settle, count('--idle-exit', first.opts.idleExit), log, ctx);
+}
+
+/** A running service's side of the reload signals (in one process, or in each worker). */
+interface Reloading {
+  reconfigure?(next: StartOptions): Promise<void>;
+  reloadSchema?(): Promise<number>;
+}
+
+/**
+ * SIGUSR1 reloads the schema description, SIGUSR2 and SIGHUP the configuration, one at a time;
+ * a failure is logged and leaves the service as it was. Returns the function that stops listening.
+ */
+function reloadOnSignals(running: Reloading, current: Settled, settle: () => Promise<Settled>, log: ServeLog, ctx: Context, worker?: number): () => void {
+  const who = worker === undefined ? '' : `worker ${worker}: `;
+  const tag = worker === undefined ? {} : { worker };
+  let queue = Promise.resolve();
+  const reload = async (signal: string) => {
+    if (signal === 'SIGUSR1') {
+      try {
+        const version = await running.reloadSchema?.();
+        log.note(`${who}SIGUSR1: schema description reloaded (catalog schema version ${version})`, { signal, ...tag });
+      } catch (err) {
+        log.error(`${who}SIGUSR1: the schema description could not be reloaded (${(err as Error).message}); serving as before`);
+      }
+      return;
+    }
+    try {
+      const next = await settle();
+      await running.reconfigure?.(next.plan.start);
+      log.configure(next.logging.level, next.logging.json);
+      const changed = changedSettings(current.opts, next.opts, true);
+      const restart = changedSettings(current.opts, next.opts, false);
+      current = next;
+      log.note(`${who}${signal}: configuration reloaded (${changed.length ? `changed: ${changed.join(', ')}` : 'nothing changed'})`, { signal, changed, ...tag });
+      if (restart.length) log.warn(`${who}${signal}: ${restart.join(', ')} changed, which takes a restart: the running service keeps the value it started with`);
+    } catch (err) {
+      log.error(`${who}${signal}: the configuration was not reloaded (${(err as Error).message}); the one in force stays`);
+    }
+  };
+  return ctx.onSignal(['SIGUSR1', 'SIGUSR2', 'SIGHUP'], (signal) => void (queue = queue.then(() => reload(signal))));
 }
 
 /** `--workers N`: a cluster of processes serving one PostgreSQL until a signal. */
-async function serveWorkers({ start, workers }: ServePlan, ctx: Context): Promise<void> {
+async function serveWorkers(first: Settled, settle: () => Promise<Settled>, log: ServeLog, ctx: Context): Promise<void> {
+  const { start, workers } = first.plan;
   const cluster = await loadCluster();
-  // A forked worker re-runs this command line: it serves, and the primary owns the signals.
+  // A forked worker re-runs this command line: it serves, reloads on the signals the primary passes on, and stops on SIGTERM.
   if (cluster.isClusterWorker()) {
-    await cluster.runClusterWorker(start);
+    const running = await cluster.runClusterWorker(start);
+    reloadOnSignals(running, first, settle, log, ctx, cluster.workerPid());
     return;
   }
-  const handle = await cluster.startCluster(start, workers, (line) => void ctx.note(line));
+  const handle = await cluster.startCluster(start, workers, (line) => log.note(line)).catch((err: Error) => Promise.reject(/^sslmode=/.test(err.message) ? new UsageError(err.message) : err));
   // Listening for the signal before saying where it serves: a SIGTERM right after must stop it cleanly.
   const stopping = ctx.waitForSignal();
-  await ctx.io.stderr.write(`Serving the catalog at ${handle.url} with ${workers} workers (PostgreSQL). Press Ctrl-C to stop.\n`);
+  const relay = ctx.onSignal(['SIGUSR1', 'SIGUSR2', 'SIGHUP'], (signal) => void relayTo(handle, signal, settle, log));
+  log.always(`Serving the catalog at ${handle.url} with ${workers} workers (PostgreSQL). Press Ctrl-C to stop.`, { url: handle.url, workers });
+  if (handle.adminUrl) log.always(`Admin (/live, /ready, /metrics) at ${handle.adminUrl}`, { adminUrl: handle.adminUrl });
   const signal = await stopping;
-  await ctx.note(`${signal}: stopping`);
+  relay();
+  log.note(`${signal}: stopping`, { signal });
   await handle.close();
 }
 
+/** The primary passes a signal on; a configuration that does not read is said once here, and not passed on. */
+async function relayTo(handle: { relay(signal: NodeJS.Signals): number }, signal: string, settle: () => Promise<Settled>, log: ServeLog): Promise<void> {
+  if (signal !== 'SIGUSR1') {
+    try {
+      const next = await settle();
+      log.configure(next.logging.level, next.logging.json); // the primary's own lines
+    } catch (err) {
+      log.error(`${signal}: the configuration was not reloaded (${(err as Error).message}); the one in force stays`);
+      return;
+    }
+  }
+  const n = handle.relay(signal as NodeJS.Signals);
+  log.note(`${signal}: passed on to ${n} workers`, { signal, workers: n });
+}
+
 /** One process serving until a signal, `--idle-exit` seconds without a request, or its embedded store dying. */
-async function serveHere({ start: startOptions, databaseUrl, dataDir }: ServePlan, idleSeconds: number | undefined, ctx: Context): Promise<void> {
+async function serveHere(first: Settled, settle: () => Promise<Settled>, idleSeconds: number | undefined, log: ServeLog, ctx: Context): Promise<void> {
+  const { start: startOptions, databaseUrl, dataDir } = first.plan;
   const port = startOptions.port;
   if (idleSeconds === 0) throw new UsageError('--idle-exit must be at least 1 second');
   let idleNow: (s: 'idle') => void = () => {};
@@ -205,7 +306,7 @@ async function serveHere({ start: startOptions, databaseUrl, dataDir }: ServePla
   // A background holder a command left warm gives the directory up to a serve someone starts.
   if (dataDir && !idleSeconds && control.stopBackgroundHolder) {
     const holder = control.readServeLock(dataDir);
-    if (holder && (await control.stopBackgroundHolder(dataDir))) await ctx.note(`stopped the background holder (process ${holder.pid}) to serve ${dataDir} here`);
+    if (holder && (await control.stopBackgroundHolder(dataDir))) log.note(`stopped the background holder (process ${holder.pid}) to serve ${dataDir} here`);
   }
   // The background holder (--idle-exit, what commands start) serves only its owner's commands (src/holder/).
   const background = idleSeconds ? (await loadHolder()).backgroundServeOptions(idleSeconds, ctx.version, () => idleNow('idle')) : {};
@@ -213,18 +314,20 @@ async function serveHere({ start: startOptions, databaseUrl, dataDir }: ServePla
   const start = () =>
     control.startServer({ ...startOptions, ...background }).catch((err: NodeJS.ErrnoException) => {
       if (err.code === 'EADDRINUSE') throw new Error(`port ${port} on ${startOptions.host} is already in use: choose another with --port`);
-      if (/^refusing|already served|is held by/.test(err.message)) throw new UsageError(err.message, 'one process holds an embedded catalog: stop that one, or give this one another --data');
+      if (/^refusing|already served|is held by|^sslmode=/.test(err.message)) throw new UsageError(err.message, /^sslmode=/.test(err.message) ? undefined : 'one process holds an embedded catalog: stop that one, or give this one another --data');
       throw err;
     });
-  const server = await untilReachable(start, stopping, ctx);
-  if (!server) return;
-  await ctx.io.stderr.write(`Serving the catalog at ${server.url} (${databaseUrl ? 'PostgreSQL' : `data in ${dataDir}`}). Press Ctrl-C to stop.\n`);
+  const server = await untilReachable(start, stopping, log);
+  if (!server) return log.note(`${await stopping}: stopping`);
+  const stopReloading = reloadOnSignals(server as Reloading, first, settle, log, ctx);
+  log.always(`Serving the catalog at ${server.url} (${databaseUrl ? 'PostgreSQL' : `data in ${dataDir}`}). Press Ctrl-C to stop.`, { url: server.url });
   const adminUrl = (server as { adminUrl?: string }).adminUrl;
-  if (adminUrl) await ctx.io.stderr.write(`Admin (/live, /ready, /metrics) at ${adminUrl}\n`);
+  if (adminUrl) log.always(`Admin (/live, /ready, /metrics) at ${adminUrl}`, { adminUrl });
   // a store that died (PGlite aborted after a disk or I/O fault) stops the serve: the lock goes, and the next command opens the catalog afresh
   const died = server.store?.died?.then((err: Error) => `died: ${err.message}`) ?? new Promise<never>(() => {});
   const signal = await Promise.race([stopping, idled, died]);
-  await ctx.note(signal === 'idle' ? `no request for ${idleSeconds} s: stopping` : signal.startsWith('died: ') ? `the embedded catalog's engine failed (${signal.slice(6)}): stopping` : `${signal}: stopping`);
+  stopReloading();
+  log.note(signal === 'idle' ? `no request for ${idleSeconds} s: stopping` : signal.startsWith('died: ') ? `the embedded catalog's engine failed (${signal.slice(6)}): stopping` : `${signal}: stopping`);
   await server.close();
   if (signal.startsWith('died: ')) throw new Error(`the embedded catalog's engine failed (${signal.slice(6)}); it was stopped, and opens afresh on the next command`);
 }
