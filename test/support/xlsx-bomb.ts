@@ -86,7 +86,7 @@ export async function hugeCellXlsx(path: string, cellBytes: number, where: 'inli
   writeZip(path, entries);
 }
 
-function writeZip(path: string, entries: Array<{ name: string; data: Buffer; crc: number; size: number }>): void {
+export function writeZip(path: string, entries: Array<{ name: string; data: Buffer; crc: number; size: number }>): void {
   const fd = openSync(path, 'w');
   let offset = 0;
   const central: Buffer[] = [];
