@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { constants, crc32, deflateRawSync } from 'node:zlib';
 import { writeZip } from './xlsx-bomb.js';
 
@@ -24,17 +25,27 @@ export function part(name: string, text: string | Buffer): ZipPart {
   return { name, data: deflateRawSync(raw), crc: crc32(raw), size: raw.length };
 }
 
-/** A part whose text is `head`, then `body` `times` times, then `tail`, deflated without ever holding the whole. */
-export function repeatedPart(name: string, head: string, body: string, times: number, tail: string): ZipPart {
-  const flushed = (b: Buffer) => deflateRawSync(b, { finishFlush: constants.Z_FULL_FLUSH });
-  const [h, b, t] = [head, body, tail].map((s) => Buffer.from(s));
-  const seg = flushed(b);
-  let crc = crc32(h);
-  for (let i = 0; i < times; i++) crc = crc32(b, crc);
-  crc = crc32(t, crc);
+/**
+ * A part made of segments, each `[text, times]`: its text repeated, deflated once with a full
+ * flush (so its compressed bytes stand alone) and those bytes repeated. A gigabyte in a megabyte,
+ * in milliseconds, without ever holding the whole.
+ */
+export function repeatedPart(name: string, segments: Array<[string, number]>): ZipPart {
+  const chunks: Buffer[] = [];
+  let crc = 0;
+  let size = 0;
+  for (const [text, times] of segments) {
+    const raw = Buffer.from(text);
+    const seg = deflateRawSync(raw, { finishFlush: constants.Z_FULL_FLUSH });
+    for (let i = 0; i < times; i++) {
+      crc = crc32(raw, crc);
+      chunks.push(seg);
+    }
+    size += raw.length * times;
+  }
   // a final empty block (fixed Huffman, end of block) closes the stream
-  const data = Buffer.concat([flushed(h), ...Array.from({ length: times }, () => seg), flushed(t), Buffer.from([0x03, 0x00])]);
-  return { name, data, crc, size: h.length + b.length * times + t.length };
+  chunks.push(Buffer.from([0x03, 0x00]));
+  return { name, data: Buffer.concat(chunks), crc, size };
 }
 
 /** Writes the parts as a zip (the central directory records `declared` sizes where given). */
@@ -107,4 +118,84 @@ export function textRow(r: number, cells: string[]): string {
   const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;');
   const cs = cells.map((v, i) => (v === '' ? '' : `<c r="${String.fromCharCode(65 + i)}${r}" t="inlineStr"><is><t>${esc(v)}</t></is></c>`)).join('');
   return `<row r="${r}">${cs}</row>`;
+}
+
+const MB_OF_A = 'a'.repeat(1024 * 1024);
+
+/**
+ * The hostile workbooks of issue 37, each small on disk. `honest`: the zip's directory records
+ * the real inflated sizes (the reader refuses them from the directory); otherwise it claims a few
+ * kilobytes (the reader refuses them when they inflate past that).
+ */
+export const HOSTILE = {
+  /** Ten shared strings of 50 MB each (500 MB of text) in a ~0.5 MB file. */
+  strings(path: string, honest: boolean): void {
+    const segments: Array<[string, number]> = [[`<?xml version="1.0" encoding="UTF-8"?><sst xmlns="${MAIN_NS}" count="11" uniqueCount="11"><si><t>release_title</t></si>`, 1]];
+    for (let i = 0; i < 10; i++) segments.push(['<si><t>', 1], [MB_OF_A, 50], ['</t></si>', 1]);
+    segments.push(['</sst>', 1]);
+    const sst = repeatedPart('xl/sharedStrings.xml', segments);
+    const sheet = sheetXml(Array.from({ length: 11 }, (_, i) => `<row r="${i + 1}"><c r="A${i + 1}" t="s"><v>${i}</v></c></row>`).join(''));
+    writeBook(path, { sheets: [{ name: 'S', xml: sheet }], sharedStrings: '<sst/>', extra: [{ ...sst, declared: honest ? undefined : 4096 }] });
+  },
+  /** A styles part of 1 GB (a font, then a gigabyte of white space) in a ~1 MB file. */
+  styles(path: string, honest: boolean): void {
+    const head = `<?xml version="1.0" encoding="UTF-8"?><styleSheet xmlns="${MAIN_NS}"><fonts count="1"><font><sz val="11"/></font>`;
+    const styles = repeatedPart('xl/styles.xml', [[head, 1], [' '.repeat(MB_OF_A.length), 1024], ['</fonts><cellXfs><xf numFmtId="0"/></cellXfs></styleSheet>', 1]]);
+    writeBook(path, { sheets: [{ name: 'S', xml: sheetXml(textRow(1, ['release_title']) + textRow(2, ['Blue'])) }], extra: [{ ...styles, declared: honest ? undefined : 4096 }] });
+  },
+  /** A row of 150,000 unclosed `<c>` (a ~2 KB file). */
+  cells(path: string): void {
+    writeBook(path, { sheets: [{ name: 'S', xml: sheetXml(`${textRow(1, ['release_title'])}<row r="2">${'<c>'.repeat(150_000)}</row>`) }] });
+  },
+  /** 22 bytes: an end-of-central-directory record claiming a 4 GiB directory. */
+  directory(path: string): void {
+    const end = Buffer.alloc(22);
+    end.writeUInt32LE(0x06054b50, 0);
+    end.writeUInt16LE(1, 8);
+    end.writeUInt16LE(1, 10);
+    end.writeUInt32LE(0xfffffffe, 12);
+    writeFileSync(path, end);
+  },
+};
+
+/** A cell value for `prefixedBook`: text (shared), `{ inline }` text, `{ rich }` runs, a number, a boolean, a date (a serial with a date style), empty. */
+export type CellValue = string | number | boolean | Date | null | { inline: string } | { rich: string[] } | { formula: string; value?: string };
+
+const xmlText = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/** The serial Excel stores for a date-time (1900 date system), read as UTC wall time. */
+export function excelSerial(d: Date): number {
+  return (d.getTime() - Date.UTC(1899, 11, 30)) / 86_400_000;
+}
+
+/**
+ * A workbook as the Open XML SDK writes it: every element of the main namespace prefixed (`x:`),
+ * text in the shared-string table (rich runs for `{ rich }`), attributes single-quoted where the
+ * SDK's serializer is configured so, dates as serials under a date style (a time of day under a
+ * date-time style), `<x:v/>` for an empty formula result.
+ */
+export function prefixedBook(path: string, sheets: Array<{ name: string; rows: CellValue[][] }>): void {
+  const strings: string[] = [];
+  const shared = (si: string) => {
+    strings.push(si);
+    return strings.length - 1;
+  };
+  const cell = (v: CellValue, ref: string): string => {
+    if (v === null) return '';
+    if (typeof v === 'string') return `<x:c r='${ref}' t='s'><x:v>${shared(`<x:t xml:space='preserve'>${xmlText(v)}</x:t>`)}</x:v></x:c>`;
+    if (typeof v === 'number') return `<x:c r="${ref}"><x:v>${v}</x:v></x:c>`;
+    if (typeof v === 'boolean') return `<x:c r="${ref}" t="b"><x:v>${v ? 1 : 0}</x:v></x:c>`;
+    if (v instanceof Date) return `<x:c r='${ref}' s='${v.getUTCHours() || v.getUTCMinutes() ? 2 : 1}'><x:v>${excelSerial(v)}</x:v></x:c>`;
+    if ('inline' in v) return `<x:c r="${ref}" t="inlineStr"><x:is><x:t>${xmlText(v.inline)}</x:t></x:is></x:c>`;
+    if ('rich' in v) return `<x:c r='${ref}' t='s'><x:v>${shared(v.rich.map((t, i) => `<x:r>${i ? '<x:rPr><x:b/></x:rPr>' : ''}<x:t xml:space='preserve'>${xmlText(t)}</x:t></x:r>`).join(''))}</x:v></x:c>`;
+    return `<x:c r="${ref}"><x:f>${xmlText(v.formula)}</x:f>${v.value === undefined ? '<x:v/>' : `<x:v>${v.value}</x:v>`}</x:c>`;
+  };
+  const col = (i: number) => String.fromCharCode(65 + i);
+  const xml = sheets.map((s) => ({
+    name: s.name,
+    xml: sheetXml(s.rows.map((row, r) => `<x:row r='${r + 1}'>${row.map((v, i) => cell(v, `${col(i)}${r + 1}`)).join('')}</x:row>`).join(''), { prefix: 'x' }),
+  }));
+  const sst = `${XML_HEAD}<x:sst xmlns:x="${MAIN_NS}" count="${strings.length}" uniqueCount="${strings.length}">${strings.map((s) => `<x:si>${s}</x:si>`).join('')}</x:sst>`;
+  const styles = STYLES.replace(/<(\/?)(\w+)/g, '<$1x:$2').replace(`xmlns="${MAIN_NS}"`, `xmlns:x="${MAIN_NS}"`).replace('<x:?xml', '<?xml');
+  writeBook(path, { prefix: 'x', sheets: xml, sharedStrings: sst, styles });
 }

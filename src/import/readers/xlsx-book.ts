@@ -1,5 +1,5 @@
 import { entryChunks, type EntryOptions, type ZipEntry, ZipError } from './zip-reader.js';
-import { parseXml, prefixedAttr, type XmlEvents } from './xml.js';
+import { parseXml, prefixedAttr, XmlError, type XmlEvents } from './xml.js';
 
 /**
  * The parts of a workbook around its sheets, read with the streaming XML parser (xml.ts): the
@@ -25,6 +25,19 @@ export const PART_LIMITS = {
   sharedStrings: 256 * MiB,
 } as const;
 
+/**
+ * The most items a part may list, so that a part within its size cannot make the reader hold
+ * more than its text: Excel allows 64,000 cell formats; sheets and relationships are far fewer in
+ * any real workbook; 16,777,216 shared strings (64 MiB of index) is sixteen times a full sheet's
+ * column of unique text.
+ */
+export const ITEM_LIMITS = { formats: 65_536, sheets: 65_536, relationships: 65_536, strings: 16_777_216 } as const;
+
+/** The refusal of a part listing more than its items' limit. */
+function tooMany(part: string, what: keyof typeof ITEM_LIMITS): XmlError {
+  return new XmlError(`${part} lists more than ${ITEM_LIMITS[what].toLocaleString('en-US')} ${what === 'formats' ? 'cell formats' : what === 'strings' ? 'shared strings' : what}`);
+}
+
 /** A sheet of the workbook: its name as Excel shows it and its part in the zip. */
 export interface SheetRef {
   name: string;
@@ -37,7 +50,7 @@ export interface Workbook {
   /** The shared-string table's part, if any (read by readStrings). */
   stringsPath?: string;
   stylesPath?: string;
-  strings: string[];
+  strings: StringTable;
   /** Per cell style (`s`): whether its number format shows a date. */
   dateStyles: boolean[];
   date1904: boolean;
@@ -57,6 +70,43 @@ export function isDateFormat(id: number, code: string | undefined): boolean {
 /** OOXML's `_xHHHH_` escapes in cell text (`_x000D_` a carriage return; `_x005F_` escapes a literal `_`). */
 export function unescapeOoxml(s: string): string {
   return s.includes('_x') ? s.replace(/_x([0-9a-fA-F]{4})_/g, (_, h: string) => String.fromCharCode(parseInt(h, 16))) : s;
+}
+
+/**
+ * The shared-string table, held compactly: the strings' UTF-8 bytes one after another in one
+ * buffer, and where each ends. A JS string costs ~60 bytes past its text (a 100k-row sheet's
+ * 300k strings took 70 MB as an array, 20 MB here); a string is decoded again when a cell asks.
+ * Never larger than the part's recorded size: text is never longer than the XML that holds it.
+ */
+export class StringTable {
+  private buf: Buffer;
+  private ends = new Uint32Array(1024);
+  private used = 0;
+  length = 0;
+
+  constructor(capacity: number) {
+    // untouched pages cost no memory: the buffer is the part's size, filled as strings arrive
+    this.buf = Buffer.allocUnsafe(Math.max(capacity, 0));
+  }
+
+  /** Adds a string; false when the table is full (ITEM_LIMITS.strings). */
+  push(s: string): boolean {
+    if (this.length >= ITEM_LIMITS.strings) return false;
+    if (this.length === this.ends.length) {
+      const more = new Uint32Array(this.ends.length * 2);
+      more.set(this.ends);
+      this.ends = more;
+    }
+    this.used += this.buf.write(s, this.used);
+    this.ends[this.length++] = this.used;
+    return true;
+  }
+
+  /** String `i`, or undefined past the end. */
+  get(i: number): string | undefined {
+    if (!(i >= 0 && i < this.length)) return undefined;
+    return this.buf.toString('utf8', i === 0 ? 0 : this.ends[i - 1], this.ends[i]);
+  }
 }
 
 /** A part's path from a relationship target (relative to `base`'s folder, or absolute from the root). */
@@ -98,6 +148,7 @@ async function relations(src: BookSource, path: string, base: string): Promise<M
   const events: XmlEvents = {
     open(name, a) {
       if (name !== 'Relationship' || !a.Id || !a.Target || a.TargetMode === 'External') return;
+      if (out.size >= ITEM_LIMITS.relationships) throw tooMany(path, 'relationships');
       out.set(a.Id, [a.Type ?? '', resolvePart(base, a.Target)]);
     },
     close() {},
@@ -117,6 +168,7 @@ async function sheetList(src: BookSource, bookPath: string, rels: Map<string, [s
       if (name !== 'sheet') return;
       const id = prefixedAttr(a, 'id');
       const path = id ? rels.get(id)?.[1] : undefined;
+      if (sheets.length >= ITEM_LIMITS.sheets) throw tooMany(bookPath, 'sheets');
       if (path) sheets.push({ name: a.name ?? '', path });
     },
     close(name: string) {
@@ -142,17 +194,19 @@ export async function readBook(src: BookSource): Promise<Workbook | null> {
   const list = await sheetList(src, bookPath, rels);
   if (!list) return null;
   const ofType = (suffix: string) => [...rels.values()].find(([type]) => type.endsWith(suffix))?.[1];
-  return { ...list, stringsPath: ofType('/sharedStrings'), stylesPath: ofType('/styles'), strings: [], dateStyles: [] };
+  return { ...list, stringsPath: ofType('/sharedStrings'), stylesPath: ofType('/styles'), strings: new StringTable(0), dateStyles: [] };
 }
 
 /** Which cell styles show a date: `<numFmt>`s, then `<cellXfs>` (read up to its end). False when stopped. */
 export async function readStyles(src: BookSource, book: Workbook): Promise<boolean> {
-  if (!book.stylesPath) return true;
+  const path = book.stylesPath;
+  if (!path) return true;
   const codes = new Map<number, string>();
   let inXfs = false;
   const events = {
     done: false,
     open(name: string, a: Record<string, string>) {
+      if (codes.size >= ITEM_LIMITS.formats || book.dateStyles.length >= ITEM_LIMITS.formats) throw tooMany(path, 'formats');
       if (name === 'numFmt') codes.set(Number(a.numFmtId), a.formatCode ?? '');
       else if (name === 'cellXfs') inXfs = true;
       else if (name === 'xf' && inXfs) {
@@ -164,13 +218,14 @@ export async function readStyles(src: BookSource, book: Workbook): Promise<boole
       if (name === 'cellXfs') events.done = true;
     },
   };
-  return (await readPart(src, book.stylesPath, 'styles', events)) !== false;
+  return (await readPart(src, path, 'styles', events)) !== false;
 }
 
 /** The shared-string table (`<si>` items: plain or rich text, phonetic hints left out). False when stopped. */
 export async function readStrings(src: BookSource, book: Workbook): Promise<boolean> {
-  if (!book.stringsPath) return true;
-  const strings = book.strings;
+  const entry = book.stringsPath ? src.entries.get(book.stringsPath) : undefined;
+  if (!book.stringsPath || !entry) return true;
+  const strings = (book.strings = new StringTable(Math.min(entry.size, PART_LIMITS.sharedStrings)));
   let item: string | null = null;
   let inText = false;
   let phonetic = 0;
@@ -184,7 +239,7 @@ export async function readStrings(src: BookSource, book: Workbook): Promise<bool
       if (name === 't') inText = false;
       else if (name === 'rPh') phonetic--;
       else if (name === 'si' && item !== null) {
-        strings.push(unescapeOoxml(item));
+        if (!strings.push(unescapeOoxml(item))) throw tooMany(entry.name, 'strings');
         item = null;
       }
     },

@@ -19,10 +19,15 @@ export const Kind = {
 } as const;
 export type Kind = (typeof Kind)[keyof typeof Kind];
 
-/** One sheet row: its number, its cells' text (placed by their references; trailing blanks dropped), their kinds, the first fault. */
+/**
+ * One sheet row as written: its number, its non-empty cells (column, text, kind) in the order they
+ * came, the first fault. Kept sparse: a cell written at column XFD costs one entry, not 16,384;
+ * the header stage lays a row out to the header's width (xlsx-header.ts).
+ */
 export interface SheetRow {
   number: number;
-  cells: string[];
+  cols: number[];
+  texts: string[];
   kinds: Kind[];
   error?: string;
 }
@@ -150,14 +155,14 @@ export class SheetRows implements XmlEvents {
     if (this.row) throw this.feed.error(`a row inside row ${this.row.number}`);
     const r = Number(a.r);
     this.lastRow = a.r !== undefined && Number.isInteger(r) && r > 0 ? r : this.lastRow + 1;
-    this.row = { number: this.lastRow, cells: [], kinds: [] };
+    this.row = { number: this.lastRow, cols: [], texts: [], kinds: [] };
   }
 
   private openCell(a: Record<string, string>): void {
     const row = this.row;
     if (!row) throw this.feed.error('a cell outside a row');
     if (this.cell) throw this.feed.error(`a cell inside cell ${columnName(this.cell.col)}${row.number}`);
-    let col = row.cells.length;
+    let col = this.lastCol + 1;
     if (a.r !== undefined) {
       const ref = cellRef(a.r);
       col = ref ? ref[0] : columnIndex(a.r);
@@ -167,27 +172,32 @@ export class SheetRows implements XmlEvents {
     this.cell = { col, t: a.t ?? 'n', s: Number(a.s ?? 0), formula: null, v: null, inline: null };
   }
 
+  /** The column of the row's last cell (a cell without `r` comes after it). */
+  private lastCol = -1;
+
   private closeCell(): void {
     const c = this.cell!;
     const row = this.row!;
     this.cell = null;
-    while (row.cells.length < c.col) row.cells.push('');
+    this.lastCol = c.col;
+    let text = '';
+    let kind: Kind = Kind.Text;
     try {
-      const [text, kind] = this.value(c, row.number);
-      row.cells[c.col] = text;
-      if (kind !== Kind.Text) row.kinds[c.col] = kind;
+      [text, kind] = this.value(c, row.number);
     } catch (err) {
       if (!(err instanceof CellFault)) throw err;
-      row.cells[c.col] = '';
       row.error ??= err.message;
     }
+    if (text === '') return;
+    row.cols.push(c.col);
+    row.texts.push(text);
+    row.kinds.push(kind);
   }
 
   private closeRow(): void {
-    const row = this.row!;
+    this.rows.push(this.row!);
     this.row = null;
-    while (row.cells.length && row.cells[row.cells.length - 1] === '') row.cells.pop();
-    this.rows.push(row);
+    this.lastCol = -1;
   }
 
   /** One cell's text: strings as they are, numbers as Excel shows them, booleans true/false, dates ISO, formulas by their stored result. */
@@ -222,7 +232,7 @@ export class SheetRows implements XmlEvents {
   /** A shared string by its index: a damaged reference fails the sheet, naming the cell. */
   private shared(v: string, where: () => string): string {
     const i = Number(v);
-    const s = Number.isInteger(i) ? this.book.strings[i] : undefined;
+    const s = Number.isInteger(i) ? this.book.strings.get(i) : undefined;
     if (s === undefined) throw this.feed.error(`cell ${where()} refers to shared string ${v.slice(0, 20)}, which the workbook's table (${this.book.strings.length} strings) does not have`);
     return s;
   }

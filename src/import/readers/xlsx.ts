@@ -1,11 +1,12 @@
+import { stat } from 'node:fs/promises';
 import type { RecordReader, SourceRecord } from '../types.js';
 import { ImportError } from '../types.js';
-import { checkXlsxRecords } from './xlsx-bounds.js';
+import { checkXlsxRecords, type Merge } from './xlsx-bounds.js';
 import { readBook, readStrings, readStyles, type Workbook } from './xlsx-book.js';
-import { HeaderFinder, MergeFill } from './xlsx-header.js';
+import { HeaderFinder, type LaidOut, MergeFill } from './xlsx-header.js';
 import { columnName, excelDateText, excelSerialDate, Kind, type SheetRow, SheetRows } from './xlsx-sheet.js';
 import { XmlError, XmlFeed } from './xml.js';
-import { entryChunks, ZipError, zipEntries } from './zip-reader.js';
+import { entryChunks, type ZipEntry, ZipError, zipEntries } from './zip-reader.js';
 
 export { excelDateText, excelNumberText, excelSerialDate } from './xlsx-sheet.js';
 export { isDateFormat } from './xlsx-book.js';
@@ -18,7 +19,7 @@ export interface XlsxOptions {
   name?: string;
   /** `--header-row`: the sheet row holding the header (default: the first row with cells). */
   headerRow?: number;
-  /** Stops the read in any phase: the records end early (the import then stops as interrupted). */
+  /** Stops the read in any phase: an AbortError before the first record, else the records end early. */
   signal?: AbortSignal;
   /** Called as each phase begins (directory, workbook, bounds, styles, strings, sheet): tests stop a read there. */
   onPhase?: (phase: XlsxPhase) => void;
@@ -63,8 +64,40 @@ class XlsxRow implements SourceRecord {
   }
 }
 
-/** The workbook's parts read before the sheet; null when the read was stopped. */
-async function openBook(file: string, name: string, o: XlsxOptions): Promise<{ book: Workbook; sheet: import('./zip-reader.js').ZipEntry; sheetName: string; fill: MergeFill } | null> {
+/** What is read before the sheet: the workbook's facts, the sheet's entry and merged ranges. */
+interface OpenedBook {
+  book: Workbook;
+  sheet: ZipEntry;
+  merges: Merge[];
+}
+
+/**
+ * The scan pass's workbook, kept for the load pass (an import reads its input twice): the load
+ * pass takes it instead of reading the shared strings, styles and bounds again, and the slot is
+ * emptied, so a workbook's strings are held once and never past its import. Keyed by the file's
+ * identity and the sheet: a file changed between the passes is read again.
+ */
+let kept: { key: string; opened: OpenedBook } | null = null;
+
+async function identity(file: string, sheet: string | undefined): Promise<string> {
+  const s = await stat(file);
+  return [file, sheet ?? '', s.dev, s.ino, s.size, s.mtimeMs].join('\0');
+}
+
+/** The workbook's parts read before the sheet, or kept from the previous pass; null when the read was stopped. */
+async function openBook(file: string, name: string, o: XlsxOptions): Promise<OpenedBook | null> {
+  const key = await identity(file, o.sheet);
+  if (kept?.key === key) {
+    const { opened } = kept;
+    kept = null;
+    return opened;
+  }
+  const opened = await readBookParts(file, name, o);
+  kept = opened ? { key, opened } : null;
+  return opened;
+}
+
+async function readBookParts(file: string, name: string, o: XlsxOptions): Promise<OpenedBook | null> {
   const { signal } = o;
   o.onPhase?.('directory');
   const entries = await zipEntries(file);
@@ -90,7 +123,7 @@ async function openBook(file: string, name: string, o: XlsxOptions): Promise<{ b
   if (!(await readStyles(src, book))) return null;
   o.onPhase?.('strings');
   if (!(await readStrings(src, book))) return null;
-  return { book, sheet, sheetName: wanted.name, fill: new MergeFill(merges, name, wanted.name) };
+  return { book, sheet, merges };
 }
 
 /** What to say when the first sheet's header is refused and the workbook has others. */
@@ -107,8 +140,9 @@ function sheetAdvice(book: Workbook, chosen: boolean): string | undefined {
  * passed on with `error` set; shorter rows read the rest as empty. The zip is read through its
  * central directory, so workbooks from Excel, LibreOffice and SheetJS read the same whatever the
  * order of their entries; only the sheet streams (shared strings are held, as Excel itself does).
- * Every part is bounded before it is read; `signal` ends the records early in any phase; a
- * malformed zip or XML part is a usage error (exit 2) naming the part.
+ * Every part is bounded before it is read; `signal` stops the read in any phase (an AbortError
+ * before the first record, else the records end); a malformed zip or XML part is a usage error
+ * (exit 2) naming the part.
  * @example for await (const r of xlsxReader('a.xlsx').records()) r.line // 2, 3, …
  */
 export function xlsxReader(path: string, sheet?: string, name = path, more: Omit<XlsxOptions, 'sheet' | 'name'> = {}): RecordReader {
@@ -128,8 +162,9 @@ export function xlsxReader(path: string, sheet?: string, name = path, more: Omit
     async *records(): AsyncGenerator<SourceRecord> {
       try {
         const opened = await openBook(path, name, o);
-        if (!opened) return;
-        const { book, sheet: entry, fill } = opened;
+        if (!opened) throw stopped();
+        const { book, sheet: entry, merges } = opened;
+        const fill = new MergeFill(merges, name, book.sheets.find((s) => s.path === entry.name)?.name ?? entry.name);
         finder = new HeaderFinder({ name, headerRow: o.headerRow, date1904: book.date1904, fill, advice: sheetAdvice(book, sheet !== undefined), make: makeRow });
         o.onPhase?.('sheet');
         const rows = new SheetRows(book);
@@ -139,7 +174,11 @@ export function xlsxReader(path: string, sheet?: string, name = path, more: Omit
           feed.write(chunk);
           yield* drain(rows.rows, finder);
         }
-        if (o.signal?.aborted) return;
+        if (o.signal?.aborted) {
+          // before its first record a pass stops at once; after, its visitor stops at the next record
+          if (finder.made === 0) throw stopped();
+          return;
+        }
         feed.end();
         yield* drain(rows.rows, finder);
         yield* finder.finish();
@@ -150,12 +189,15 @@ export function xlsxReader(path: string, sheet?: string, name = path, more: Omit
   };
 }
 
+/** A stop before the first record: the import ends as interrupted with nothing sent (the CLI's AbortError). */
+const stopped = () => new DOMException('the workbook was not read: the import was stopped', 'AbortError');
+
 function* drain(rows: SheetRow[], finder: HeaderFinder): Generator<SourceRecord> {
   for (const row of rows) yield* finder.take(row);
   rows.length = 0;
 }
 
-/** A record from a sheet row (HeaderFinder decides which rows are records). */
-function makeRow(index: number, row: SheetRow, headers: string[], date1904: boolean, advice: string | undefined): SourceRecord {
-  return new XlsxRow(index, row.number, row.cells, headers, row.kinds, date1904, advice);
+/** A record from a sheet row laid out (HeaderFinder decides which rows are records). */
+function makeRow(index: number, line: number, row: LaidOut, headers: string[], date1904: boolean, advice: string | undefined): SourceRecord {
+  return new XlsxRow(index, line, row.cells, headers, row.kinds, date1904, advice);
 }

@@ -103,7 +103,7 @@ class ScanVisitor implements PassVisitor {
       for (const h of headers) this.c.shaper.resolver.resolve(h);
       this.c.shaper.resolver.finish();
     } catch (err) {
-      if (advice && err instanceof ImportError) throw new ImportError(`${err.message} ${advice}`, err.kind);
+      if (advice && err instanceof ImportError) throw new ImportError(`${err.message}\n  hint: ${advice}`, err.kind);
       throw err;
     }
   }

@@ -140,6 +140,9 @@ describe('xlsx reader: workbooks as people make them', () => {
     await expect(read(book({ sheets: [{ name: 'S', xml: sheetXml(header.join(''), { after: merged(['A1:B1']) }) }] }))).rejects.toThrow(
       'in.xlsx: the header row (row 1) has an empty cell in column 2 (B1 is part of the merged cells A1:B1)',
     );
+    await expect(read(book({ sheets: [{ name: 'S', xml: sheetXml(rows.join(''), { after: merged(['A2:A4', 'A3:A5']) }) }] }))).rejects.toThrow('in.xlsx: the merged cells A3:A5 (sheet "S") overlap other merged cells');
+    // merged cells right of the header hold no field: left alone (a row with a cell there is too long anyway)
+    expect((await read(book({ sheets: [{ name: 'S', xml: sheetXml(rows.join(''), { after: merged(['C2:D3']) }) }] }))).map((r) => r.cells)).toHaveLength(4);
     // a title merged across the top is no business of the data
     const title = [textRow(1, ['Catalog']), textRow(2, ['label', 'release_title']), textRow(3, ['Chinook', 'Blue'])];
     expect((await read(book({ sheets: [{ name: 'S', xml: sheetXml(title.join(''), { after: merged(['A1:B1']) }) }] }), { headerRow: 2 })).map((r) => r.cells)).toEqual([['Chinook', 'Blue']]);
@@ -170,6 +173,16 @@ describe('xlsx reader: malformed parts exit 2 naming the part', () => {
     });
   }
 
+  it("a cell far to the right (XFD) is one cell, not 16,384: the row is too long, its cells are the header's and that one", async () => {
+    const recs = await read(book({ sheets: [{ name: 'S', xml: sheetXml(`${textRow(1, ['a', 'b'])}<row r="2"><c r="A2"><v>1</v></c><c r="XFD2" t="inlineStr"><is><t>far</t></is></c></row>`) }] }));
+    expect(recs.map((r) => [r.cells, r.error])).toEqual([[['1', '', 'far'], 'expected 2 cells as in the header row, found 16384']]);
+  });
+
+  it('a styles part listing more cell formats than Excel allows is refused, not held', async () => {
+    const styles = `<styleSheet xmlns="${MAIN_NS}"><cellXfs>${'<xf numFmtId="14"/>'.repeat(70_000)}</cellXfs></styleSheet>`;
+    await expect(read(book({ sheets: [{ name: 'S', xml: sheetXml(header) }], styles }))).rejects.toThrow('could not be read as an Excel workbook (.xlsx): xl/styles.xml lists more than 65,536 cell formats');
+  });
+
   it('a file that is a zip of nothing useful, or cut short, is named as such', async () => {
     const cut = join(dir, 'cut.xlsx');
     const whole = book({ sheets: [{ name: 'S', xml: sheetXml(header) }] });
@@ -180,20 +193,50 @@ describe('xlsx reader: malformed parts exit 2 naming the part', () => {
 });
 
 describe('xlsx reader: a stop ends the records in every phase', () => {
-  it.each(['directory', 'workbook', 'bounds', 'styles', 'strings', 'sheet'] as XlsxPhase[])('stopped as the %s phase begins: no record, no error', async (phase) => {
+  it.each(['directory', 'workbook', 'bounds', 'styles', 'strings', 'sheet'] as XlsxPhase[])('stopped as the %s phase begins: an AbortError, no record', async (phase) => {
     const rows = [textRow(1, ['release_title']), ...Array.from({ length: 50 }, (_, i) => textRow(i + 2, [`t${i}`]))];
     const p = book({ sharedStrings: SST(['<t>x</t>']), sheets: [{ name: 'S', xml: sheetXml(rows.join('')) }] });
-    expect(await read(p)).toHaveLength(50);
     const stop = new AbortController();
     const seen: XlsxPhase[] = [];
-    const recs = await read(p, {
-      signal: stop.signal,
-      onPhase: (at) => {
-        seen.push(at);
-        if (at === phase) stop.abort();
-      },
-    });
+    const recs: SourceRecord[] = [];
+    const onPhase = (at: XlsxPhase) => {
+      seen.push(at);
+      if (at === phase) stop.abort();
+    };
+    await expect(
+      (async () => {
+        for await (const r of xlsxReader(p, undefined, 'in.xlsx', { signal: stop.signal, onPhase }).records()) recs.push(r);
+      })(),
+    ).rejects.toMatchObject({ name: 'AbortError' });
     expect(recs).toEqual([]);
     expect(seen.at(-1)).toBe(phase);
+    expect(await read(p)).toHaveLength(50); // the same file, not stopped
+  });
+
+  it('stopped after its first records, a read just ends (the pass stops at its next record)', async () => {
+    const rows = [textRow(1, ['release_title']), ...Array.from({ length: 20_000 }, (_, i) => textRow(i + 2, [`title ${i}`]))];
+    const p = book({ sheets: [{ name: 'S', xml: sheetXml(rows.join('')) }] });
+    const stop = new AbortController();
+    const recs: SourceRecord[] = [];
+    for await (const r of xlsxReader(p, undefined, 'in.xlsx', { signal: stop.signal }).records()) {
+      recs.push(r);
+      if (recs.length === 10) stop.abort();
+    }
+    expect(recs.length).toBeGreaterThanOrEqual(10);
+    expect(recs.length).toBeLessThan(20_000);
+  });
+
+  it("the scan pass's workbook is handed to the load pass once (not read again), and read again when the file changed", async () => {
+    const p = book({ sheets: [{ name: 'S', xml: sheetXml(textRow(1, ['release_title']) + textRow(2, ['Blue'])) }] });
+    const phases = async () => {
+      const seen: XlsxPhase[] = [];
+      await read(p, { onPhase: (at) => seen.push(at) });
+      return seen;
+    };
+    expect(await phases()).toEqual(['directory', 'workbook', 'bounds', 'styles', 'strings', 'sheet']);
+    expect(await phases()).toEqual(['sheet']);
+    expect(await phases()).toEqual(['directory', 'workbook', 'bounds', 'styles', 'strings', 'sheet']);
+    writeBook(p, { sheets: [{ name: 'S', xml: sheetXml(textRow(1, ['release_title']) + textRow(2, ['Green']) + textRow(3, ['Red'])) }] });
+    expect((await read(p)).map((r) => r.cells)).toEqual([['Green'], ['Red']]);
   });
 });
