@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
-import { readlinkSync, readdirSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/stores.js';
 import { HOSTILE, MAIN_NS, repeatedPart, writeBook } from '../support/xlsx-build.js';
-import { BIN, ROOT, catalog, ensureBuilt, type Serve, startServe } from './support.js';
+import { BIN, ROOT, catalog, ensureBuilt, hasOpen, type Serve, startServe } from './support.js';
 
 // Issue 37 item 1: hostile workbooks, each small on disk, made at test time. Before: ten 50 MB
 // shared strings took the CLI to 1.6 GB for 96 s, a 1 GB styles part to 2 GB, a row of 150k
@@ -51,21 +51,6 @@ function millionRows(path: string): void {
   const sheet = repeatedPart('xl/worksheets/sheet1.xml', [[head, 1], [row.repeat(1000), 1000], ['</sheetData></worksheet>', 1]]);
   const sst = repeatedPart('xl/sharedStrings.xml', [[`<sst xmlns="${MAIN_NS}">`, 1], ['<si><t>same title</t></si>'.repeat(1000), 2000], ['</sst>', 1]]);
   writeBook(path, { sheets: [{ name: 'S', xml: '' }], sharedStrings: '<sst/>', extra: [sheet, sst] });
-}
-
-/** Whether process `pid` has `file` open (Linux /proc): the import is reading it. */
-function hasOpen(pid: number, file: string): boolean {
-  try {
-    return readdirSync(`/proc/${pid}/fd`).some((fd) => {
-      try {
-        return readlinkSync(`/proc/${pid}/fd/${fd}`) === file;
-      } catch {
-        return false;
-      }
-    });
-  } catch {
-    return false;
-  }
 }
 
 describe('SIGTERM while a workbook is being read', () => {

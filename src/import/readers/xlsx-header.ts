@@ -6,7 +6,7 @@ import { columnName, Kind, type SheetRow } from './xlsx-sheet.js';
 /**
  * Workbooks as people make them: a title above the header, notes on the first sheet, cells merged
  * down a column. The header is the first row with cells, or the row `--header-row` names (rows
- * above it are skipped); when the first row looks like a title, what the header then is refused
+ * above it are skipped); when that row looks like a title, what the header then is refused
  * for (an unknown field, an empty header cell) says which row seems to be the header. Merged
  * cells are filled: each cell of a range merged down one column takes the range's value (what
  * the sheet shows); a merged range spanning columns in the data, or joining the header to the
@@ -159,7 +159,6 @@ export class HeaderFinder {
     if (wanted !== undefined && (row.number > wanted || empty)) throw this.noHeader(wanted);
     if (empty) return;
     this.head = row;
-    if (wanted !== undefined) yield* this.settle();
   }
 
   /** The end of the sheet: a header still waiting for its lookahead is settled. */
@@ -174,7 +173,7 @@ export class HeaderFinder {
 
   private *settle(): Generator<SourceRecord> {
     const head = this.head!;
-    const below = this.o.headerRow === undefined ? headerBelow(head, this.pending) : null;
+    const below = headerBelow(head, this.pending);
     const title = below ? `Row ${head.number} looks like a title; the header seems to be row ${below.number}: pass --header-row ${below.number}.` : undefined;
     this.advice = [title, this.o.advice].filter(Boolean).join(' ') || undefined;
     this.headers = this.checkHeaders(head);

@@ -218,7 +218,7 @@ export class SheetRows implements XmlEvents {
       case 'b':
         return [v === '1' || v === 'true' ? 'true' : 'false', Kind.Text];
       case 'e':
-        throw new CellFault(`column ${c.col + 1} holds the Excel error ${v}`);
+        throw new CellFault(`cell ${where()} holds the Excel error ${v}`);
       case 'd':
         return dateText(v);
     }

@@ -42,6 +42,12 @@ async function endRecord(fh: import('node:fs/promises').FileHandle, size: number
     if (tail.readUInt32LE(i) !== EOCD) continue;
     return { count: tail.readUInt16LE(i + 10), dirSize: tail.readUInt32LE(i + 12), dirOffset: tail.readUInt32LE(i + 16), at: size - tailSize + i };
   }
+  const head = Buffer.alloc(8);
+  await fh.read(head, 0, 8, 0);
+  // an OLE compound file: an Excel 97-2003 .xls, or an .xlsx saved with a password (encrypted)
+  if (head.equals(Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]))) {
+    throw new ZipError('it is an Excel 97-2003 workbook (.xls) or a workbook with a password (encrypted), not an .xlsx zip: save it in Excel or LibreOffice as .xlsx without a password');
+  }
   throw new ZipError('it is not a zip archive, as every .xlsx file is (no central directory)');
 }
 

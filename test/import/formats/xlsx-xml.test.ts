@@ -55,13 +55,14 @@ describe('xlsx reader: the XML as writers write it', () => {
     ]);
   });
 
-  it('a formula without a saved result (openpyxl writes <v></v>) rejects its row naming the cell, never reads as 0; a formula with one gives it', async () => {
+  it('a formula without a saved result (openpyxl writes <v></v>) rejects its row naming the cell, never reads as 0; a formula with one gives it; an error value names its cell', async () => {
     const rows = [
       textRow(1, ['release_title', 'catalog_number', 'upc_code']),
       '<row r="2"><c r="A2" t="inlineStr"><is><t>Saved</t></is></c><c r="C2"><f>1+1</f><v>2</v></c></row>',
       '<row r="7"><c r="A7" t="inlineStr"><is><t>Unsaved</t></is></c><c r="C7"><f>SUM(C2:C6)</f><v></v></c></row>',
       '<row r="8"><c r="A8" t="inlineStr"><is><t>No value</t></is></c><c r="B8" t="str"><f>A8&amp;"x"</f></c></row>',
       '<row r="9"><c r="A9" t="inlineStr"><is><t>Empty text</t></is></c><c r="B9" t="str"><f>""</f><v></v></c></row>',
+      '<row r="10"><c r="A10" t="inlineStr"><is><t>Error</t></is></c><c r="C10" t="e"><f>1/0</f><v>#DIV/0!</v></c></row>',
     ];
     const recs = await read(book({ sheets: [{ name: 'S', xml: sheetXml(rows.join('')) }] }));
     expect(recs.map((r) => [r.line, r.cells, r.error])).toEqual([
@@ -69,6 +70,7 @@ describe('xlsx reader: the XML as writers write it', () => {
       [7, ['Unsaved', '', ''], expect.stringMatching(/^cell C7 holds a formula \(=SUM\(C2:C6\)\) with no saved result/)],
       [8, ['No value', '', ''], expect.stringMatching(/^cell B8 holds a formula \(=A8&"x"\) with no saved result/)],
       [9, ['Empty text', '', ''], undefined],
+      [10, ['Error', '', ''], 'cell C10 holds the Excel error #DIV/0!'],
     ]);
   });
 
@@ -110,6 +112,8 @@ describe('xlsx reader: workbooks as people make them', () => {
     expect(guessed[0].headers).toEqual(['Catalog export, March']);
     expect(guessed[0].advice).toBe('Row 1 looks like a title; the header seems to be row 3: pass --header-row 3.');
     await expect(read(p, { headerRow: 9 })).rejects.toThrow('in.xlsx: row 9 of the sheet is empty, and --header-row 9 names it as the header');
+    // a --header-row that names the note under the title gets the same hint
+    expect((await read(p, { headerRow: 2 }))[0].advice).toBe('Row 2 looks like a title; the header seems to be row 3: pass --header-row 3.');
   });
 
   it('an ordinary header gets no hint; the first sheet of several gets the list of sheets and --sheet', async () => {
