@@ -72,7 +72,6 @@ export function defineImport(ctx: Context, table: TableDef): Command {
     `catalog ${table.name} import ${table.name}.csv`,
     `catalog ${table.name} import vendor.csv --map "Title=${titleField(table)}" --ignore-unknown --dry-run`,
     `catalog ${table.name} import ${table.name}.csv --resume     # continue after Ctrl-C or a crash`,
-    `catalog ${table.name} import export.xlsx --sheet "${table.name[0].toUpperCase()}${table.name.slice(1)}" --header-row 3   # a title above the header`,
   ]);
 }
 
