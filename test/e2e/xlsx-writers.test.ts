@@ -146,20 +146,22 @@ afterAll(async () => {
 });
 
 describe('workbooks written by real programs import cell by cell (bin/catalog, catalog serve over PGlite)', () => {
-  it.each(WRITERS.map((w) => [w.name, w] as const))('%s', async (name, w) => {
-    const file = made.get(name);
-    if (!file) return; // skipped above, with a warning
-    const run = (argv: string[]) => catalog(['--url', serve.url, ...argv]);
-    expect((await run(['releases', 'remove', '--all-rows', '--yes'])).code).toBe(0);
-    const r = await run(['releases', 'import', file]);
-    // the date-time row (and openpyxl's unsaved formula) are rejected, the rest imported
-    expect(r.code, r.stderr).toBe(3);
-    const listed = await run(['releases', 'list', '--select', COLUMNS.join(','), '--order', 'catalog_number', '-o', 'json']);
-    const rows = JSON.parse(listed.stdout) as Array<Record<string, unknown>>;
-    expect(rows.map((row) => ({ ...row, description: row.description ?? '' }))).toEqual(WRITTEN);
-    const rejects = parse(readFileSync(`${file}.rejects.csv`), { columns: true }) as Array<Record<string, string>>;
-    expect(rejects.map((x) => [x._line, x.catalog_number])).toEqual([['5', 'CAT-004'], ...(w.formula ? [['6', 'CAT-005']] : [])]);
-    expect(rejects[0]._message).toMatch(TIMED_MESSAGE);
-    if (w.formula) expect(rejects[1]._message).toMatch(/^cell C6 holds a formula \(=111111111116\+1\) with no saved result/);
-  });
+  for (const w of WRITERS) {
+    it(w.name, async (ctx) => {
+      const file = made.get(w.name);
+      if (!file) return ctx.skip(); // the program is missing: said in beforeAll
+      const run = (argv: string[]) => catalog(['--url', serve.url, ...argv]);
+      expect((await run(['releases', 'remove', '--all-rows', '--yes'])).code).toBe(0);
+      const r = await run(['releases', 'import', file]);
+      // the date-time row (and openpyxl's unsaved formula) are rejected, the rest imported
+      expect(r.code, r.stderr).toBe(3);
+      const listed = await run(['releases', 'list', '--select', COLUMNS.join(','), '--order', 'catalog_number', '-o', 'json']);
+      const rows = JSON.parse(listed.stdout) as Array<Record<string, unknown>>;
+      expect(rows.map((row) => ({ ...row, description: row.description ?? '' }))).toEqual(WRITTEN);
+      const rejects = parse(readFileSync(`${file}.rejects.csv`), { columns: true }) as Array<Record<string, string>>;
+      expect(rejects.map((x) => [x._line, x.catalog_number])).toEqual([['5', 'CAT-004'], ...(w.formula ? [['6', 'CAT-005']] : [])]);
+      expect(rejects[0]._message).toMatch(TIMED_MESSAGE);
+      if (w.formula) expect(rejects[1]._message).toMatch(/^cell C6 holds a formula \(=111111111116\+1\) with no saved result/);
+    });
+  }
 });
