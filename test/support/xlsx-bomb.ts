@@ -14,7 +14,7 @@ const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
   return c >>> 0;
 });
 
-function crc32(crc: number, buf: Buffer): number {
+export function crc32(crc: number, buf: Buffer): number {
   let c = ~crc >>> 0;
   for (let i = 0; i < buf.length; i++) c = CRC_TABLE[(c ^ buf[i]) & 0xff] ^ (c >>> 8);
   return ~c >>> 0;

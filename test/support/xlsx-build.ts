@@ -1,6 +1,10 @@
 import { writeFileSync } from 'node:fs';
-import { constants, crc32, deflateRawSync } from 'node:zlib';
-import { writeZip } from './xlsx-bomb.js';
+import * as zlib from 'node:zlib';
+import { constants, deflateRawSync } from 'node:zlib';
+import { crc32 as jsCrc32, writeZip } from './xlsx-bomb.js';
+
+/** zlib's CRC-32 (Node 20.15+), else the JavaScript one (engines allow Node 20.10). */
+const crc32 = (data: Buffer, value = 0): number => ((zlib as { crc32?: (d: Buffer, v?: number) => number }).crc32 ? zlib.crc32(data, value) : jsCrc32(value, data));
 
 /**
  * Workbooks made by hand for the reader's tests: any part's XML as given (prefixed, single-quoted,
