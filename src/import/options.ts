@@ -49,6 +49,8 @@ export interface ImportOptions {
   dateFormat?: string;
   /** `--sheet` of an xlsx input (default the first). */
   sheet?: string;
+  /** `--header-row` of an xlsx input: the sheet row holding the header (default the first row with cells). */
+  headerRow?: number;
   /** Per-row checks (the check stage, src/import/stages/check.ts): a failing row is rejected. */
   checks?: RowCheck[];
   batchRows?: number;

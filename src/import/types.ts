@@ -20,10 +20,13 @@ export interface SourceRecord {
   /** Set when the record itself could not be read (malformed JSON element, not an object). */
   error?: string;
   /**
-   * xlsx only: the ISO date a cell's plain number (no date format) stands for as an Excel serial
-   * date, in the workbook's date system; undefined for any other cell. Date columns read it.
+   * xlsx only: what a date column makes of a cell: the ISO date a plain number (no date format)
+   * stands for as an Excel serial date, in the workbook's date system; a fault for a date cell
+   * with a time of day (naming the cell and the time); undefined for any other cell. Date columns read it.
    */
-  serialDate?(cell: number): string | undefined;
+  dateOf?(cell: number): string | { error: string } | undefined;
+  /** xlsx only: said when the header is refused (a title row above it, the workbook's other sheets). */
+  advice?: string;
 }
 
 /** A streaming reader over one input. */

@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/stores.js';
-import { BIN, ROOT, catalog, ensureBuilt, startServe, type Serve } from './support.js';
+import { BIN, ROOT, catalog, ensureBuilt, hasOpen, startServe, type Serve } from './support.js';
 
 /** A plain web server (not the service): answers every request with an HTML page, or never. */
 function plainServer(answer: boolean): Promise<{ url: string; close(): Promise<void> }> {
@@ -37,21 +37,6 @@ async function until(ready: () => boolean, ms = 60_000): Promise<void> {
   while (!ready()) {
     if (Date.now() > end) throw new Error('timed out waiting');
     await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-/** Whether process `pid` has `path` open (Linux /proc). */
-function hasOpen(pid: number, path: string): boolean {
-  try {
-    return readdirSync(`/proc/${pid}/fd`).some((fd) => {
-      try {
-        return readlinkSync(`/proc/${pid}/fd/${fd}`) === path;
-      } catch {
-        return false;
-      }
-    });
-  } catch {
-    return false;
   }
 }
 

@@ -1,5 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readlinkSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { PG_URL, tempDir } from '../support/stores.js';
 
@@ -150,4 +150,19 @@ export function serveBackends(prefix: string): ServeBackend[] {
       },
     },
   ];
+}
+
+/** Whether process `pid` has `path` open (Linux /proc): it is reading or writing it now. */
+export function hasOpen(pid: number, path: string): boolean {
+  try {
+    return readdirSync(`/proc/${pid}/fd`).some((fd) => {
+      try {
+        return readlinkSync(`/proc/${pid}/fd/${fd}`) === path;
+      } catch {
+        return false;
+      }
+    });
+  } catch {
+    return false;
+  }
 }

@@ -14,7 +14,7 @@ const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
   return c >>> 0;
 });
 
-function crc32(crc: number, buf: Buffer): number {
+export function crc32(crc: number, buf: Buffer): number {
   let c = ~crc >>> 0;
   for (let i = 0; i < buf.length; i++) c = CRC_TABLE[(c ^ buf[i]) & 0xff] ^ (c >>> 8);
   return ~c >>> 0;
@@ -86,7 +86,7 @@ export async function hugeCellXlsx(path: string, cellBytes: number, where: 'inli
   writeZip(path, entries);
 }
 
-function writeZip(path: string, entries: Array<{ name: string; data: Buffer; crc: number; size: number }>): void {
+export function writeZip(path: string, entries: Array<{ name: string; data: Buffer; crc: number; size: number }>): void {
   const fd = openSync(path, 'w');
   let offset = 0;
   const central: Buffer[] = [];

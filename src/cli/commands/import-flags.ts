@@ -12,6 +12,7 @@ export function importFlags(cmd: Command): Command {
     .option('--delimiter <char>', 'CSV field delimiter: , ; tab | (default: detected from the header line; tab for .tsv)')
     .option('--date-format <form>', 'how date cells are written, e.g. DD/MM/YYYY, MM/DD/YYYY, DD.MM.YYYY (default: ISO YYYY-MM-DD)')
     .option('--sheet <name>', 'xlsx: the sheet to import (default: the first)')
+    .option('--header-row <n>', 'xlsx: the row holding the header, rows above it (a title, notes) skipped (default: the first row with cells)')
     .option('--on-conflict <cols>', 'conflict columns for upserts (default: id, when the file has ids)')
     .option('--ignore-duplicates', 'keep existing rows as they are instead of updating them')
     .addOption(new Option('--dedupe <policy>', 'a key repeated in the file: keep the last or first row, or reject them all').choices(['last', 'first', 'error']).default('last'))

@@ -38,6 +38,7 @@ export interface ImportFlags {
   delimiter?: string;
   dateFormat?: string;
   sheet?: string;
+  headerRow?: string;
   check?: boolean | string;
   key?: string;
   ref?: string[];
@@ -168,6 +169,7 @@ export function importOptions(opts: RunImportOptions, table: TableDef, tables: r
     delimiter: opts.delimiter,
     dateFormat: opts.dateFormat,
     sheet: opts.sheet,
+    headerRow: positive('--header-row', opts.headerRow),
     checks: opts.check ? [qualityCheck(table.name, todayOf(ctx.clock.now()), checkLevel(opts.check))] : undefined,
     key: opts.key ? opts.key.split(',').map((s) => s.trim()).filter(Boolean) : undefined,
     refs: (opts.ref ?? []).map((r) => parseRef(table, r, tables)),

@@ -24,7 +24,7 @@ export const READERS: Record<InputFormat, ReaderEntry> = {
   json: { extensions: ['.json'], open: jsonReader },
   ndjson: { extensions: ['.ndjson', '.jsonl'], open: ndjsonReader },
   yaml: { extensions: ['.yaml', '.yml'], open: yamlReader },
-  xlsx: { extensions: ['.xlsx'], open: (path, o) => xlsxReader(path, o.sheet, o.name) },
+  xlsx: { extensions: ['.xlsx'], open: (path, o) => xlsxReader(path, o.sheet, o.name, { headerRow: o.headerRow, signal: o.signal }) },
 };
 
 /** Other names `--format` accepts. */

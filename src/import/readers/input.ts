@@ -38,6 +38,10 @@ export interface CountedInput {
 export interface ReaderOptions {
   delimiter?: string;
   sheet?: string;
+  /** xlsx: the sheet row holding the header (`--header-row`; default the first row with cells). */
+  headerRow?: number;
+  /** Ends a reader's records early (xlsx: in every phase of reading a workbook). */
+  signal?: AbortSignal;
   name?: string;
   /** Checks every byte as it is read (the scan pass's UTF-8 check); text formats only. */
   check?: ByteCheck;

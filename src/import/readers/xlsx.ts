@@ -1,240 +1,32 @@
+import { stat } from 'node:fs/promises';
 import type { RecordReader, SourceRecord } from '../types.js';
 import { ImportError } from '../types.js';
-import { MAX_RECORD_BYTES } from './input.js';
-import { checkXlsxRecords } from './xlsx-bounds.js';
-import { entryStream, entryText, type ZipEntry, ZipError, zipEntries } from './zip-reader.js';
+import { checkXlsxRecords, type Merge } from './xlsx-bounds.js';
+import { readBook, readStrings, readStyles, type Workbook } from './xlsx-book.js';
+import { HeaderFinder, type LaidOut, MergeFill } from './xlsx-header.js';
+import { columnName, excelDateText, excelSerialDate, Kind, type SheetRow, SheetRows } from './xlsx-sheet.js';
+import { XmlError, XmlFeed } from './xml.js';
+import { entryChunks, type ZipEntry, ZipError, zipEntries } from './zip-reader.js';
 
-/**
- * A number as Excel shows it in a General cell: at most 15 significant digits, so binary float
- * noise goes (0.1 + 0.2 → 0.3) and whole numbers keep every digit (a 12-digit UPC stays
- * 123456789012, never 1.23456789012E+11).
- * @example excelNumberText(123456789012) // '123456789012'
- */
-export function excelNumberText(n: number): string {
-  if (!Number.isFinite(n)) return String(n);
-  if (Number.isSafeInteger(n)) return String(n);
-  const shown = Number(n.toPrecision(15));
-  // String() of a number under 1e21 has no exponent unless it is tiny; write those out in full
-  if (Math.abs(shown) >= 1e-6 || shown === 0) return String(shown);
-  return shown.toFixed(20).replace(/\.?0+$/, '');
+export { excelDateText, excelNumberText, excelSerialDate } from './xlsx-sheet.js';
+export { isDateFormat } from './xlsx-book.js';
+
+/** How a workbook is read besides its path: the sheet, the header row, the stop. */
+export interface XlsxOptions {
+  /** `--sheet`: the sheet to read (default the first). */
+  sheet?: string;
+  /** The input as the user gave it, for messages. */
+  name?: string;
+  /** `--header-row`: the sheet row holding the header (default: the first row with cells). */
+  headerRow?: number;
+  /** Stops the read in any phase: an AbortError before the first record, else the records end early. */
+  signal?: AbortSignal;
+  /** Called as each phase begins (directory, workbook, bounds, styles, strings, sheet): tests stop a read there. */
+  onPhase?: (phase: XlsxPhase) => void;
 }
 
-const pad = (n: number, w = 2) => String(n).padStart(w, '0');
-
-/**
- * An Excel date cell as ISO text: a date alone when the cell holds no time of day, else the local
- * date-time Excel shows (Excel stores no time zone: the wall time is read as UTC).
- * @example excelDateText(new Date(Date.UTC(2024, 3, 3))) // '2024-04-03'
- */
-export function excelDateText(d: Date): string {
-  const date = `${pad(d.getUTCFullYear(), 4)}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`;
-  const h = d.getUTCHours();
-  const m = d.getUTCMinutes();
-  const s = d.getUTCSeconds();
-  const ms = d.getUTCMilliseconds();
-  if (h === 0 && m === 0 && s === 0 && ms === 0) return date;
-  return `${date}T${pad(h)}:${pad(m)}:${pad(s)}${ms ? `.${pad(ms, 3)}` : ''}`;
-}
-
-/** An Excel error value (#N/A, #REF!, …) in a cell: the row is rejected with it. */
-export class CellError extends Error {}
-
-const DAY_MS = 86_400_000;
-
-/**
- * The date an Excel serial number stands for: days since 1899-12-30 in the 1900 date system
- * (before 1900-03-01 one day later: Excel counts a 1900-02-29 that never was), since 1904-01-01
- * in the 1904 system (old Mac workbooks); the fraction is the time of day.
- * @example excelSerialDate(44957, false) // 2023-01-31
- */
-export function excelSerialDate(serial: number, date1904: boolean): Date {
-  const epoch = date1904 ? Date.UTC(1904, 0, 1) : serial < 61 ? Date.UTC(1899, 11, 31) : Date.UTC(1899, 11, 30);
-  return new Date(epoch + Math.round(serial * DAY_MS));
-}
-
-/** Built-in number formats that show a date or time (ECMA-376 18.8.30). */
-const DATE_FORMAT_IDS = new Set([14, 15, 16, 17, 18, 19, 20, 21, 22, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 45, 46, 47, 50, 51, 52, 53, 54, 55, 56, 57, 58]);
-
-/** Whether a number format shows a date: a built-in date format, or a code with d/m/y/h/s outside quotes and brackets. */
-export function isDateFormat(id: number, code: string | undefined): boolean {
-  if (DATE_FORMAT_IDS.has(id)) return true;
-  if (!code) return false;
-  const bare = code.replace(/"[^"]*"|\[[^\]]*\]|\\./g, '');
-  return /[dmyhs]/i.test(bare) && !/^[#0.,%E+\- ]*$/.test(bare);
-}
-
-const ENTITIES: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
-
-/** XML character data as text: entities, then OOXML's `_xHHHH_` escapes (`_x005F_` is a literal `_`). */
-export function xmlUnescape(s: string): string {
-  let out = s.includes('&')
-    ? s.replace(/&(#x[0-9a-fA-F]+|#\d+|\w+);/g, (m, e: string) =>
-        e[0] === '#' ? String.fromCodePoint(e[1] === 'x' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10)) : (ENTITIES[e] ?? m),
-      )
-    : s;
-  if (out.includes('_x')) out = out.replace(/_x([0-9a-fA-F]{4})_/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
-  return out;
-}
-
-/** The text of a rich or plain string item (`<si>`, `<is>`): its `<t>` runs, phonetic hints left out. */
-function runsText(xml: string): string {
-  let out = '';
-  for (const m of xml.replace(/<rPh\b[\s\S]*?<\/rPh>/g, '').matchAll(/<t\b[^>]*?(?:\/>|>([\s\S]*?)<\/t>)/g)) out += xmlUnescape(m[1] ?? '');
-  return out;
-}
-
-const attr = (tag: string, name: string) => new RegExp(`\\s${name}="([^"]*)"`).exec(tag)?.[1];
-
-/** What reading a sheet's cells needs from the rest of the workbook. */
-interface Workbook {
-  sheets: Array<{ name: string; path: string }>;
-  strings: string[];
-  /** Per cell style (`s`): whether its number format shows a date. */
-  dateStyles: boolean[];
-  date1904: boolean;
-}
-
-/** A part's path from a relationship target (relative to `base`'s folder, or absolute from the root). */
-function resolvePart(base: string, target: string): string {
-  if (target.startsWith('/')) return target.slice(1);
-  const parts = base.split('/').slice(0, -1);
-  for (const seg of target.split('/')) {
-    if (seg === '..') parts.pop();
-    else if (seg !== '.') parts.push(seg);
-  }
-  return parts.join('/');
-}
-
-/** Relationships of a part: id → [type, resolved target]. */
-function relations(xml: string, base: string): Map<string, [string, string]> {
-  const out = new Map<string, [string, string]>();
-  for (const m of xml.matchAll(/<Relationship\b[^>]*>/g)) {
-    const id = attr(m[0], 'Id');
-    const target = attr(m[0], 'Target');
-    if (id && target && attr(m[0], 'TargetMode') !== 'External') out.set(id, [attr(m[0], 'Type') ?? '', resolvePart(base, target)]);
-  }
-  return out;
-}
-
-/** Reads the workbook's sheet list, shared strings, date styles and date system, whatever the order of its zip entries. */
-async function readWorkbook(file: string, entries: Map<string, ZipEntry>): Promise<Workbook> {
-  const text = async (name: string) => {
-    const e = entries.get(name);
-    return e ? entryText(file, e) : null;
-  };
-  const root = relations((await text('_rels/.rels')) ?? '', '');
-  const bookPath = [...root.values()].find(([type]) => type.endsWith('/officeDocument'))?.[1] ?? 'xl/workbook.xml';
-  const bookXml = await text(bookPath);
-  if (bookXml === null) throw new ZipError(`it has no workbook part (${bookPath})`);
-  const relsPath = `${bookPath.replace(/[^/]*$/, '')}_rels/${bookPath.split('/').pop()}.rels`;
-  const rels = relations((await text(relsPath)) ?? '', bookPath);
-  const ofType = (suffix: string) => [...rels.values()].find(([type]) => type.endsWith(suffix))?.[1];
-  const sheets = [...bookXml.matchAll(/<sheet\b[^>]*>/g)].flatMap((m) => {
-    const id = /\s[A-Za-z0-9_]+:id="([^"]*)"/.exec(m[0])?.[1];
-    const path = id ? rels.get(id)?.[1] : undefined;
-    return path ? [{ name: xmlUnescape(attr(m[0], 'name') ?? ''), path }] : [];
-  });
-  const sst = ofType('/sharedStrings');
-  const stringsXml = sst ? await text(sst) : null;
-  const strings = stringsXml ? [...stringsXml.matchAll(/<si\b[^>]*?(?:\/>|>([\s\S]*?)<\/si>)/g)].map((m) => runsText(m[1] ?? '')) : [];
-  const stylesPath = ofType('/styles');
-  const stylesXml = (stylesPath && (await text(stylesPath))) || '';
-  const codes = new Map([...stylesXml.matchAll(/<numFmt\b[^>]*>/g)].map((m) => [Number(attr(m[0], 'numFmtId')), xmlUnescape(attr(m[0], 'formatCode') ?? '')]));
-  const xfs = /<cellXfs\b[^>]*>([\s\S]*?)<\/cellXfs>/.exec(stylesXml)?.[1] ?? '';
-  const dateStyles = [...xfs.matchAll(/<xf\b[^>]*>/g)].map((m) => {
-    const id = Number(attr(m[0], 'numFmtId') ?? 0);
-    return isDateFormat(id, codes.get(id));
-  });
-  const pr = /<workbookPr\b[^>]*>/.exec(bookXml)?.[0] ?? '';
-  return { sheets, strings, dateStyles, date1904: /^(1|true)$/.test(attr(pr, 'date1904') ?? '') };
-}
-
-/** A column's index from a cell reference: `B12` → 1. */
-function columnIndex(ref: string): number {
-  let n = 0;
-  for (let i = 0; i < ref.length; i++) {
-    const c = ref.charCodeAt(i);
-    if (c < 65 || c > 90) break;
-    n = n * 26 + (c - 64);
-  }
-  return n - 1;
-}
-
-/** One cell's text, like a CSV cell: strings as they are, numbers as Excel shows them, booleans true/false, dates ISO, formulas by their result. */
-function cellValue(head: string, body: string, book: Workbook): string {
-  const t = attr(head, 't') ?? 'n';
-  if (t === 'inlineStr') return runsText(/<is>([\s\S]*?)<\/is>/.exec(body)?.[1] ?? '');
-  const v = /<v>([\s\S]*?)<\/v>/.exec(body)?.[1];
-  if (v === undefined) return '';
-  switch (t) {
-    case 's':
-      return book.strings[Number(v)] ?? '';
-    case 'str':
-      return xmlUnescape(v);
-    case 'b':
-      return v === '1' || v === 'true' ? 'true' : 'false';
-    case 'e':
-      throw new CellError(xmlUnescape(v));
-    case 'd':
-      return v.replace(/T00:00:00(\.0+)?Z?$/, '');
-  }
-  const n = Number(v);
-  if (book.dateStyles[Number(attr(head, 's') ?? 0)] && Number.isFinite(n)) return excelDateText(excelSerialDate(n, book.date1904));
-  return excelNumberText(n);
-}
-
-/** A sheet row's cells as text (placed by their references; trailing blanks dropped) and the first Excel error. */
-function rowCells(xml: string, book: Workbook): { cells: string[]; numbers: boolean[]; error?: string } {
-  const cells: string[] = [];
-  const numbers: boolean[] = [];
-  let error: string | undefined;
-  for (const m of xml.matchAll(/<c\b([^>]*?)(?:\/>|>([\s\S]*?)<\/c>)/g)) {
-    const ref = attr(m[1], 'r');
-    const at = ref ? columnIndex(ref) : cells.length;
-    while (cells.length < at) cells.push('');
-    try {
-      cells[at] = cellValue(m[1], m[2] ?? '', book);
-      const t = attr(m[1], 't');
-      if ((t === undefined || t === 'n') && cells[at] !== '' && !book.dateStyles[Number(attr(m[1], 's') ?? 0)]) numbers[at] = true;
-    } catch (err) {
-      if (!(err instanceof CellError)) throw err;
-      cells[at] = '';
-      error ??= `column ${at + 1} holds the Excel error ${err.message}`;
-    }
-  }
-  while (cells.length && cells[cells.length - 1] === '') cells.pop();
-  return { cells, numbers, error };
-}
-
-/** The `<row>` elements of a sheet as they stream in: each with its row number (its `r`, else the next). */
-async function* sheetRows(stream: AsyncIterable<Buffer>): AsyncGenerator<{ number: number; xml: string }> {
-  const decoder = new TextDecoder('utf-8');
-  let buf = '';
-  let last = 0;
-  const take = function* (final: boolean) {
-    let from = 0;
-    for (;;) {
-      const start = buf.indexOf('<row', from);
-      if (start < 0) break;
-      const open = buf.indexOf('>', start);
-      if (open < 0) break;
-      const selfClosing = buf[open - 1] === '/';
-      const close = selfClosing ? open + 1 : buf.indexOf('</row>', open);
-      if (close < 0) break;
-      const r = Number(attr(buf.slice(start, open), 'r'));
-      last = Number.isInteger(r) && r > 0 ? r : last + 1;
-      yield { number: last, xml: selfClosing ? '' : buf.slice(open + 1, close) };
-      from = selfClosing ? close : close + 6;
-    }
-    buf = final ? '' : buf.slice(from === 0 ? Math.max(0, buf.lastIndexOf('<row')) : from);
-  };
-  for await (const chunk of stream) {
-    buf += decoder.decode(chunk, { stream: true });
-    yield* take(false);
-  }
-  buf += decoder.decode();
-  yield* take(true);
-}
+/** The phases of reading a workbook, in order. */
+export type XlsxPhase = 'directory' | 'workbook' | 'bounds' | 'styles' | 'strings' | 'sheet';
 
 /** A record of an xlsx row; `values` built from the cells on demand, as for CSV. */
 class XlsxRow implements SourceRecord {
@@ -244,16 +36,25 @@ class XlsxRow implements SourceRecord {
     readonly line: number,
     readonly cells: string[],
     readonly headers: string[],
-    /** Cells that held a plain number (no date format), and the workbook's date system. */
-    private readonly numbers: boolean[],
+    /** What each cell held (a plain number, a date-time), and the workbook's date system. */
+    private readonly kinds: Kind[],
     private readonly date1904: boolean,
+    /** What to tell the user if the header turns out wrong (a title row, another sheet). */
+    readonly advice?: string,
   ) {}
 
-  serialDate(cell: number): string | undefined {
-    if (!this.numbers[cell]) return undefined;
-    const n = Number(this.cells[cell]);
+  dateOf(cell: number): string | { error: string } | undefined {
+    const kind = this.kinds[cell];
+    const text = this.cells[cell];
+    let iso: string | undefined;
     // Excel's dates run from serial 1 (1900-01-01) to 2958465 (9999-12-31)
-    return n >= 1 && n < 2958466 ? excelDateText(excelSerialDate(n, this.date1904)) : undefined;
+    if (kind === Kind.Number) {
+      const n = Number(text);
+      iso = n >= 1 && n < 2958466 ? excelDateText(excelSerialDate(n, this.date1904)) : undefined;
+    } else if (kind === Kind.DateTime) iso = text;
+    const t = iso?.indexOf('T') ?? -1;
+    if (iso === undefined || t < 0) return iso;
+    return { error: `cell ${columnName(cell)}${this.line} holds ${iso.replace('T', ' ')}, a date with the time of day ${iso.slice(t + 1)}: the column takes a date alone (a time of 00:00 is read as the date)` };
   }
 
   get values(): Record<string, unknown> {
@@ -263,85 +64,140 @@ class XlsxRow implements SourceRecord {
   }
 }
 
+/** What is read before the sheet: the workbook's facts, the sheet's entry and merged ranges. */
+interface OpenedBook {
+  book: Workbook;
+  sheet: ZipEntry;
+  merges: Merge[];
+}
+
 /**
- * Streams the first sheet of an .xlsx workbook (or the one named by `sheet`): row 1 (the first
- * row with cells) is the header, every later row a record whose cells are text as in a CSV file
- * and whose line is the sheet's row number. A row with more cells than the header is passed on
- * with `error` set; shorter rows read the rest as empty. The zip is read through its central
- * directory, so workbooks from Excel, LibreOffice and SheetJS read the same whatever the order
- * of their entries; only the sheet streams (shared strings are held, as Excel itself does).
+ * The scan pass's workbook, kept for the load pass (an import reads its input twice): the load
+ * pass takes it instead of reading the shared strings, styles and bounds again, and the slot is
+ * emptied, so a workbook's strings are held once and never past its import. Keyed by the file's
+ * identity and the sheet: a file changed between the passes is read again.
+ */
+let kept: { key: string; opened: OpenedBook } | null = null;
+
+async function identity(file: string, sheet: string | undefined): Promise<string> {
+  const s = await stat(file);
+  return [file, sheet ?? '', s.dev, s.ino, s.size, s.mtimeMs].join('\0');
+}
+
+/** The workbook's parts read before the sheet, or kept from the previous pass; null when the read was stopped. */
+async function openBook(file: string, name: string, o: XlsxOptions): Promise<OpenedBook | null> {
+  const key = await identity(file, o.sheet);
+  if (kept?.key === key) {
+    const { opened } = kept;
+    kept = null;
+    return opened;
+  }
+  const opened = await readBookParts(file, name, o);
+  kept = opened ? { key, opened } : null;
+  return opened;
+}
+
+async function readBookParts(file: string, name: string, o: XlsxOptions): Promise<OpenedBook | null> {
+  const { signal } = o;
+  o.onPhase?.('directory');
+  const entries = await zipEntries(file);
+  if (signal?.aborted) return null;
+  o.onPhase?.('workbook');
+  const src = { file, entries, signal };
+  const book = await readBook(src);
+  if (!book) return null;
+  const wanted = o.sheet === undefined ? book.sheets[0] : book.sheets.find((s) => s.name === o.sheet);
+  if (!wanted) {
+    const list = book.sheets.map((s) => `"${s.name}"`).join(', ');
+    throw new ImportError(o.sheet ? `${name} has no sheet named "${o.sheet}"${list ? `: its sheets are ${list}` : ''}` : `${name} has no sheets`, 'usage');
+  }
+  const sheet = entries.get(wanted.path);
+  if (!sheet) throw new ZipError(`its sheet "${wanted.name}" (${wanted.path}) is missing`);
+  const strings = book.stringsPath ? entries.get(book.stringsPath) : undefined;
+  if (book.stringsPath && !strings) throw new ZipError(`its shared strings (${book.stringsPath}) are missing`);
+  o.onPhase?.('bounds');
+  // a row or a cell's text over the record limit is refused before anything is buffered
+  const merges = await checkXlsxRecords({ file, name, sheet, strings, signal });
+  if (!merges) return null;
+  o.onPhase?.('styles');
+  if (!(await readStyles(src, book))) return null;
+  o.onPhase?.('strings');
+  if (!(await readStrings(src, book))) return null;
+  return { book, sheet, merges };
+}
+
+/** What to say when the first sheet's header is refused and the workbook has others. */
+function sheetAdvice(book: Workbook, chosen: boolean): string | undefined {
+  if (chosen || book.sheets.length < 2) return undefined;
+  const list = book.sheets.map((s) => `"${s.name}"`).join(', ');
+  return `Its first sheet, "${book.sheets[0].name}", was read; the workbook's sheets are ${list}: name the one to import with --sheet (e.g. --sheet "${book.sheets[1].name}").`;
+}
+
+/**
+ * Streams the first sheet of an .xlsx workbook (or the one named by `sheet`): the header is the
+ * first row with cells (or `--header-row N`), every later row a record whose cells are text as in
+ * a CSV file and whose line is the sheet's row number. A row with more cells than the header is
+ * passed on with `error` set; shorter rows read the rest as empty. The zip is read through its
+ * central directory, so workbooks from Excel, LibreOffice and SheetJS read the same whatever the
+ * order of their entries; only the sheet streams (shared strings are held, as Excel itself does).
+ * Every part is bounded before it is read; `signal` stops the read in any phase (an AbortError
+ * before the first record, else the records end); a malformed zip or XML part is a usage error
+ * (exit 2) naming the part.
  * @example for await (const r of xlsxReader('a.xlsx').records()) r.line // 2, 3, …
  */
-export function xlsxReader(path: string, sheet?: string, name = path): RecordReader {
-  const file = path;
+export function xlsxReader(path: string, sheet?: string, name = path, more: Omit<XlsxOptions, 'sheet' | 'name'> = {}): RecordReader {
+  const o: XlsxOptions = { ...more, sheet, name };
   let read = 0;
-  let headers: string[] | null = null;
+  let finder: HeaderFinder | null = null;
+  const unreadable = (err: unknown) => {
+    if (err instanceof ImportError) return err;
+    if (!(err instanceof ZipError) && !(err instanceof XmlError)) return err;
+    return new ImportError(`${name} could not be read as an Excel workbook (.xlsx): ${(err as Error).message}`, 'usage');
+  };
   return {
     get headers() {
-      return headers;
+      return finder?.headers ?? null;
     },
     bytesRead: () => read,
     async *records(): AsyncGenerator<SourceRecord> {
-      const unreadable = (err: unknown) => new ImportError(`${name} could not be read as an Excel workbook (.xlsx): ${(err as Error).message}`, 'usage');
-      let book: Workbook;
-      let stream: AsyncIterable<Buffer>;
       try {
-        const entries = await zipEntries(file);
-        // a row or a cell's text over the record limit is refused before anything is buffered
-        await checkXlsxRecords(file, name, entries);
-        book = await readWorkbook(file, entries);
-        const wanted = sheet === undefined ? book.sheets[0] : book.sheets.find((s) => s.name === sheet);
-        if (!wanted) {
-          const list = book.sheets.map((s) => `"${s.name}"`).join(', ');
-          throw new ImportError(sheet ? `${name} has no sheet named "${sheet}"${list ? `: its sheets are ${list}` : ''}` : `${name} has no sheets`, 'usage');
+        const opened = await openBook(path, name, o);
+        if (!opened) throw stopped();
+        const { book, sheet: entry, merges } = opened;
+        const fill = new MergeFill(merges, name, book.sheets.find((s) => s.path === entry.name)?.name ?? entry.name);
+        finder = new HeaderFinder({ name, headerRow: o.headerRow, date1904: book.date1904, fill, advice: sheetAdvice(book, sheet !== undefined), make: makeRow });
+        o.onPhase?.('sheet');
+        const rows = new SheetRows(book);
+        const feed = await XmlFeed.open(entry.name, rows);
+        rows.feed = feed;
+        for await (const chunk of entryChunks(path, entry, { signal: o.signal, onBytes: (n) => (read += n) })) {
+          feed.write(chunk);
+          yield* drain(rows.rows, finder);
         }
-        const entry = entries.get(wanted.path);
-        if (!entry) throw new ZipError(`its sheet "${wanted.name}" (${wanted.path}) is missing`);
-        stream = (await entryStream(file, entry, (n) => (read += n))) as AsyncIterable<Buffer>;
-      } catch (err) {
-        if (err instanceof ImportError) throw err;
-        throw unreadable(err);
-      }
-      let index = 0;
-      try {
-        for await (const row of sheetRows(stream)) {
-          const { cells, numbers, error } = rowCells(row.xml, book);
-          // a row of shared strings, each within the limit, can still add up past it
-          if (textLength(cells) > MAX_RECORD_BYTES) throw new ImportError(`${name}: row ${row.number} is longer than 64 MiB, the largest record an import takes (the service's body limit)`, 'usage');
-          if (!headers) {
-            if (cells.length === 0) continue;
-            headers = checkHeaders(cells, name, row.number);
-            continue;
-          }
-          if (cells.length === 0) continue; // an empty row, like a blank line in CSV
-          // Excel leaves trailing empty cells out: a row has the header's width (its rejects line too)
-          while (cells.length < headers.length) cells.push('');
-          const rec: SourceRecord = new XlsxRow(index++, row.number, cells, headers, numbers, book.date1904);
-          if (error) rec.error = error;
-          else if (cells.length > headers.length) rec.error = `expected ${headers.length} cells as in the header row, found ${cells.length}`;
-          yield rec;
+        if (o.signal?.aborted) {
+          // before its first record a pass stops at once; after, its visitor stops at the next record
+          if (finder.made === 0) throw stopped();
+          return;
         }
+        feed.end();
+        yield* drain(rows.rows, finder);
+        yield* finder.finish();
       } catch (err) {
-        if (err instanceof ImportError) throw err;
         throw unreadable(err);
       }
     },
   };
 }
 
-/** The characters of a row's cells together. */
-function textLength(cells: string[]): number {
-  let n = 0;
-  for (const c of cells) n += c.length;
-  return n;
+/** A stop before the first record: the import ends as interrupted with nothing sent (the CLI's AbortError). */
+const stopped = () => new DOMException('the workbook was not read: the import was stopped', 'AbortError');
+
+function* drain(rows: SheetRow[], finder: HeaderFinder): Generator<SourceRecord> {
+  for (const row of rows) yield* finder.take(row);
+  rows.length = 0;
 }
 
-function checkHeaders(cells: string[], path: string, row: number): string[] {
-  const seen = new Set<string>();
-  cells.forEach((h, i) => {
-    if (h === '') throw new ImportError(`${path}: the header row (row ${row}) has an empty cell in column ${i + 1}`, 'usage');
-    if (seen.has(h)) throw new ImportError(`${path}: the header "${h}" appears twice (row ${row})`, 'usage');
-    seen.add(h);
-  });
-  return cells;
+/** A record from a sheet row laid out (HeaderFinder decides which rows are records). */
+function makeRow(index: number, line: number, row: LaidOut, headers: string[], date1904: boolean, advice: string | undefined): SourceRecord {
+  return new XlsxRow(index, line, row.cells, headers, row.kinds, date1904, advice);
 }

@@ -106,16 +106,16 @@ export class DateCells {
   /**
    * The record with its date cells as ISO dates: an xlsx cell holding a plain number as the Excel
    * serial date it stands for, and with `--date-format` a cell written that way; or the fault of
-   * the first that is not a date in the format.
+   * the first that is not a date in the format (or an xlsx date-time whose time is not midnight).
    */
   convert(rec: SourceRecord): SourceRecord | RowFault {
     const format = this.format;
-    if ((!format && !rec.serialDate) || rec.error) return rec;
+    if ((!format && !rec.dateOf) || rec.error) return rec;
     let cells: string[] | null = null;
     let values: Record<string, unknown> | null = null;
     for (const [key, text, i] of this.cells(rec)) {
-      const serial = i >= 0 ? rec.serialDate?.(i) : undefined;
-      const r = serial !== undefined ? { iso: serial } : format ? format.convert(text) : { iso: text };
+      const cell = i >= 0 ? rec.dateOf?.(i) : undefined;
+      const r = cell !== undefined ? (typeof cell === 'string' ? { iso: cell } : cell) : format ? format.convert(text) : { iso: text };
       if ('error' in r) return { code: '22007', message: `column "${key}": ${r.error}` };
       if (r.iso === text) continue;
       if (i >= 0) (cells ??= [...rec.cells!])[i] = r.iso;

@@ -3,7 +3,7 @@ import { DedupeJudge, type Flagged } from '../dedupe.js';
 import { DuplicateFinder } from '../../io/duplicate-finder.js';
 import type { DedupePolicy, ImportProgress } from '../options.js';
 import { csvKey, keyCellIndexes, keyOf } from '../rows.js';
-import type { SourceRecord } from '../types.js';
+import { ImportError, type SourceRecord } from '../types.js';
 import type { RowFault } from './check.js';
 import { type Cursor, type PassVisitor, runPass } from './pass.js';
 import type { RowShaper } from './shape.js';
@@ -83,7 +83,7 @@ class ScanVisitor implements PassVisitor {
     shaper.dates?.refuse(rec); // notes day-month dates; settle() refuses them after the scan
     if (rec.cells && rec.headers) {
       // cells (xlsx): coerce only the key cells; the whole row is shaped only when its key is a probable repeat
-      if (!this.headersDone) this.resolveHeaders(rec.headers);
+      if (!this.headersDone) this.resolveHeaders(rec.headers, rec.advice);
       if (rec.error) return;
       this.keyCells ??= keyCellIndexes(rec.headers, shaper.resolver, this.c.keyColumns);
       const key = this.keyCells ? csvKey(rec.cells, this.keyCells, shaper.fromText, shaper.nullToken) : null;
@@ -96,11 +96,16 @@ class ScanVisitor implements PassVisitor {
     if (key !== null && this.finder.note(key)) this.keep(key, rec, true);
   }
 
-  /** Header problems stop the import before any row is read. */
-  resolveHeaders(headers: string[]): void {
+  /** Header problems stop the import before any row is read; `advice` (a workbook's: its header row, its sheets) goes with them. */
+  resolveHeaders(headers: string[], advice?: string): void {
     this.headersDone = true;
-    for (const h of headers) this.c.shaper.resolver.resolve(h);
-    this.c.shaper.resolver.finish();
+    try {
+      for (const h of headers) this.c.shaper.resolver.resolve(h);
+      this.c.shaper.resolver.finish();
+    } catch (err) {
+      if (advice && err instanceof ImportError) throw new ImportError(`${err.message}\n  hint: ${advice}`, err.kind);
+      throw err;
+    }
   }
 
   /**

@@ -26,7 +26,7 @@ export class RowShaper {
   /** The record mapped, coerced and checked, or why it is rejected. */
   shape(rec: SourceRecord): RowResult {
     let source = rec;
-    if (this.dates && (this.dates.format || rec.serialDate)) {
+    if (this.dates && (this.dates.format || rec.dateOf)) {
       const converted = this.dates.convert(rec);
       if ('code' in converted) return { ok: false, code: converted.code, message: converted.message };
       source = converted;

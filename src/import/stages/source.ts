@@ -36,6 +36,10 @@ export interface Source {
   delimiter: string;
   /** xlsx: the sheet to read (default the first). */
   sheet?: string;
+  /** xlsx: the row holding the header (default the first row with cells). */
+  headerRow?: number;
+  /** The import's stop: a reader ends its records early when it fires (xlsx: in every phase). */
+  signal?: AbortSignal;
   /**
    * The file is read as UTF-8 as it is and nothing has checked that it is: the scan pass checks
    * every byte as it reads them (`byteCheck`), before anything is sent.
@@ -43,11 +47,12 @@ export interface Source {
   unchecked: boolean;
 }
 
-/** How to read the input's bytes: the import command's `--encoding`, `--delimiter` and `--sheet`. */
+/** How to read the input's bytes: the import command's `--encoding`, `--delimiter`, `--sheet` and `--header-row`. */
 export interface SourceFlags {
   encoding?: string;
   delimiter?: string;
   sheet?: string;
+  headerRow?: number;
 }
 
 /** A readable over a FIFO that a stop can cancel (a blocking open or read of a FIFO could not be). */
@@ -114,8 +119,9 @@ async function kindOf(path: string): Promise<'file' | 'fifo' | 'device'> {
 export async function openSource(opts: { input: string; format?: string; stdin?: Readable; signal?: AbortSignal } & SourceFlags): Promise<Source> {
   const format = detectFormat(opts.input, opts.format);
   checkDelimiterFlag(format, opts);
+  if (opts.headerRow !== undefined && format !== 'xlsx') throw new ImportError(`--header-row is for workbooks (.xlsx), not ${format}: a CSV file's header is its first line`, 'usage');
   const kind = opts.input === '-' ? 'stdin' : await kindOf(opts.input);
-  let raw: Omit<Source, 'rawPath' | 'encoding' | 'delimiter' | 'sheet' | 'unchecked'>;
+  let raw: Omit<Source, 'rawPath' | 'encoding' | 'delimiter' | 'sheet' | 'headerRow' | 'signal' | 'unchecked'>;
   if (kind === 'file') {
     const totalBytes = (await stat(opts.input)).size;
     raw = { input: opts.input, path: opts.input, format, streamed: false, totalBytes, interrupted: false, cleanup: async () => {} };
@@ -127,7 +133,7 @@ export async function openSource(opts: { input: string; format?: string; stdin?:
     const totalBytes = spool.complete ? (await stat(spool.path)).size : 0;
     raw = { input: opts.input, path: spool.path, format, streamed: true, totalBytes, interrupted: !spool.complete, cleanup: spool.cleanup };
   }
-  const source: Source = { ...raw, rawPath: raw.path, encoding: null, delimiter: ',', sheet: opts.sheet, unchecked: false };
+  const source: Source = { ...raw, rawPath: raw.path, encoding: null, delimiter: ',', sheet: opts.sheet, headerRow: opts.headerRow, signal: opts.signal, unchecked: false };
   if (raw.interrupted || format === 'xlsx') return source;
   try {
     await decodeSource(source, opts.encoding, opts.signal);
@@ -167,7 +173,8 @@ async function decodeSource(source: Source, flag: string | undefined, signal?: A
 
 /** A reader of the source's records (the format registry picks it); `check` sees every byte it reads. */
 export function sourceRecords(source: Source, check?: ByteCheck): RecordReader {
-  return openReader(source.path, source.format, { delimiter: source.delimiter, sheet: source.sheet, name: source.input === '-' ? 'stdin' : source.input, check });
+  const { delimiter, sheet, headerRow, signal } = source;
+  return openReader(source.path, source.format, { delimiter, sheet, headerRow, signal, name: source.input === '-' ? 'stdin' : source.input, check });
 }
 
 /** The UTF-8 check of a pass over a source that has not been checked (the scan's), else null. */
