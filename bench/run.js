@@ -140,6 +140,11 @@ try {
     const { keyedSize } = await import('./scenarios/keyed.js');
     for (const n of o.rows) for (let run = 0; run < o.runs; run++) await keyedSize(ctx, n);
   }
+  if (o.only.includes('links')) {
+    const { linksSize, linkSizes } = await import('./scenarios/links.js');
+    const sizes = linkSizes(o.rows);
+    for (const kind of ['plain', 'credits']) for (const n of sizes[kind]) for (let run = 0; run < o.runs; run++) await linksSize(ctx, kind, n);
+  }
   if (o.only.includes('hostile')) {
     const { hostile } = await import('./scenarios/hostile.js');
     await hostile(ctx);

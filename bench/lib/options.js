@@ -5,13 +5,13 @@ export const USAGE = `usage: npm run bench -- [options]
   --runs N          runs per scenario; the table shows medians (default 3)
   --big-runs N      runs of import/export at 1M rows and more (default: --runs)
   --quick           fast smoke run: 10k rows, 1 run, short load tests
-  --only NAME[,..]  scenarios: import, export, list, load, workers, coldstart, startup, xlsx, check, hostile, keyed, orphans (default all)
+  --only NAME[,..]  scenarios: import, export, list, load, workers, coldstart, startup, xlsx, check, hostile, keyed, orphans, links (default all)
   --stores S[,..]   postgres, pglite (default both)
   --pg-url URL      admin connection (default postgres://postgres@127.0.0.1:5432/postgres)
   --out FILE        markdown table (default BENCHMARKS.md; --quick writes bench/out/quick.md)
   --keep            keep the scratch database and directories (for profiling)`;
 
-export const SCENARIOS = ['import', 'export', 'list', 'load', 'workers', 'coldstart', 'startup', 'xlsx', 'check', 'hostile', 'keyed', 'orphans'];
+export const SCENARIOS = ['import', 'export', 'list', 'load', 'workers', 'coldstart', 'startup', 'xlsx', 'check', 'hostile', 'keyed', 'orphans', 'links'];
 
 /** Scenarios that need neither the generated tracks files nor the scratch stores. */
 export const STANDALONE = ['startup'];

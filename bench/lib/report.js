@@ -5,6 +5,7 @@
  * start-up, where they are "times node -e 0" (lower is better).
  */
 import { fmtKb, fmtMs, fmtRate, fmtRows } from './stats.js';
+import { linkSizes } from '../scenarios/links.js';
 
 const STORE_NAME = { pg: 'PostgreSQL', pglite: 'PGlite' };
 export const LIST_QUERIES = [
@@ -285,6 +286,34 @@ export function buildRows(R, o) {
       for (const k of ['first', 'rerun']) {
         const rss = R.get(`keyed.${k}.rss.${n}`);
         rows.push(absolute({ scenario: `keyed ${k === 'first' ? 'import' : 're-import'} ${fmtRows(n)}: peak RSS of the import process`, store: 'PostgreSQL', r: rss, text: rss?.value ? `${rss.value.toFixed(0)} MB` : '', bound: n >= 1_000_000 ? 200 : undefined, unitText: '200 MB' }));
+      }
+    }
+  }
+
+  if (on('links')) {
+    // issue 36: loads at the database's own speed with every link guarded
+    const { plain, credits } = linkSizes(o.rows);
+    for (const [kind, sizes] of [['plain', plain], ['credits', credits]]) {
+      for (const n of sizes) {
+        const k = (side) => R.get(`links.${kind}.${side}.${n}`);
+        const what = kind === 'plain' ? `import ${fmtRows(n)} tracks without credits` : `import ${fmtRows(n)} tracks with 2–4 credits each (by id and by name)`;
+        const ours = k('pg.catalog');
+        rows.push(line({
+          scenario: what, store: 'PostgreSQL', catalog: ours, catalogText: naText(ours) ?? timeRate(ours, n),
+          peer: 'psql \\copy into a copy of tracks with its indexes, no triggers (the limit)', peerR: k('pg.plain'), peerText: timeRate(k('pg.plain'), n), target: { min: kind === 'plain' ? 0.8 : 0.5 },
+        }));
+        rows.push(line({
+          scenario: `${what}: an outside writer`, store: 'PostgreSQL', catalog: k('pg.tracks'), catalogText: naText(k('pg.tracks')) ?? `psql \\copy into tracks: ${timeRate(k('pg.tracks'), n)}`,
+          peer: 'the same into the trigger-less copy', peerR: k('pg.plain'), peerText: timeRate(k('pg.plain'), n),
+        }));
+        if (kind === 'credits') {
+          const emb = k('pglite.catalog');
+          rows.push(line({
+            scenario: what, store: 'PGlite (embedded, via the holder)', catalog: emb, catalogText: naText(emb) ?? timeRate(emb, n),
+            peer: 'the PostgreSQL store, same import', peerR: ours, peerText: ours && !ours.na ? timeRate(ours, n) : '—', target: { min: 0.5 },
+          }));
+          if (n >= 1_000_000) rows.push(absolute({ scenario: `${what}: embedded store's time`, store: 'PGlite', r: emb, text: emb?.value ? fmtMs(emb.value) : '', bound: 60_000, unitText: '60 s' }));
+        }
       }
     }
   }
