@@ -167,6 +167,27 @@ async function copyDirect(
 }
 
 /**
+ * A checked batch (link-batch.ts) written from its staging table as copyDirect writes a COPY body:
+ * a plain INSERT in the body's order inside a savepoint, no ON CONFLICT, giving up on a row lock
+ * after 200 ms; null when any row conflicts (or anything else fails), and the caller's statement
+ * then writes the batch, which is still staged, exactly as before.
+ */
+async function insertDirect(tx: Queryable, plan: WritePlan, schema: string, staging: string, timezoneApplied: boolean): Promise<WriteResult | null> {
+  const cols = plan.columns.map((c) => ident(c.name)).join(', ');
+  await tx.query('SAVEPOINT pgrst_copy_direct');
+  await tx.query(`SELECT set_config('lock_timeout', '200ms', true)`);
+  let n: number;
+  try {
+    n = (await tx.query(`INSERT INTO ${tableRef(schema, plan.table)} (${cols}) SELECT ${cols} FROM ${staging} ORDER BY "pgrst_ord"`)).rowCount;
+  } catch {
+    await tx.query('ROLLBACK TO SAVEPOINT pgrst_copy_direct');
+    return null;
+  }
+  await tx.query('RELEASE SAVEPOINT pgrst_copy_direct');
+  return { kind: 'write', n, inserted: n > 0, insertedRows: n, received: n, body: null, keys: null, timezoneApplied };
+}
+
+/**
  * A staged insert's steps before its statement (src/server/staged.ts): with `match=` the lock on
  * the table's keys first, then the body into the staging table (a COPY body's source ids checked
  * there), then the match: each row's id decided. Returns the rows the body carried, the rows that
@@ -290,7 +311,13 @@ export async function execute(store: Store, planned: Planned, statement: Stateme
         const stage = copyStage(plan0, store.schema);
         await tx.query(stage.create);
         received = await tx.copyCsv(stage.target, stage.columns, plan0.payload.copy);
-        if (checked) await checkBatch(tx, plan0, store.schema, stage.target, checked);
+        if (checked) {
+          await checkBatch(tx, plan0, store.schema, stage.target, checked);
+          if (directCopyAllowed(planned) && !(await firstRowStored(tx, plan0, store.schema, plan0.payload.copy))) {
+            const direct = await insertDirect(tx, plan0, store.schema, stage.target, timezoneApplied);
+            if (direct) return direct;
+          }
+        }
       } else if (plan0.kind !== 'read' && plan0.payload && plan0.payload.rows >= 0) received = plan0.payload.rows;
       const row = (await tx.query<Record<string, unknown>>(statement.sql, params)).rows[0] ?? {};
       if (planned.plan.kind === 'read') return readResult(tx, planned, row, extra, timezoneApplied);

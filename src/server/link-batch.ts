@@ -47,34 +47,6 @@ const array = (v: string) => `CASE WHEN jsonb_typeof(${v}) = 'array' THEN ${v} E
 const knownKeys = (e: string, list: readonly string[]) => `(${e} - '{${list.join(',')}}'::text[]) = '{}'::jsonb`;
 
 /**
- * The uuid a text holds when it is in canonical form (lower-case hex, 8-4-4-4-12), else NULL:
- * string functions only (a regular expression per element cost the embedded store a third of
- * the read), and only text that surely casts is cast. An id in another form is a shape problem
- * anyway (the trigger gives it to catalog_credits).
- */
-function canonicalUuid(t: string): string {
-  return `CASE WHEN length(${t}) = 36 AND translate(${t}, '0123456789abcdef', '') = '----' AND substr(${t}, 9, 1) = '-' AND substr(${t}, 14, 1) = '-' AND substr(${t}, 19, 1) = '-' AND substr(${t}, 24, 1) = '-' THEN (${t})::uuid END`;
-}
-
-/**
- * A credit element `e` whose shape needs more than a glance: what migration 5's jsonpath
- * (CREDIT_SHAPE_PATH) finds, in SQL over one element: anything but an object of known keys
- * without nulls, with a text name that is not blank, an id (if any) in canonical form, a text
- * role and a share from 0 to 100. (CASE: SQL does not promise to stop at the first term that
- * decides, and `-` or a cast on the wrong type raises.)
- */
-function creditShapeBad(e: string): string {
-  // coalesce: a term that comes out unknown sends the list the careful way
-  return `coalesce(CASE WHEN jsonb_typeof(${e}) = 'object' AND ${knownKeys(e, LINK_KEYS.credits)} THEN
-    ${LINK_KEYS.credits.map((k) => `${e}->'${k}' IS NOT DISTINCT FROM 'null'::jsonb`).join(' OR ')}
-    OR jsonb_typeof(${e}->'name') IS DISTINCT FROM 'string' OR btrim(${e}->>'name', ' ') = ''
-    OR (${e} ? 'id' AND (jsonb_typeof(${e}->'id') <> 'string' OR ${canonicalUuid(`${e}->>'id'`)} IS NULL))
-    OR (${e} ? 'role' AND jsonb_typeof(${e}->'role') <> 'string')
-    OR (${e} ? 'share' AND CASE WHEN jsonb_typeof(${e}->'share') = 'number' THEN (${e}->'share')::numeric NOT BETWEEN 0 AND 100 ELSE true END)
-  ELSE true END, true)`;
-}
-
-/**
  * The staged rows a write reaches, as `_s`: `pgrst_tid` (the staged row), the link columns, and,
  * for an upsert, whether a stored row has the row's conflict key (`pgrst_stored`) and that row's
  * link values (`pgrst_old_<column>`). Rows `unchanged=skip` drops (equal to the stored row in
@@ -99,28 +71,29 @@ function reached(plan: WritePlan, schema: string, staging: string, cols: string[
  * One read of a staged batch's credits, as migration 5's triggers would take its rows (one pass
  * over the elements, the artists joined once):
  * - `fix`: the rows (tid[] text, in order) with a list whose shape needs more than a glance (the
- *   insert trigger gives it to catalog_credits; a value that is no list counts as one bad element)
- *   or a name that is not the artist's;
+ *   insert trigger's own test: not an array, or migration 5's jsonpath finds an element; it goes
+ *   to catalog_credits) or a name that is not the artist's;
  * - `inserted`: the first id that names no artist in a row the write will insert (`[field, index,
  *   id]`): the statement trigger refused it without the element;
  * - `updated`: the first row (`[field, tid]`) that will update a stored row with a changed list
  *   holding such an id: the update trigger's catalog_credits refuses it.
- * An id that names no artist in a list of the wrong shape is refused by catalog_credits when the
- * row is fixed, before these two are looked at, as the insert trigger refused it before the statement trigger ran.
+ * A list of the wrong shape is read as one element, JSON null: its row is fixed first, where
+ * catalog_credits refuses what it must, as the insert trigger did before the statement trigger ran.
+ * In the others every id is canonical (the jsonpath saw to it), so it is cast without a test.
  */
 function creditsRead(plan: WritePlan, schema: string, staging: string, cols: string[]): string {
   const s = ident(schema);
   const values = cols.map((c, k) => `(${k}, '${c}', _s.${ident(c)}, _s.${ident(c)} IS DISTINCT FROM _s.${ident(`pgrst_old_${c}`)})`).join(', ');
-  const list = `CASE WHEN _v.arr IS NULL THEN '[]'::jsonb WHEN jsonb_typeof(_v.arr) = 'array' THEN _v.arr ELSE jsonb_build_array(jsonb_build_array(_v.arr)) END`;
+  const list = `CASE WHEN _v.arr IS NULL THEN '[]'::jsonb WHEN jsonb_typeof(_v.arr) <> 'array' OR jsonb_path_exists(_v.arr, ${literal(CREDIT_SHAPE_PATH)}) THEN '[null]'::jsonb ELSE _v.arr END`;
   const missing = `NOT _e.bad AND _e.e ? 'id' AND _e.aid IS NULL`;
   return `SELECT
       coalesce(array_agg(DISTINCT _e.t ORDER BY _e.t) FILTER (WHERE _e.bad OR (_e.aid IS NOT NULL AND _e.e->>'name' IS DISTINCT FROM coalesce(_e.aname, ''))), '{}')::text AS fix,
       ((array_agg(json_build_array(_e.f, _e.n - 1, _e.e->>'id')::text ORDER BY _e.t, _e.k, _e.n) FILTER (WHERE ${missing} AND NOT _e.stored))[1]) AS inserted,
       ((array_agg(json_build_array(_e.f, _e.t::text)::text ORDER BY _e.t, _e.k, _e.n) FILTER (WHERE ${missing} AND _e.stored AND _e.changed))[1]) AS updated
-    FROM (SELECT _s.pgrst_tid AS t, _s.pgrst_stored AS stored, _v.k, _v.f, _v.changed, _x.n, _x.e, _a.id AS aid, _a.stage_name AS aname, ${creditShapeBad('_x.e')} AS bad
+    FROM (SELECT _s.pgrst_tid AS t, _s.pgrst_stored AS stored, _v.k, _v.f, _v.changed, _x.n, _x.e, _x.e = 'null'::jsonb AS bad, _a.id AS aid, _a.stage_name AS aname
       FROM ${reached(plan, schema, staging, cols)} CROSS JOIN LATERAL (VALUES ${values}) AS _v(k, f, arr, changed)
       CROSS JOIN LATERAL jsonb_array_elements(${list}) WITH ORDINALITY AS _x(e, n)
-      LEFT JOIN ${s}.artists AS _a ON _a.id = ${canonicalUuid(`_x.e->>'id'`)}) AS _e`;
+      LEFT JOIN ${s}.artists AS _a ON _a.id = (CASE WHEN _x.e ? 'id' THEN _x.e->>'id' END)::uuid) AS _e`;
 }
 
 const literal = (v: string) => `'${v.replace(/'/g, "''")}'`;

@@ -450,9 +450,17 @@ function defaultExpr(c: ColumnDef): string {
  * makes it when this connection has none yet.
  */
 export function copyStage(plan: WritePlan, schema: string): { create: string; target: string; columns: string[] } {
-  const target = ident(`pgrst_copy_${plan.table.name}`);
+  const name = `pgrst_copy_${plan.table.name}`;
+  const target = ident(name);
+  // "pgrst_ord" numbers the rows as the COPY brings them: a checked batch is written in the body's
+  // order (execute.ts insertDirect) though the link check rewrote some of its rows in place
   return {
-    create: `CREATE TEMP TABLE IF NOT EXISTS ${target} ON COMMIT DELETE ROWS AS SELECT * FROM ${tableRef(schema, plan.table)} WITH NO DATA`,
+    create: `DO $pgrst$ BEGIN
+  IF to_regclass('pg_temp.${name}') IS NULL THEN
+    CREATE TEMP TABLE ${target} ON COMMIT DELETE ROWS AS SELECT * FROM ${tableRef(schema, plan.table)} WITH NO DATA;
+    ALTER TABLE pg_temp.${target} ADD COLUMN "pgrst_ord" bigint GENERATED ALWAYS AS IDENTITY;
+  END IF;
+END $pgrst$`,
     target: `pg_temp.${target}`,
     columns: plan.columns.map((c) => ident(c.name)),
   };
