@@ -12,12 +12,10 @@
  *
  *   node bench/scenarios/keyed.js --rows 100000 [--pg postgres://postgres@127.0.0.1:5432/postgres]
  */
-import { createReadStream, createWriteStream, existsSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createReadStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pipeline } from 'node:stream/promises';
-import { parse } from 'csv-parse';
-import { stringify } from 'csv-stringify';
+import { withoutColumns } from '../lib/columns.js';
 import { ARTIST_COLUMNS, artistsCsv, ensureTracksFile, GENERATOR_VERSION } from '../lib/generate.js';
 import { analyzeTracks, countTracks, createScratchDatabase, dropScratchDatabase, truncateTracks, withClient } from '../lib/postgres.js';
 import { assertOk, runTimed } from '../lib/proc.js';
@@ -26,25 +24,8 @@ import { CATALOG_BIN, ROOT, startCatalog } from '../lib/service.js';
 const DROPPED = new Set(['id', 'created', 'updated']);
 
 /** The tracks file without our ids and timestamps (cached beside it). */
-export async function keyedFile(tracksFile) {
-  const out = tracksFile.replace(/\.csv$/, '-keyed.csv');
-  if (existsSync(out)) return out;
-  const tmp = `${out}.${process.pid}.tmp`;
-  let keep = null;
-  await pipeline(
-    createReadStream(tracksFile),
-    parse({ relax_column_count: false }),
-    async function* (rows) {
-      for await (const row of rows) {
-        keep ??= row.map((c, i) => (DROPPED.has(c) ? -1 : i)).filter((i) => i >= 0);
-        yield keep.map((i) => row[i]);
-      }
-    },
-    stringify(),
-    createWriteStream(tmp),
-  );
-  renameSync(tmp, out);
-  return out;
+export function keyedFile(tracksFile) {
+  return withoutColumns(tracksFile, 'keyed', DROPPED);
 }
 
 const psql = (url, command) => runTimed('psql', ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', url, '-c', command]);

@@ -12,12 +12,10 @@
  *
  *   node bench/scenarios/links.js --rows 100000 --kind credits [--stores postgres,pglite] [--runs 1]
  */
-import { createReadStream, createWriteStream, existsSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createReadStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pipeline } from 'node:stream/promises';
-import { parse } from 'csv-parse';
-import { stringify } from 'csv-stringify';
+import { withoutColumns } from '../lib/columns.js';
 import { ARTIST_COLUMNS, artistsCsv, ensureTracksFile, GENERATOR_VERSION } from '../lib/generate.js';
 import { countTracks, createScratchDatabase, dropScratchDatabase, truncateTracks, withClient } from '../lib/postgres.js';
 import { assertOk, runTimed } from '../lib/proc.js';
@@ -26,25 +24,8 @@ import { CATALOG_BIN, ROOT, startCatalog } from '../lib/service.js';
 const CREDITS = new Set(['primary_artists', 'featuring_artists', 'remix_artists', 'writer_artists', 'performer_artists', 'engineer_artists']);
 
 /** The tracks file without its credit columns (cached beside it). */
-export async function plainFile(tracksFile) {
-  const out = tracksFile.replace(/\.csv$/, '-plain.csv');
-  if (existsSync(out)) return out;
-  const tmp = `${out}.${process.pid}.tmp`;
-  let keep = null;
-  await pipeline(
-    createReadStream(tracksFile),
-    parse(),
-    async function* (rows) {
-      for await (const row of rows) {
-        keep ??= row.map((c, i) => (CREDITS.has(c) ? -1 : i)).filter((i) => i >= 0);
-        yield keep.map((i) => row[i]);
-      }
-    },
-    stringify(),
-    createWriteStream(tmp),
-  );
-  renameSync(tmp, out);
-  return out;
+export function plainFile(tracksFile) {
+  return withoutColumns(tracksFile, 'plain', CREDITS);
 }
 
 async function headerOf(file) {
