@@ -63,37 +63,46 @@ function reached(plan: WritePlan, schema: string, staging: string, cols: string[
   const stored = `_o.${ident(conflict[0].name)} IS NOT NULL`;
   const same = `(${plan.columns.map((c) => `_o.${ident(c.name)}`).join(', ')}) IS NOT DISTINCT FROM (${plan.columns.map((c) => `_u.${ident(c.name)}`).join(', ')})`;
   const drop = plan.skipUnchanged && plan.onConflict?.action === 'merge' ? ` WHERE NOT (${stored} AND ${same})` : '';
+  // a lookup per staged row (LATERAL … LIMIT 1: the key's index), never a scan of the table: the
+  // planner hashed the whole table for every batch, a cost that grew with the catalog
+  const stale = plan.columns.map((c) => `_o.${ident(c.name)}`).join(', ');
   return `(SELECT _u.ctid AS pgrst_tid, ${linkCols}, ${stored} AS pgrst_stored${cols.map((c) => `, _o.${ident(c)} AS ${ident(`pgrst_old_${c}`)}`).join('')}
-    FROM ${staging} AS _u LEFT JOIN ${ident(schema)}.${ident(plan.table.name)} AS _o ON ${on}${drop}) AS _s`;
+    FROM ${staging} AS _u LEFT JOIN LATERAL (SELECT ${stale} FROM ${ident(schema)}.${ident(plan.table.name)} AS _o WHERE ${on} LIMIT 1) AS _o ON true${drop}) AS _s`;
 }
 
 /**
- * One read of a staged batch's credits, as migration 5's triggers would take its rows (one pass
- * over the elements, the artists joined once):
+ * One read of a staged batch's credits, as migration 5's triggers would take its rows (per row:
+ * one jsonpath test over its lists, one pass over their elements; the artists joined once):
  * - `fix`: the rows (tid[] text, in order) with a list whose shape needs more than a glance (the
- *   insert trigger's own test: not an array, or migration 5's jsonpath finds an element; it goes
- *   to catalog_credits) or a name that is not the artist's;
- * - `inserted`: the first id that names no artist in a row the write will insert (`[field, index,
- *   id]`): the statement trigger refused it without the element;
- * - `updated`: the first row (`[field, tid]`) that will update a stored row with a changed list
- *   holding such an id: the update trigger's catalog_credits refuses it.
- * A list of the wrong shape is read as one element, JSON null: its row is fixed first, where
- * catalog_credits refuses what it must, as the insert trigger did before the statement trigger ran.
- * In the others every id is canonical (the jsonpath saw to it), so it is cast without a test.
+ *   insert trigger's own test: not an array, or migration 5's jsonpath finds an element; the
+ *   trigger gives it to catalog_credits) or with a name that is not its artist's;
+ * - `inserted`: the first row the write will insert with an id that names no artist (the
+ *   statement trigger refused it);
+ * - `updated`: the first row that will update a stored row, with changed lists, one of them
+ *   holding such an id (the update trigger's catalog_credits refuses it).
+ * A row with a list of the wrong shape is read as one element: it is fixed first (and read
+ * again), where catalog_credits refuses what it must. In the others every id is canonical (the
+ * jsonpath saw to it), so it is cast without a test. (OFFSET 0: the row's test is made once, not
+ * again for each of its elements, as the planner had it when it inlined the subquery.)
  */
 function creditsRead(plan: WritePlan, schema: string, staging: string, cols: string[]): string {
   const s = ident(schema);
-  const values = cols.map((c, k) => `(${k}, '${c}', _s.${ident(c)}, _s.${ident(c)} IS DISTINCT FROM _s.${ident(`pgrst_old_${c}`)})`).join(', ');
-  const list = `CASE WHEN _v.arr IS NULL THEN '[]'::jsonb WHEN jsonb_typeof(_v.arr) <> 'array' OR jsonb_path_exists(_v.arr, ${literal(CREDIT_SHAPE_PATH)}) THEN '[null]'::jsonb ELSE _v.arr END`;
+  const col = (c: string) => `_s.${ident(c)}`;
+  const notArray = cols.map((c) => `(${col(c)} IS NOT NULL AND jsonb_typeof(${col(c)}) <> 'array')`).join(' OR ');
+  const all = cols.map((c) => `CASE WHEN jsonb_typeof(${col(c)}) = 'array' THEN ${col(c)} ELSE '[]'::jsonb END`).join(' || ');
+  const changed = `(${cols.map(col).join(', ')}) IS DISTINCT FROM (${cols.map((c) => `_s.${ident(`pgrst_old_${c}`)}`).join(', ')})`;
   const missing = `NOT _e.bad AND _e.e ? 'id' AND _e.aid IS NULL`;
+  const first = (cond: string) => `((array_agg(_e.t ORDER BY _e.t) FILTER (WHERE ${cond}))[1])::text`;
   return `SELECT
       coalesce(array_agg(DISTINCT _e.t ORDER BY _e.t) FILTER (WHERE _e.bad OR (_e.aid IS NOT NULL AND _e.e->>'name' IS DISTINCT FROM coalesce(_e.aname, ''))), '{}')::text AS fix,
-      ((array_agg(json_build_array(_e.f, _e.n - 1, _e.e->>'id')::text ORDER BY _e.t, _e.k, _e.n) FILTER (WHERE ${missing} AND NOT _e.stored))[1]) AS inserted,
-      ((array_agg(json_build_array(_e.f, _e.t::text)::text ORDER BY _e.t, _e.k, _e.n) FILTER (WHERE ${missing} AND _e.stored AND _e.changed))[1]) AS updated
-    FROM (SELECT _s.pgrst_tid AS t, _s.pgrst_stored AS stored, _v.k, _v.f, _v.changed, _x.n, _x.e, _x.e = 'null'::jsonb AS bad, _a.id AS aid, _a.stage_name AS aname
-      FROM ${reached(plan, schema, staging, cols)} CROSS JOIN LATERAL (VALUES ${values}) AS _v(k, f, arr, changed)
-      CROSS JOIN LATERAL jsonb_array_elements(${list}) WITH ORDINALITY AS _x(e, n)
-      LEFT JOIN ${s}.artists AS _a ON _a.id = (CASE WHEN _x.e ? 'id' THEN _x.e->>'id' END)::uuid) AS _e`;
+      ${first(`${missing} AND NOT _e.stored`)} AS inserted,
+      ${first(`${missing} AND _e.stored AND _e.changed`)} AS updated
+    FROM (SELECT _s.pgrst_tid AS t, _s.pgrst_stored AS stored, ${changed} AS changed, _x.e, _b.bad, _a.id AS aid, _a.stage_name AS aname
+      FROM ${reached(plan, schema, staging, cols)}
+      CROSS JOIN LATERAL (SELECT _l.all_ AS all_, ${notArray} OR jsonb_path_exists(_l.all_, ${literal(CREDIT_SHAPE_PATH)}) AS bad
+        FROM (SELECT ${all} AS all_) AS _l OFFSET 0) AS _b
+      CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN _b.bad THEN '[null]'::jsonb ELSE _b.all_ END) AS _x(e)
+      LEFT JOIN ${s}.artists AS _a ON _a.id = (CASE WHEN NOT _b.bad AND _x.e ? 'id' THEN _x.e->>'id' END)::uuid) AS _e`;
 }
 
 const literal = (v: string) => `'${v.replace(/'/g, "''")}'`;
@@ -105,27 +114,47 @@ function creditsFixed(schema: string, col: string): string {
   return `CASE WHEN ${v} IS NULL THEN NULL WHEN jsonb_typeof(${v}) <> 'array' OR jsonb_path_exists(${v}, ${literal(CREDIT_SHAPE_PATH)}) THEN ${s}.catalog_credits('${col}', ${v}) ELSE ${s}.catalog_credits_named(${v}) END`;
 }
 
+/** The first id of a staged row (`$1`, a tid) that names no artist: `[field, index, id]` text, or no row. */
+function firstMissing(schema: string, staging: string, cols: string[]): string {
+  const s = ident(schema);
+  const values = cols.map((c, k) => `(${k}, '${c}', _s.${ident(c)})`).join(', ');
+  return `SELECT json_build_array(_v.f, _x.n - 1, _x.e->>'id')::text AS missing FROM ${staging} AS _s
+    CROSS JOIN LATERAL (VALUES ${values}) AS _v(k, f, arr)
+    CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof(_v.arr) = 'array' THEN _v.arr ELSE '[]'::jsonb END) WITH ORDINALITY AS _x(e, n)
+    WHERE _s.ctid = $1::tid AND jsonb_typeof(_x.e) = 'object' AND _x.e ? 'id'
+      AND NOT EXISTS (SELECT 1 FROM ${s}.artists AS _a WHERE _a.id = ${s}.catalog_link_uuid(_x.e->'id'))
+    ORDER BY _v.k, _x.n LIMIT 1`;
+}
+
+type CreditsRead = { fix: string; inserted: string | null; updated: string | null };
+
 /**
  * A staged batch's credits, as migration 5's triggers took its rows: first the lists whose shape
  * needs more than a glance (catalog_credits, which raises with its path or resolves keys and
  * names; the others' names from the artists), in the body's order; then a changed list of a row
- * the write updates that names a missing artist (the update trigger's refusal); then the first
- * id of an inserted row that names no artist (the statement trigger's).
+ * the write updates that names a missing artist (the update trigger's refusal, element and all);
+ * then the first id of an inserted row that names no artist (the statement trigger's, without).
  */
 async function checkCredits(tx: Queryable, plan: WritePlan, schema: string, staging: string, cols: string[]): Promise<void> {
-  const r = (await tx.query<{ fix: string; inserted: string | null; updated: string | null }>(creditsRead(plan, schema, staging, cols))).rows[0];
+  const read = creditsRead(plan, schema, staging, cols);
+  let r = (await tx.query<CreditsRead>(read)).rows[0];
   if (r && r.fix !== '{}') {
-    // a TID scan visits the rows in order, each column as the trigger takes them
+    // a TID scan visits the rows in order, each column as the trigger takes them; then the fixed rows are read again
     const sets = cols.map((c) => `${ident(c)} = ${creditsFixed(schema, c)}`).join(', ');
     await tx.query(`UPDATE ${staging} AS _s SET ${sets} WHERE _s.ctid = ANY($1::tid[])`, [r.fix]);
+    r = (await tx.query<CreditsRead>(read)).rows[0];
   }
   if (r?.updated) {
-    const [field, tid] = JSON.parse(r.updated) as [string, string];
-    await tx.query(`SELECT ${ident(schema)}.catalog_credits($1, _s.${ident(field)}) FROM ${staging} AS _s WHERE _s.ctid = $2::tid`, [field, tid]);
+    // the row's changed lists through catalog_credits, in order: it raises at the id
+    const calls = cols.map((c) => `CASE WHEN _s.${ident(c)} IS DISTINCT FROM _s.${ident(`pgrst_old_${c}`)} THEN ${ident(schema)}.catalog_credits('${c}', _s.${ident(c)}) END`);
+    await tx.query(`SELECT ${calls.join(', ')} FROM ${reached(plan, schema, staging, cols)} WHERE _s.pgrst_tid = $1::tid`, [r.updated]);
   }
   if (r?.inserted) {
-    const [field, i, id] = JSON.parse(r.inserted) as [string, number, string];
-    await tx.query(`SELECT ${ident(schema)}.catalog_link_raise('23503', $1, $2, NULL, NULL)`, [`${field}[${i}].id`, `no artist has id ${id}`]);
+    const missing = (await tx.query<{ missing: string }>(firstMissing(schema, staging, cols), [r.inserted])).rows[0]?.missing;
+    if (missing) {
+      const [field, i, id] = JSON.parse(missing) as [string, number, string];
+      await tx.query(`SELECT ${ident(schema)}.catalog_link_raise('23503', $1, $2, NULL, NULL)`, [`${field}[${i}].id`, `no artist has id ${id}`]);
+    }
   }
 }
 
