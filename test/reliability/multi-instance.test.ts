@@ -99,6 +99,8 @@ describe.skipIf(!!missing)(`N catalog serve instances behind HAProxy and PgBounc
   let lb: LoadBalancer | undefined;
   const instances: Instance[] = [];
   let db: pg.Client;
+  /** Holds the row locks of the test's held writes: ended first after a failure, or the schema could not be dropped. */
+  let lock: pg.Client | undefined;
 
   beforeAll(async () => {
     ensureBuilt();
@@ -125,6 +127,7 @@ describe.skipIf(!!missing)(`N catalog serve instances behind HAProxy and PgBounc
   }, 60_000);
 
   afterAll(async () => {
+    await lock?.end().catch(() => {});
     await lb?.stop();
     for (const x of instances) if (x.serve.proc.exitCode === null && x.serve.proc.signalCode === null) await x.serve.stop();
     await bouncer?.stop();
@@ -140,13 +143,14 @@ describe.skipIf(!!missing)(`N catalog serve instances behind HAProxy and PgBounc
   it('an instance killed under concurrent writes: every acknowledged write is stored once, and the clients carry on through the others', async () => {
     const [victim, ...survivors] = instances;
     // Six writes held in flight by a row lock: round-robin puts two on each instance.
-    const lock = new pg.Client({ connectionString: PG_URL });
+    lock = new pg.Client({ connectionString: PG_URL });
     await lock.connect();
     const held: Row[] = Array.from({ length: 6 }, (_, i) => ({ id: randomUUID(), name: `Held ${i}` }));
     const { rows: me } = await lock.query<{ pid: number }>('select pg_backend_pid() as pid');
     await lock.query('begin');
     await lock.query(`insert into ${schema}.labels (id, name) select id, 'lock' from unnest($1::uuid[]) as id`, [held.map((h) => h.id)]);
     const heldWrites = held.map((row) => write(lb!.url, row));
+    for (const w of heldWrites) w.catch(() => {}); // awaited below; a failure before that is the test's, not an unhandled rejection
     const blocked = async () => (await db.query<{ n: number }>('select count(*)::int as n from pg_stat_activity where $1 = any(pg_blocking_pids(pid))', [me[0].pid])).rows[0].n === 6;
     expect(await eventually(blocked), 'six writes waiting on the lock').toBe(true);
     // Each instance has a pooled connection in use beyond its health check: the victim holds a write.
@@ -160,8 +164,7 @@ describe.skipIf(!!missing)(`N catalog serve instances behind HAProxy and PgBounc
       const gone = new Promise((r) => victim.serve.proc.once('exit', r));
       victim.serve.proc.kill('SIGKILL');
       await gone;
-      await lock.query('rollback'); // the held writes go on (on the survivors: the victim's were cut off)
-      await lock.end();
+      await lock!.query('rollback'); // the held writes go on (on the survivors: the victim's were cut off)
     };
     const bulk = clients(lb!.url, 'Bulk', 4, 50, () => {
       if (++acks === 20) killed = kill();
