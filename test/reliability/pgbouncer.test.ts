@@ -1,14 +1,12 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { chmodSync, existsSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '../../src/server/listen.js';
 import { catalog, ensureBuilt, startServe, type Serve } from '../e2e/support.js';
 import { PG_URL, tempDir } from '../support/stores.js';
-import { eventually, freePort } from './support.js';
+import { PGBOUNCER, type Started, startPgBouncer } from './topology.js';
 
-const PGBOUNCER = ['/usr/sbin/pgbouncer', '/usr/bin/pgbouncer'].find((p) => existsSync(p));
 const skip = !PG_URL || !PGBOUNCER;
 const why = !PG_URL ? 'set CATALOG_TEST_DATABASE_URL' : 'pgbouncer is not installed (apt-get install -y pgbouncer)';
 
@@ -19,35 +17,15 @@ const why = !PG_URL ? 'set CATALOG_TEST_DATABASE_URL' : 'pgbouncer is not instal
  * also passes with CATALOG_TEST_DATABASE_URL pointing at a PgBouncer (see docs/guarantees.md).
  */
 describe.skipIf(skip)(`catalog serve behind PgBouncer (transaction mode)${skip ? ` (SKIPPED: ${why})` : ''}`, () => {
-  let bouncer: ChildProcess;
+  let bouncer: Started | undefined;
   let url: string;
   const schema = `catalog_bouncer_${process.pid}`;
   const serves: Serve[] = [];
 
   beforeAll(async () => {
     ensureBuilt();
-    const target = new URL(PG_URL!);
-    const port = await freePort();
-    const dir = tempDir('pgbouncer-');
-    chmodSync(dir, 0o755);
-    const ini = join(dir, 'pgbouncer.ini');
-    writeFileSync(
-      ini,
-      `[databases]\n* = host=${target.hostname} port=${target.port || 5432} user=${decodeURIComponent(target.username || 'postgres')}\n\n` +
-        `[pgbouncer]\nlisten_addr = 127.0.0.1\nlisten_port = ${port}\nunix_socket_dir =\nauth_type = any\npool_mode = transaction\n` +
-        'max_client_conn = 200\ndefault_pool_size = 8\nlogfile =\npidfile =\n',
-    );
-    chmodSync(ini, 0o644);
-    // PgBouncer will not run as root
-    bouncer = spawn(PGBOUNCER!, [...(process.getuid?.() === 0 ? ['-u', 'nobody'] : []), ini], { stdio: 'ignore' });
-    url = `postgres://${target.username || 'postgres'}@127.0.0.1:${port}${target.pathname}`;
-    const up = await eventually(async () => {
-      const c = new pg.Client({ connectionString: url });
-      await c.connect();
-      await c.end();
-      return true;
-    });
-    expect(up).toBe(true);
+    bouncer = await startPgBouncer(PG_URL!);
+    url = bouncer.url;
   }, 60_000);
 
   afterAll(async () => {
@@ -56,7 +34,7 @@ describe.skipIf(skip)(`catalog serve behind PgBouncer (transaction mode)${skip ?
     await admin.connect();
     await admin.query(`drop schema if exists ${schema} cascade`);
     await admin.end();
-    bouncer?.kill('SIGTERM');
+    await bouncer?.stop();
   });
 
   it('PgBouncer refuses the startup options, and each transaction sets search_path, TimeZone and statement_timeout itself', async () => {
