@@ -147,17 +147,26 @@ const file = fileURLToPath(url);
 /** $XDG_CACHE_HOME/catalog-v8 (an absolute XDG_CACHE_HOME only, as src/cli/paths.ts reads it). */
 function cacheDir() {
   const xdg = process.env.XDG_CACHE_HOME;
-  // os.homedir() is $HOME where there is one (POSIX); node:os is loaded only without
-  const home = (process.platform !== 'win32' && process.env.HOME) || require('node:os').homedir();
-  return join(xdg && xdg.startsWith('/') ? xdg : join(home, '.cache'), 'catalog-v8');
+  if (xdg && xdg.startsWith('/')) return join(xdg, 'catalog-v8');
+  // os.homedir() is $HOME where there is one (POSIX); node:os is loaded only without. A user with
+  // neither HOME nor a passwd entry (a container's arbitrary uid) runs without the code cache.
+  let home = process.platform !== 'win32' && process.env.HOME;
+  try {
+    home ||= require('node:os').homedir();
+  } catch {
+    return null;
+  }
+  return join(home, '.cache', 'catalog-v8');
 }
 
 const prefix = \`code-\${SCRIPT_ID}-\`;
-const cacheFile = join(cacheDir(), \`\${prefix}\${process.version}-\${process.arch}.v8\`);
+const cacheHome = cacheDir();
+const cacheFile = cacheHome && join(cacheHome, \`\${prefix}\${process.version}-\${process.arch}.v8\`);
 const uid = typeof process.getuid === 'function' ? process.getuid() : null;
 
 /** The cache when it is a regular file of this user's that nobody else may write; else undefined. */
 function readCache() {
+  if (!cacheFile) return undefined;
   let fd;
   try {
     fd = openSync(cacheFile, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
@@ -188,6 +197,7 @@ const STALE_MS = 7 * 24 * 3600 * 1000;
  * read-only home never pays for making it).
  */
 function writeCache(make) {
+  if (!cacheFile) return;
   const dir = dirname(cacheFile);
   const tmp = \`\${cacheFile}.\${process.pid}.tmp\`;
   try {

@@ -18,6 +18,19 @@ import { UsageError } from './errors.js';
 import { type Paths, resolvePaths } from './paths.js';
 import type { SchemaModel, TableDef } from '../schema/model.js';
 
+/**
+ * The home directory, or /nonexistent (Debian's home for users without one) for a user with
+ * neither HOME nor a passwd entry (a container's arbitrary uid), where os.homedir() throws: the
+ * commands that need no home (XDG_* set, --url) still run, the others fail on a path that says why.
+ */
+function homeOrNowhere(): string {
+  try {
+    return homedir();
+  } catch {
+    return '/nonexistent';
+  }
+}
+
 /** The global flags, as commander parses them on the root program. */
 export interface GlobalOptions {
   url?: string;
@@ -440,7 +453,7 @@ export function systemContext(): Context {
       stderr: nodeOutput(process.stderr, env),
     },
     env,
-    home: homedir(),
+    home: homeOrNowhere(),
     prompter: { confirm: (message, defaultValue) => terminalPrompter(stdin(), process.stderr as Writable).confirm(message, defaultValue) },
     waitForSignal: () =>
       new Promise((resolve) => {

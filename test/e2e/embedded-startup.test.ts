@@ -150,3 +150,24 @@ describe('what a command loads before it answers', () => {
     expect(existsSync(join(fresh, 'catalog-serve.json'))).toBe(false);
   });
 });
+
+describe('a user with neither HOME nor a passwd entry (a container started with an arbitrary uid)', () => {
+  const root = process.getuid?.() === 0;
+  const setpriv = existsSync('/usr/bin/setpriv');
+  if (!root || !setpriv) console.warn('[embedded-startup] SKIPPED the user-without-home test: it needs root and /usr/bin/setpriv to become a uid without a passwd entry');
+  it.skipIf(!root || !setpriv)('runs commands (os.homedir() throws for it): without the code cache when XDG_CACHE_HOME is unset', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const dir = tempDir('no-home-');
+    chmodSync(dir, 0o777);
+    const run = (extra: Record<string, string>) =>
+      spawnSync('/usr/bin/setpriv', ['--reuid', '54321', '--regid', '54321', '--clear-groups', process.execPath, join(ROOT, 'bin', 'catalog.js'), '--version'], {
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...extra },
+        cwd: dir,
+        encoding: 'utf8',
+      });
+    const bare = run({});
+    expect([bare.status, bare.stdout.trim(), bare.stderr]).toEqual([0, version, '']);
+    const cached = run({ XDG_CACHE_HOME: join(dir, 'cache') });
+    expect([cached.status, cached.stdout.trim()]).toEqual([0, version]);
+  });
+});
