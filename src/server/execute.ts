@@ -3,7 +3,7 @@ import type { Preferences } from '../grammar/types.js';
 import { normalizeUuid } from '../schema/codecs.js';
 import type { Queryable, Store } from '../store/store.js';
 import { ApiError, singularError } from './errors.js';
-import { batchKey, checkBatch, linkColumns } from './link-batch.js';
+import { batchKey, checkBatch, copyCreditsPlain, linkColumns } from './link-batch.js';
 import { matchLock, matchLookup, resolveIds, type LookupRow } from './match.js';
 import type { Planned, WritePlan } from './plan.js';
 import { copyShapeCheck, copyShapeError, mergeSourceIds, sourceIdConflict } from './source-ids.js';
@@ -312,7 +312,7 @@ export async function execute(store: Store, planned: Planned, statement: Stateme
         await tx.query(stage.create);
         received = await tx.copyCsv(stage.target, stage.columns, plan0.payload.copy);
         if (checked) {
-          await checkBatch(tx, plan0, store.schema, stage.target, checked);
+          await checkBatch(tx, plan0, store.schema, stage.target, checked, copyCreditsPlain(plan0.payload.copy, plan0));
           if (directCopyAllowed(planned) && !(await firstRowStored(tx, plan0, store.schema, plan0.payload.copy))) {
             const direct = await insertDirect(tx, plan0, store.schema, stage.target, timezoneApplied);
             if (direct) return direct;
