@@ -1,5 +1,6 @@
 import { CREDIT_FIELDS } from './links.js';
 import { CREDIT_SHAPE_PATH, fastCredits } from './migrations-links.js';
+import { sqlString } from './model.js';
 
 /**
  * Migration 8 (issue 36): the link checks cost nothing on rows without links, and the service's
@@ -100,8 +101,6 @@ const GUARD_BODY = `begin
   return null;
 end`;
 
-const literal = (s: string) => `'${s.replace(/'/g, "''")}'`;
-
 /** The key table, its key, the guard function and its statement triggers, for the schema the migration runs in. */
 const KEY = `
 do $$
@@ -125,7 +124,7 @@ begin
   execute format('comment on table %s is %L', keys, 'The key of catalog serve''s checked batches (issue 36) for the catalog in schema ' || s || '. Not a collection.');
   execute format('insert into %s (key) select replace(gen_random_uuid()::text, ''-'', '''') || replace(gen_random_uuid()::text, ''-'', '''') where not exists (select 1 from %s)', keys, keys);
   execute format('create or replace function %I.catalog_checked_batch_guard() returns trigger language plpgsql security definer set search_path = pg_catalog, pg_temp as %L',
-    s, format(${literal(GUARD_BODY)}, keys));
+    s, format(${sqlString(GUARD_BODY)}, keys));
   foreach c in array array['tracks', 'releases'] loop
     execute format('drop trigger if exists %I on %I.%I', c || '_checked_batch', s, c);
     execute format('create trigger %I before insert or update on %I.%I for each statement execute function %I.catalog_checked_batch_guard()', c || '_checked_batch', s, c, s);

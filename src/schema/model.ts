@@ -88,7 +88,16 @@ export function sqlDefault(shown: unknown, type: string): string | undefined {
   if (typeof shown === 'boolean' || typeof shown === 'number') return String(shown);
   const text = typeof shown === 'string' ? shown : JSON.stringify(shown);
   if (typeKind(type) !== 'text' && /^[a-z_][\w.]*\(.*\)$/i.test(text)) return text;
-  return `'${text.replace(/'/g, "''")}'::${type}`;
+  return `${sqlString(text)}::${type}`;
+}
+
+/**
+ * Text as a standard SQL string literal (quotes doubled; standard_conforming_strings, so a
+ * backslash is itself).
+ * @example sqlString("it's") // "'it''s'"
+ */
+export function sqlString(text: string): string {
+  return `'${text.replace(/'/g, "''")}'`;
 }
 
 /**

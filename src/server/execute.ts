@@ -150,35 +150,31 @@ async function copyDirect(
   timezoneApplied: boolean,
 ): Promise<WriteResult | null> {
   if (!tx.copyCsv) return null;
-  await tx.query('SAVEPOINT pgrst_copy_direct');
-  // COPY writes rows in body order, not in key order as the upsert does: rather than wait on a
-  // row another transaction is writing (and maybe deadlock with an upsert that would then fail),
-  // give up at once and take the ordered path. Undone with the savepoint, or ends with the commit.
-  await tx.query(`SELECT set_config('lock_timeout', '200ms', true)`);
-  let n: number;
-  try {
-    n = await tx.copyCsv(tableRef(schema, plan.table), plan.columns.map((c) => ident(c.name)), body);
-  } catch {
-    await tx.query('ROLLBACK TO SAVEPOINT pgrst_copy_direct');
-    return null;
-  }
-  await tx.query('RELEASE SAVEPOINT pgrst_copy_direct');
-  return { kind: 'write', n, inserted: n > 0, insertedRows: n, received: n, body: null, keys: null, timezoneApplied };
+  return writeDirect(tx, timezoneApplied, () => tx.copyCsv!(tableRef(schema, plan.table), plan.columns.map((c) => ident(c.name)), body));
 }
 
 /**
  * A checked batch (link-batch.ts) written from its staging table as copyDirect writes a COPY body:
- * a plain INSERT in the body's order inside a savepoint, no ON CONFLICT, giving up on a row lock
- * after 200 ms; null when any row conflicts (or anything else fails), and the caller's statement
- * then writes the batch, which is still staged, exactly as before.
+ * a plain INSERT in the body's order, no ON CONFLICT; null when any row conflicts (or anything
+ * else fails), and the caller's statement then writes the batch, which is still staged, exactly as before.
  */
 async function insertDirect(tx: Queryable, plan: WritePlan, schema: string, staging: string, timezoneApplied: boolean): Promise<WriteResult | null> {
   const cols = plan.columns.map((c) => ident(c.name)).join(', ');
+  return writeDirect(tx, timezoneApplied, async () => (await tx.query(`INSERT INTO ${tableRef(schema, plan.table)} (${cols}) SELECT ${cols} FROM ${staging} ORDER BY "pgrst_ord"`)).rowCount);
+}
+
+/**
+ * `write` (every row new: its row count) inside a savepoint. Rows go in body order, not in key
+ * order as the upsert takes them: rather than wait on a row another transaction is writing (and
+ * maybe deadlock with an upsert that would then fail), give up after 200 ms and take the ordered
+ * path. Any error rolls the savepoint back (the lock timeout with it) and answers null.
+ */
+async function writeDirect(tx: Queryable, timezoneApplied: boolean, write: () => Promise<number>): Promise<WriteResult | null> {
   await tx.query('SAVEPOINT pgrst_copy_direct');
   await tx.query(`SELECT set_config('lock_timeout', '200ms', true)`);
   let n: number;
   try {
-    n = (await tx.query(`INSERT INTO ${tableRef(schema, plan.table)} (${cols}) SELECT ${cols} FROM ${staging} ORDER BY "pgrst_ord"`)).rowCount;
+    n = await write();
   } catch {
     await tx.query('ROLLBACK TO SAVEPOINT pgrst_copy_direct');
     return null;

@@ -1,7 +1,8 @@
 import { CsvTokenizer, ESCAPED, fieldText, QUOTED, TOKENS_OK } from '../format/csv-tokens.js';
 import { CREDIT_FIELDS, LINK_KEYS } from '../schema/links.js';
 import { CHECKED_BATCH_SCHEMA, CHECKED_BATCH_SETTING } from '../schema/migrations-checked.js';
-import { CREDIT_SHAPE_PATH, fastTracks } from '../schema/migrations-links.js';
+import { CREDIT_SHAPE_PATH, fastTracks, UUID_RE } from '../schema/migrations-links.js';
+import { sqlString } from '../schema/model.js';
 import type { Queryable, Store } from '../store/store.js';
 import type { WritePlan } from './plan.js';
 import { ident } from './sql.js';
@@ -76,7 +77,8 @@ function reached(plan: WritePlan, schema: string, staging: string, cols: string[
     FROM ${staging} AS _u LEFT JOIN LATERAL (SELECT ${stale} FROM ${ident(schema)}.${ident(plan.table.name)} AS _o WHERE ${on} LIMIT 1) AS _o ON true${drop}) AS _s`;
 }
 
-const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** The id form the jsonpath accepts (its like_regex), so the two tests cannot drift apart. */
+const CANONICAL_UUID = new RegExp(UUID_RE);
 const CREDIT_KEYS: ReadonlySet<string> = new Set(LINK_KEYS.credits);
 
 /** A credit the jsonpath of migration 5 surely passes (stricter than it: any doubt is false). */
@@ -147,7 +149,7 @@ function creditsRead(plan: WritePlan, schema: string, staging: string, cols: str
   const s = ident(schema);
   const col = (c: string) => `_s.${ident(c)}`;
   const notArray = cols.map((c) => `(${col(c)} IS NOT NULL AND jsonb_typeof(${col(c)}) <> 'array')`).join(' OR ');
-  const all = cols.map((c) => `CASE WHEN jsonb_typeof(${col(c)}) = 'array' THEN ${col(c)} ELSE '[]'::jsonb END`).join(' || ');
+  const all = cols.map((c) => array(col(c))).join(' || ');
   const changed = `(${cols.map(col).join(', ')}) IS DISTINCT FROM (${cols.map((c) => `_s.${ident(`pgrst_old_${c}`)}`).join(', ')})`;
   const missing = `NOT _e.bad AND _e.e ? 'id' AND _e.aid IS NULL`;
   const first = (cond: string) => `((array_agg(_e.t ORDER BY _e.t) FILTER (WHERE ${cond}))[1])::text`;
@@ -157,19 +159,17 @@ function creditsRead(plan: WritePlan, schema: string, staging: string, cols: str
       ${first(`${missing} AND _e.stored AND _e.changed`)} AS updated
     FROM (SELECT _s.pgrst_tid AS t, _s.pgrst_stored AS stored, ${changed} AS changed, _x.e, _b.bad, _a.id AS aid, _a.stage_name AS aname
       FROM ${reached(plan, schema, staging, cols)}
-      CROSS JOIN LATERAL (SELECT _l.all_ AS all_, ${notArray}${plain ? '' : ` OR jsonb_path_exists(_l.all_, ${literal(CREDIT_SHAPE_PATH)})`} AS bad
+      CROSS JOIN LATERAL (SELECT _l.all_ AS all_, ${notArray}${plain ? '' : ` OR jsonb_path_exists(_l.all_, ${sqlString(CREDIT_SHAPE_PATH)})`} AS bad
         FROM (SELECT ${all} AS all_) AS _l OFFSET 0) AS _b
       CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN _b.bad THEN '[null]'::jsonb ELSE _b.all_ END) AS _x(e)
       LEFT JOIN ${s}.artists AS _a ON _a.id = (CASE WHEN NOT _b.bad AND _x.e ? 'id' THEN _x.e->>'id' END)::uuid) AS _e`;
 }
 
-const literal = (v: string) => `'${v.replace(/'/g, "''")}'`;
-
 /** What the triggers store for one credits column of a row the read picked (`fix`). */
 function creditsFixed(schema: string, col: string): string {
   const s = ident(schema);
   const v = `_s.${ident(col)}`;
-  return `CASE WHEN ${v} IS NULL THEN NULL WHEN jsonb_typeof(${v}) <> 'array' OR jsonb_path_exists(${v}, ${literal(CREDIT_SHAPE_PATH)}) THEN ${s}.catalog_credits('${col}', ${v}) ELSE ${s}.catalog_credits_named(${v}) END`;
+  return `CASE WHEN ${v} IS NULL THEN NULL WHEN jsonb_typeof(${v}) <> 'array' OR jsonb_path_exists(${v}, ${sqlString(CREDIT_SHAPE_PATH)}) THEN ${s}.catalog_credits('${col}', ${v}) ELSE ${s}.catalog_credits_named(${v}) END`;
 }
 
 /** The first id of a staged row (`$1`, a tid) that names no artist: `[field, index, id]` text, or no row. */
@@ -178,7 +178,7 @@ function firstMissing(schema: string, staging: string, cols: string[]): string {
   const values = cols.map((c, k) => `(${k}, '${c}', _s.${ident(c)})`).join(', ');
   return `SELECT json_build_array(_v.f, _x.n - 1, _x.e->>'id')::text AS missing FROM ${staging} AS _s
     CROSS JOIN LATERAL (VALUES ${values}) AS _v(k, f, arr)
-    CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof(_v.arr) = 'array' THEN _v.arr ELSE '[]'::jsonb END) WITH ORDINALITY AS _x(e, n)
+    CROSS JOIN LATERAL jsonb_array_elements(${array('_v.arr')}) WITH ORDINALITY AS _x(e, n)
     WHERE _s.ctid = $1::tid AND jsonb_typeof(_x.e) = 'object' AND _x.e ? 'id'
       AND NOT EXISTS (SELECT 1 FROM ${s}.artists AS _a WHERE _a.id = ${s}.catalog_link_uuid(_x.e->'id'))
     ORDER BY _v.k, _x.n LIMIT 1`;
@@ -253,7 +253,7 @@ export async function checkBatch(tx: Queryable, plan: WritePlan, schema: string,
   if (cols.length === 0) return;
   // JIT off: jsonb_array_elements is estimated at 100 rows a call, so a batch's read looks like
   // millions of rows and PostgreSQL compiled it for 0.6 s of a 0.75 s statement (5,000 tracks)
-  await tx.query(`SELECT set_config('jit', 'off', true), set_config('work_mem', '64MB', true), set_config('${CHECKED_BATCH_SETTING}', $1, true)`, [key]);
+  await tx.query(`SELECT set_config('jit', 'off', true), set_config('${CHECKED_BATCH_SETTING}', $1, true)`, [key]);
   if (plan.table.name !== 'releases') return checkCredits(tx, plan, schema, staging, cols, plain);
   const flagged = async (p: WritePlan) =>
     (await tx.query<{ tids: string }>(`SELECT coalesce(array_agg(_f.t ORDER BY _f.t), '{}')::text AS tids FROM (${tracksFlagged(p, schema, staging)}) AS _f`)).rows[0]?.tids ?? '{}';
