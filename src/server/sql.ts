@@ -445,6 +445,21 @@ function defaultExpr(c: ColumnDef): string {
 }
 
 /**
+ * Makes this session's staging table `name` when it has none: `select`'s columns without
+ * constraints or defaults, and `pgrst_ord` numbering rows as they arrive (a COPY fills it in body
+ * order), then the `more` statements on it; emptied at every commit (a rollback empties it too).
+ */
+export function stagingTable(name: string, select: string, more: string[] = []): string {
+  const target = `pg_temp.${ident(name)}`;
+  return `DO $pgrst$ BEGIN
+  IF to_regclass('pg_temp.${name}') IS NULL THEN
+    CREATE TEMP TABLE ${ident(name)} ON COMMIT DELETE ROWS AS ${select} WITH NO DATA;
+    ALTER TABLE ${target} ADD COLUMN "pgrst_ord" bigint GENERATED ALWAYS AS IDENTITY;${more.map((m) => `\n    ${m};`).join('')}
+  END IF;
+END $pgrst$`;
+}
+
+/**
  * The session's staging table of a `COPY_CSV` insert: a temporary copy of the table's columns
  * without constraints or defaults, emptied at every commit (a rollback empties it too). `create`
  * makes it when this connection has none yet.
@@ -455,12 +470,7 @@ export function copyStage(plan: WritePlan, schema: string): { create: string; ta
   // "pgrst_ord" numbers the rows as the COPY brings them: a checked batch is written in the body's
   // order (execute.ts insertDirect) though the link check rewrote some of its rows in place
   return {
-    create: `DO $pgrst$ BEGIN
-  IF to_regclass('pg_temp.${name}') IS NULL THEN
-    CREATE TEMP TABLE ${target} ON COMMIT DELETE ROWS AS SELECT * FROM ${tableRef(schema, plan.table)} WITH NO DATA;
-    ALTER TABLE pg_temp.${target} ADD COLUMN "pgrst_ord" bigint GENERATED ALWAYS AS IDENTITY;
-  END IF;
-END $pgrst$`,
+    create: stagingTable(name, `SELECT * FROM ${tableRef(schema, plan.table)}`),
     target: `pg_temp.${target}`,
     columns: plan.columns.map((c) => ident(c.name)),
   };

@@ -1,6 +1,6 @@
 import { SOURCE_IDS } from '../schema/source-ids.js';
 import type { WritePlan } from './plan.js';
-import { ident, stagedTarget, tableRef, type Statement } from './sql.js';
+import { ident, stagedTarget, stagingTable, tableRef, type Statement } from './sql.js';
 
 /**
  * A staged insert (plan.staged: the body carries source ids, or `match=` decides its ids): the
@@ -16,14 +16,9 @@ import { ident, stagedTarget, tableRef, type Statement } from './sql.js';
  * at every commit.
  */
 export function stagedCreate(plan: WritePlan, schema: string): string {
-  const name = `pgrst_ext_${plan.table.name}`;
-  return `DO $pgrst$ BEGIN
-  IF to_regclass('pg_temp.${name}') IS NULL THEN
-    CREATE TEMP TABLE ${ident(name)} ON COMMIT DELETE ROWS AS SELECT _t.*, NULL::jsonb AS ${ident(SOURCE_IDS)} FROM ${tableRef(schema, plan.table)} AS _t WITH NO DATA;
-    ALTER TABLE pg_temp.${ident(name)} ADD COLUMN "pgrst_ord" bigint GENERATED ALWAYS AS IDENTITY;
-    ALTER TABLE pg_temp.${ident(name)} ALTER COLUMN "id" SET DEFAULT gen_random_uuid();
-  END IF;
-END $pgrst$`;
+  return stagingTable(`pgrst_ext_${plan.table.name}`, `SELECT _t.*, NULL::jsonb AS ${ident(SOURCE_IDS)} FROM ${tableRef(schema, plan.table)} AS _t`, [
+    `ALTER TABLE ${stagedTarget(plan)} ALTER COLUMN "id" SET DEFAULT gen_random_uuid()`,
+  ]);
 }
 
 /** Whether the body leaves the id out: each row then gets a new one when staged (as the column default would give it). */
