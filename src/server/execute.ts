@@ -4,7 +4,7 @@ import { normalizeUuid } from '../schema/codecs.js';
 import type { Queryable, Store } from '../store/store.js';
 import { ApiError, singularError } from './errors.js';
 import { batchKey, checkBatch, copyCreditsPlain, linkColumns } from './link-batch.js';
-import { matchLock, matchLookup, resolveIds, type LookupRow } from './match.js';
+import { matchLock, matchLookup, resolveIds, stagedUnchanged, type LookupRow, type Resolution } from './match.js';
 import type { Planned, WritePlan } from './plan.js';
 import { copyShapeCheck, copyShapeError, mergeSourceIds, sourceIdConflict } from './source-ids.js';
 import { afterWrite, bindMoves, buildCopyRead, buildRepresentation, copyStage, ident, stagedTarget, tableRef, type Statement } from './sql.js';
@@ -184,17 +184,14 @@ async function writeDirect(tx: Queryable, timezoneApplied: boolean, write: () =>
 }
 
 /**
- * A staged insert's steps before its statement (src/server/staged.ts): with `match=` the lock on
- * the table's keys first, then the body into the staging table (a COPY body's source ids checked
- * there), then the match: each row's id decided. Returns the rows the body carried, the rows that
- * move to another id (the insert and the merge join them to the staged rows) and how many
- * collapsed into a later row. `fail` throws the request's own answer.
+ * A staged insert's steps before its statement (src/server/staged.ts): the body into the staging
+ * table (a COPY body's source ids checked there), then with `match=` each row's id decided
+ * (decideIds). Returns the rows the body carried, the rows that move to another id (the insert
+ * and the merge join them to the staged rows), how many collapsed into a later row, and how many
+ * are still staged (`unchanged=skip` drops rows equal to their record). `fail` throws the
+ * request's own answer.
  */
-async function stage(tx: Queryable, plan: WritePlan, schema: string, fail: (e: ApiError) => never): Promise<{ received: number; collapsed: number; moves: Array<[number, string]> }> {
-  if (plan.match) {
-    const lock = matchLock(schema, plan.table);
-    await tx.query(lock.sql, lock.params);
-  }
+async function stage(tx: Queryable, plan: WritePlan, schema: string, fail: (e: ApiError) => never): Promise<{ received: number; collapsed: number; moves: Array<[number, string]>; staged: number }> {
   await tx.query(stagedCreate(plan, schema));
   const target = stagedTarget(plan);
   let received: number;
@@ -209,9 +206,52 @@ async function stage(tx: Queryable, plan: WritePlan, schema: string, fail: (e: A
     const fill = stagedFillJson(plan, schema);
     received = (await tx.query(fill.sql, fill.params)).rowCount;
   }
-  if (!plan.match) return { received, collapsed: 0, moves: [] };
-  const rows = (await tx.query<LookupRow>(matchLookup(plan.table, plan.match, schema, target))).rows;
-  return { received, ...resolveIds(rows, plan.match.length) };
+  if (!plan.match) return { received, collapsed: 0, moves: [], staged: received };
+  const decided = await decideIds(tx, plan, schema, target);
+  const drop = stagedUnchanged(plan, schema, target, decided.held);
+  const dropped = drop ? (await tx.query(drop.sql, drop.params)).rowCount : 0;
+  return { received, collapsed: decided.collapsed, moves: decided.moves, staged: received - dropped };
+}
+
+/**
+ * The match (match.ts): each staged row's id. Read first without the table's match lock: when
+ * every row with a key found its stored record, nothing new is inserted by key and no concurrent
+ * writer can make that decision wrong (an unchanged re-run's batches then run side by side).
+ * Otherwise the lock, and the match read again under it: the second of two concurrent writers
+ * reads the first one's rows.
+ */
+async function decideIds(tx: Queryable, plan: WritePlan, schema: string, target: string): Promise<Resolution & { held: number[] }> {
+  const alts = plan.match!.length;
+  const lookup = matchLookup(plan.table, plan.match!, schema, target);
+  await tx.query(`SELECT set_config('jit', 'off', true)`);
+  let rows = (await tx.query<LookupRow>(lookup)).rows;
+  if (rows.some((r) => placesNew(r, alts))) {
+    const lock = matchLock(schema, plan.table);
+    await tx.query(lock.sql, lock.params);
+    rows = (await tx.query<LookupRow>(lookup)).rows;
+  }
+  const res = resolveIds(rows, alts);
+  return { ...res, held: heldRows(rows, res) };
+}
+
+/** Whether a looked-up row has a key that names no stored record (it may become a new record with that key). */
+function placesNew(row: LookupRow, alternatives: number): boolean {
+  let keyed = false;
+  for (let i = 0; i < alternatives; i++) {
+    if (typeof row[`k${i}`] !== 'string') continue;
+    if (typeof row[`m${i}`] === 'string') return false;
+    keyed = true;
+  }
+  return keyed;
+}
+
+/** Rows the unchanged drop must leave staged: those that move, and those that share their id with another row (the last of them is written). */
+function heldRows(rows: readonly LookupRow[], res: Resolution): number[] {
+  const moved = new Map(res.moves);
+  const count = new Map<string, number>();
+  const idOf = (r: LookupRow) => moved.get(Number(r.o)) ?? r.id;
+  for (const r of rows) count.set(idOf(r), (count.get(idOf(r)) ?? 0) + 1);
+  return rows.filter((r) => moved.has(Number(r.o)) || count.get(idOf(r))! > 1).map((r) => Number(r.o));
 }
 
 /**
@@ -292,10 +332,11 @@ export async function execute(store: Store, planned: Planned, statement: Stateme
       let params = statement.params;
       const plan0 = planned.plan;
       if (plan0.kind !== 'read' && plan0.staged) {
-        ({ received, collapsed, moves } = await stage(tx, plan0, store.schema, fail));
+        let staged: number;
+        ({ received, collapsed, moves, staged } = await stage(tx, plan0, store.schema, fail));
         if (plan0.match) params = bindMoves(params, moves);
         else collapsed = undefined;
-        if (checked) await checkBatch(tx, plan0, store.schema, stagedTarget(plan0), checked);
+        if (checked && staged > 0) await checkBatch(tx, plan0, store.schema, stagedTarget(plan0), checked);
       } else if (plan0.kind !== 'read' && plan0.payload?.copy !== undefined) {
         // COPY_CSV: first straight into the table (copyDirect); else into this session's staging
         // table, which the statement reads. Links go through the staging table, to be checked there.

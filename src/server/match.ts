@@ -2,6 +2,7 @@ import type { TableDef } from '../schema/catalog.js';
 import { keyExpressions, keyMatchSql } from '../schema/match.js';
 import { SOURCE_IDS, sourceIdsTable } from '../schema/source-ids.js';
 import type { PlannedMatch } from './match-preference.js';
+import type { WritePlan } from './plan.js';
 import { ident, tableRef } from './sql.js';
 
 /**
@@ -111,3 +112,24 @@ export function resolveIds(rows: readonly LookupRow[], alternatives: number): Re
   return { moves, collapsed: rows.length - ids.size };
 }
 
+
+/**
+ * `unchanged=skip` on a matched merge: the staged rows equal to the stored record with their id,
+ * deleted from the staging table once the match decided the ids, so that neither the link check
+ * nor the insert reads them (an unchanged re-run then costs the match and one compare per row, as
+ * a DBA's MERGE does). `held`: rows that stay whatever they hold (they move to another id, or
+ * share one with another row of the body). Null when it does not apply: source ids must still be
+ * merged for rows whose columns did not change.
+ */
+export function stagedUnchanged(plan: WritePlan, schema: string, staged: string, held: readonly number[]): { sql: string; params: unknown[] } | null {
+  if (!plan.skipUnchanged || plan.sourceIds || plan.onConflict?.action !== 'merge' || plan.columns.length === 0) return null;
+  const pk = plan.table.primaryKey;
+  if (pk.length !== 1 || plan.onConflict.columns.length !== 1 || plan.onConflict.columns[0].name !== pk[0]) return null;
+  if (!plan.columns.some((c) => c.name === pk[0])) return null;
+  const cols = (t: string) => plan.columns.map((c) => `${t}.${ident(c.name)}`).join(', ');
+  const key = ident(pk[0]);
+  return {
+    sql: `DELETE FROM ${staged} AS _b USING ${tableRef(schema, plan.table)} AS _x WHERE _x.${key} = _b.${key} AND NOT (_b."pgrst_ord" = ANY($1::bigint[])) AND (${cols('_x')}) IS NOT DISTINCT FROM (${cols('_b')})`,
+    params: [`{${held.join(',')}}`],
+  };
+}
