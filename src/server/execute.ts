@@ -332,11 +332,10 @@ export async function execute(store: Store, planned: Planned, statement: Stateme
       let params = statement.params;
       const plan0 = planned.plan;
       if (plan0.kind !== 'read' && plan0.staged) {
-        let staged: number;
-        ({ received, collapsed, moves, staged } = await stage(tx, plan0, store.schema, fail));
-        if (plan0.match) params = bindMoves(params, moves);
-        else collapsed = undefined;
-        if (checked && staged > 0) await checkBatch(tx, plan0, store.schema, stagedTarget(plan0), checked);
+        const s = await stage(tx, plan0, store.schema, fail);
+        ({ received, moves } = s);
+        if (plan0.match) [params, collapsed] = [bindMoves(params, moves), s.collapsed];
+        if (checked && s.staged > 0) await checkBatch(tx, plan0, store.schema, stagedTarget(plan0), checked);
       } else if (plan0.kind !== 'read' && plan0.payload?.copy !== undefined) {
         // COPY_CSV: first straight into the table (copyDirect); else into this session's staging
         // table, which the statement reads. Links go through the staging table, to be checked there.

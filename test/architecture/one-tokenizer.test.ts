@@ -15,6 +15,8 @@ const QUOTE_READERS: Record<string, string> = {
   'schema/codecs.ts': 'the jsonb byte check reads JSON strings inside a cell',
   'schema/json-depth.ts': 'JSON strings, not CSV quoting',
   'import/readers/json-splitter.ts': 'JSON strings, not CSV quoting',
+  // a credit cell's JSON read in place from a COPY body field the tokenizer bounded (its `""` are JSON's quotes)
+  'server/credit-scan.ts': 'JSON strings inside a field the tokenizer bounded',
   'grammar/expr.ts': 'the query grammar’s quoted values, not CSV',
   // a byte-at-a-time state machine over finished CSV output, cut anywhere into chunks: it inserts
   // bytes as it goes and keeps no record, which the record-at-a-time tokenizer would have to buffer
