@@ -114,9 +114,14 @@ function canonicalUuid(b: Uint8Array, from: number, to: number): boolean {
   return true;
 }
 
-/** One credit object, the `{` taken: true when plain, null when in doubt. */
-function credit(cell: Cell, b: Uint8Array): true | null {
+/** Where a plain credit list's ids and names are told: the bytes of a credit's id and of its name. */
+export type CreditSink = (body: Uint8Array, id: [number, number], name: [number, number]) => void;
+
+/** One credit object, the `{` taken: true when plain, null when in doubt. `sink` hears of it when it has an id. */
+function credit(cell: Cell, b: Uint8Array, sink?: CreditSink): true | null {
   let seen = 0;
+  let id: [number, number] | null = null;
+  let name: [number, number] | null = null;
   do {
     const key = cell.string();
     if (!key) return null;
@@ -130,26 +135,33 @@ function credit(cell: Cell, b: Uint8Array): true | null {
     }
     const s = cell.string();
     if (!s) return null;
-    if (KEYS[k] === 'id' && !canonicalUuid(b, s[0], s[1])) return null;
+    if (KEYS[k] === 'id') {
+      if (!canonicalUuid(b, s[0], s[1])) return null;
+      id = s;
+    }
     if (KEYS[k] === 'name') {
       let blank = true;
       for (let j = s[0]; j < s[1] && blank; j++) blank = b[j] === 0x20;
       if (blank) return null;
+      name = s;
     }
   } while (cell.take(0x2c));
-  return seen & 2 && cell.take(0x7d) ? true : null;
+  if (!name || !cell.take(0x7d)) return null;
+  if (id && sink) sink(b, id, name);
+  return true;
 }
 
 /**
  * Whether the field [from, to) of `body` (a quoted CSV field's content; `escaped`: it holds `""`)
- * is a plain credit list: true, or null when the JSON route must decide.
+ * is a plain credit list: true, or null when the JSON route must decide. `sink` hears of each
+ * credit with an id as it is read (a cell in doubt may have told some before it stopped).
  */
-export function plainCreditsCell(body: Uint8Array, from: number, to: number, escaped: boolean): true | null {
+export function plainCreditsCell(body: Uint8Array, from: number, to: number, escaped: boolean, sink?: CreditSink): true | null {
   const cell = new Cell(body, from, to, escaped);
   if (!cell.take(0x5b)) return null;
   if (!cell.take(0x5d)) {
     do {
-      if (!cell.take(0x7b) || credit(cell, body) === null) return null;
+      if (!cell.take(0x7b) || credit(cell, body, sink) === null) return null;
     } while (cell.take(0x2c));
     if (!cell.take(0x5d)) return null;
   }

@@ -3,7 +3,7 @@ import type { Preferences } from '../grammar/types.js';
 import { normalizeUuid } from '../schema/codecs.js';
 import type { Queryable, Store } from '../store/store.js';
 import { ApiError, singularError } from './errors.js';
-import { batchKey, checkBatch, copyCreditsPlain, linkColumns } from './link-batch.js';
+import { batchKey, checkBatch, copyCreditsPlain, creditsCanonical, linkColumns } from './link-batch.js';
 import { matchLock, matchLookup, resolveIds, stagedUnchanged, type LookupRow, type Resolution } from './match.js';
 import type { Planned, WritePlan } from './plan.js';
 import { copyShapeCheck, copyShapeError, mergeSourceIds, sourceIdConflict } from './source-ids.js';
@@ -184,6 +184,32 @@ async function writeDirect(tx: Queryable, timezoneApplied: boolean, write: () =>
 }
 
 /**
+ * A COPY_CSV body: first straight into the table (copyDirect; with links only when they need
+ * nothing from the triggers, creditsCanonical); else into this session's staging table, which the
+ * statement reads, links checked there (`checked`: the catalog's key, link-batch.ts). Returns the
+ * write when it is done, else the rows staged.
+ */
+async function writeCopy(tx: Queryable, planned: Planned, plan: WritePlan, schema: string, checked: string | null, timezoneApplied: boolean): Promise<WriteResult | number> {
+  if (!tx.copyCsv) throw new ApiError(415, 'PGRST102', 'This store cannot load COPY bodies');
+  const body = plan.payload!.copy!;
+  if (directCopyAllowed(planned) && !(await firstRowStored(tx, plan, schema, body)) && (!checked || (await creditsCanonical(tx, plan, schema, body, checked)))) {
+    const direct = await copyDirect(tx, plan, schema, body, timezoneApplied);
+    if (direct) return direct;
+  }
+  const stage = copyStage(plan, schema);
+  await tx.query(stage.create);
+  const received = await tx.copyCsv(stage.target, stage.columns, body);
+  if (checked) {
+    await checkBatch(tx, plan, schema, stage.target, checked, copyCreditsPlain(body, plan));
+    if (directCopyAllowed(planned) && !(await firstRowStored(tx, plan, schema, body))) {
+      const direct = await insertDirect(tx, plan, schema, stage.target, timezoneApplied);
+      if (direct) return direct;
+    }
+  }
+  return received;
+}
+
+/**
  * A staged insert's steps before its statement (src/server/staged.ts): the body into the staging
  * table (a COPY body's source ids checked there), then with `match=` each row's id decided
  * (decideIds). Returns the rows the body carried, the rows that move to another id (the insert
@@ -337,23 +363,9 @@ export async function execute(store: Store, planned: Planned, statement: Stateme
         if (plan0.match) [params, collapsed] = [bindMoves(params, moves), s.collapsed];
         if (checked && s.staged > 0) await checkBatch(tx, plan0, store.schema, stagedTarget(plan0), checked);
       } else if (plan0.kind !== 'read' && plan0.payload?.copy !== undefined) {
-        // COPY_CSV: first straight into the table (copyDirect); else into this session's staging
-        // table, which the statement reads. Links go through the staging table, to be checked there.
-        if (!tx.copyCsv) throw new ApiError(415, 'PGRST102', 'This store cannot load COPY bodies');
-        if (!checked && directCopyAllowed(planned) && !(await firstRowStored(tx, plan0, store.schema, plan0.payload.copy))) {
-          const direct = await copyDirect(tx, plan0, store.schema, plan0.payload.copy, timezoneApplied);
-          if (direct) return direct;
-        }
-        const stage = copyStage(plan0, store.schema);
-        await tx.query(stage.create);
-        received = await tx.copyCsv(stage.target, stage.columns, plan0.payload.copy);
-        if (checked) {
-          await checkBatch(tx, plan0, store.schema, stage.target, checked, copyCreditsPlain(plan0.payload.copy, plan0));
-          if (directCopyAllowed(planned) && !(await firstRowStored(tx, plan0, store.schema, plan0.payload.copy))) {
-            const direct = await insertDirect(tx, plan0, store.schema, stage.target, timezoneApplied);
-            if (direct) return direct;
-          }
-        }
+        const copied = await writeCopy(tx, planned, plan0, store.schema, checked, timezoneApplied);
+        if (typeof copied !== 'number') return copied;
+        received = copied;
       } else if (plan0.kind !== 'read' && plan0.payload && plan0.payload.rows >= 0) received = plan0.payload.rows;
       const row = (await tx.query<Record<string, unknown>>(statement.sql, params)).rows[0] ?? {};
       if (planned.plan.kind === 'read') return readResult(tx, planned, row, extra, timezoneApplied);

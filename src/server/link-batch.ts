@@ -4,7 +4,7 @@ import { CHECKED_BATCH_SCHEMA, CHECKED_BATCH_SETTING } from '../schema/migration
 import { CREDIT_SHAPE_PATH, fastTracks, UUID_RE } from '../schema/migrations-links.js';
 import { sqlString } from '../schema/model.js';
 import type { Queryable, Store } from '../store/store.js';
-import { plainCreditsCell } from './credit-scan.js';
+import { plainCreditsCell, type CreditSink } from './credit-scan.js';
 import type { WritePlan } from './plan.js';
 import { ident } from './sql.js';
 
@@ -93,8 +93,11 @@ function plainCredit(e: unknown): boolean {
   return !('share' in o) || (typeof o.share === 'number' && o.share >= 0 && o.share <= 100);
 }
 
-/** Whether a credit cell's text is a plain credit list, read as JSON (a number of 16 digits or more, which JSON.parse could round, is in doubt). */
-export function plainCreditsText(text: string): boolean {
+/**
+ * Whether a credit cell's text is a plain credit list, read as JSON (a number of 16 digits or more,
+ * which JSON.parse could round, is in doubt). `ids` is told each credit with an id.
+ */
+export function plainCreditsText(text: string, ids?: CreditIds): boolean {
   if (/\d{16}/.test(text)) return false;
   let v: unknown;
   try {
@@ -102,7 +105,41 @@ export function plainCreditsText(text: string): boolean {
   } catch {
     return false;
   }
-  return Array.isArray(v) && v.every(plainCredit);
+  if (!Array.isArray(v) || !v.every(plainCredit)) return false;
+  for (const e of v as Array<{ id?: string; name: string }>) if (e.id !== undefined) ids?.add(e.id, e.name);
+  return true;
+}
+
+/** The artists a batch's plain credit lists name by id, each with the name the lists give it (`clash`: one id came with two names). */
+export class CreditIds {
+  readonly names = new Map<string, string>();
+  clash = false;
+  add(id: string, name: string): void {
+    const had = this.names.get(id);
+    if (had === undefined) this.names.set(id, name);
+    else if (had !== name) this.clash = true;
+  }
+  /** The CreditSink of credit-scan.ts: the id and name from the cell's bytes. */
+  readonly sink: CreditSink = (b, id, name) => this.add(Buffer.from(b.buffer, b.byteOffset + id[0], 36).toString('latin1'), Buffer.from(b.buffer, b.byteOffset + name[0], name[1] - name[0]).toString('utf8'));
+}
+
+/**
+ * Whether a COPY body of new tracks needs nothing from the credit triggers (the first read of
+ * checkCredits, done in JavaScript): every credit list is plain, and every id names an artist
+ * with the name the credit gives (one lookup of the ids). Then the rest of the transaction is
+ * marked a checked batch (`key`), and the body can be copied straight into the table: no staging
+ * table, no read joining the artists (per 5,000 tracks on the embedded store, ~95 ms of ~155).
+ */
+export async function creditsCanonical(tx: Queryable, plan: WritePlan, schema: string, body: Uint8Array, key: string): Promise<boolean> {
+  const ids = new CreditIds();
+  if (plan.table.name !== 'tracks' || !copyCreditsPlain(body, plan, ids) || ids.clash) return false;
+  if (ids.names.size > 0) {
+    const list = `{${[...ids.names.keys()].join(',')}}`;
+    const rows = (await tx.query<{ id: string; name: string | null }>(`SELECT id::text AS id, stage_name AS name FROM ${ident(schema)}.artists WHERE id = ANY($1::uuid[])`, [list])).rows;
+    if (rows.length !== ids.names.size || rows.some((r) => (r.name ?? '') !== ids.names.get(r.id))) return false;
+  }
+  await tx.query(`SELECT set_config('${CHECKED_BATCH_SETTING}', $1, true)`, [key]);
+  return true;
 }
 
 /**
@@ -115,7 +152,7 @@ export function plainCreditsText(text: string): boolean {
  * JSON.parse could round, a record the tokenizer cannot read) answers false and the database tests
  * the batch.
  */
-export function copyCreditsPlain(body: Uint8Array, plan: WritePlan): boolean {
+export function copyCreditsPlain(body: Uint8Array, plan: WritePlan, ids?: CreditIds): boolean {
   const cols = plan.columns.map((c) => c.name);
   const at = cols.map((c, i) => (CREDIT_FIELDS.includes(c) ? i : -1)).filter((i) => i >= 0);
   if (at.length === 0 || plan.table.name !== 'tracks') return false;
@@ -132,8 +169,8 @@ export function copyCreditsPlain(body: Uint8Array, plan: WritePlan): boolean {
     if (t.count !== cols.length) return false;
     for (const f of at) {
       if (!(t.flags[f] & QUOTED) && t.to(f) === t.from(f)) continue; // NULL
-      if (plainCreditsCell(body, t.from(f), t.to(f), (t.flags[f] & ESCAPED) !== 0)) continue;
-      if (!plainCreditsText(fieldText(body, t.from(f), t.to(f), (t.flags[f] & ESCAPED) !== 0))) return false;
+      if (plainCreditsCell(body, t.from(f), t.to(f), (t.flags[f] & ESCAPED) !== 0, ids?.sink)) continue;
+      if (!plainCreditsText(fieldText(body, t.from(f), t.to(f), (t.flags[f] & ESCAPED) !== 0), ids)) return false;
     }
   }
   return true;

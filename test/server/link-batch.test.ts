@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COPY_CSV } from '../../src/grammar/media.js';
 import type { App } from '../../src/server/app.js';
-import { batchKey, copyCreditsPlain } from '../../src/server/link-batch.js';
+import { batchKey, copyCreditsPlain, creditsCanonical } from '../../src/server/link-batch.js';
 import { CREDIT_SHAPE_PATH } from '../../src/schema/migrations-links.js';
 import { TABLES } from '../../src/schema/catalog.js';
 import type { Store } from '../../src/store/store.js';
@@ -40,6 +40,9 @@ const CREDITS: Array<[string, unknown]> = [
   ['a number in the list', [1]],
   ['an unknown name', 'Nobody Here'],
   ['a malformed id', [{ id: 'a0000036-x', name: 'X' }]],
+  ['one id twice, with two names', [{ id: A[0], name: 'Ada Wave' }, { id: A[0], name: 'Ada W.', role: 'mix' }]],
+  ['a stale name the byte reader leaves to JSON', [{ id: A[1], name: 'Bo "Lights"' }]],
+  ['canonical, several artists and roles', [{ id: A[0], name: 'Ada Wave', role: 'lead' }, { id: A[2], name: 'Cy Drum', share: 12.5 }, { name: 'Outside Writer' }]],
 ];
 
 /** Release track lists, by the seeded tracks. */
@@ -134,6 +137,24 @@ for (const { kind, make, skip } of STORE_KINDS) {
       // the plain ones among them: canonical, id without a name? no (name required), a stale name, a name only, an empty list, 1e2, the unicode name
       expect(plain).toBeGreaterThanOrEqual(5);
       expect(copyCreditsPlain(Buffer.from(`id,primary_artists\n${id('7d000036', 1)},"[{""name"": ""X"", ""share"": 100.0000000000000001}]"\n`), plan)).toBe(false);
+    });
+
+    it('a body of new tracks goes straight into the table only when its credits need nothing from the triggers', async () => {
+      const tracks = TABLES.find((t) => t.name === 'tracks')!;
+      const plan = { table: tracks, columns: ['id', 'primary_artists', 'writer_artists'].map((n) => tracks.columns.find((c) => c.name === n)!) } as Parameters<typeof creditsCanonical>[1];
+      const key = (await batchKey(store))!;
+      const canonical = async (...cells: unknown[]) => {
+        const body = Buffer.from(`id,primary_artists,writer_artists\n${id('7e000036', 1)},${cells.map(csvCell).join(',')}\n`);
+        return store.transaction((tx) => creditsCanonical(tx, plan, store.schema, body, key));
+      };
+      expect(await canonical([{ id: A[0], name: 'Ada Wave' }], [{ name: 'Someone', share: 50 }, { id: A[1], name: 'Bo Lights', role: 'lyrics' }])).toBe(true);
+      expect(await canonical([], [{ name: 'Only A Name' }])).toBe(true);
+      expect(await canonical([{ id: A[1], name: 'Old Name' }], [])).toBe(false);
+      expect(await canonical([{ id: A[0], name: 'Ada Wave' }], [{ id: GHOST, name: 'Gone' }])).toBe(false);
+      expect(await canonical([{ id: A[0], name: 'Ada Wave' }], [{ id: A[0], name: 'Ada W.' }])).toBe(false);
+      expect(await canonical([{ id: A[0] }], [])).toBe(false);
+      expect(await canonical([{ id: A[0], name: 'Ada Wave', nick: 'x' }], [])).toBe(false);
+      expect(await canonical('Ada Wave', [])).toBe(false);
     });
 
     it("the service reads this catalog's key, so its COPY batches take the checked way", async () => {
