@@ -4,6 +4,7 @@ import { LINKS_V4_SQL } from './migrations-links-v4.js';
 import { SOURCE_IDS_MIGRATION_SQL } from './migrations-source-ids.js';
 import { CHECKED_BATCH_MIGRATION_SQL } from './migrations-checked.js';
 import { REMOVALS_MIGRATION_SQL } from './migrations-removals.js';
+import { NAME_HINTS_MIGRATION_SQL } from './migrations-hints.js';
 
 /** One versioned migration. Versions only grow; a released migration is never edited. */
 export interface Migration {
@@ -140,6 +141,7 @@ create index if not exists tracks_created_idx on tracks (created);
     sql: CHECKED_BATCH_MIGRATION_SQL,
   },
   { version: 9, name: 'removals recorded: a removals table, filled by an after-delete trigger on each collection', sql: REMOVALS_MIGRATION_SQL },
+  { version: 10, name: "an unknown artist name's did-you-mean found by index (a prefix index on the name key), not by a scan of the artists", sql: NAME_HINTS_MIGRATION_SQL },
 ];
 
 /** The newest schema version the code knows. */

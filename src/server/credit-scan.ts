@@ -48,22 +48,27 @@ class Cell {
     return false;
   }
 
-  /** A JSON string without escapes or control bytes: its content's [from, to), or null. */
-  string(): [number, number] | null {
+  /** The last string's content: [`from`, `to`) of the field's bytes. */
+  from = 0;
+  to = 0;
+
+  /** A JSON string without escapes or control bytes: its content goes to `from` and `to`. */
+  string(): boolean {
     this.ws();
-    if (!this.quote()) return null;
+    if (!this.quote()) return false;
     const from = this.i;
     const b = this.b;
     while (this.i < this.end) {
       const c = b[this.i];
       if (c === QUOTE) {
-        const to = this.i;
-        return this.quote() ? [from, to] : null;
+        this.from = from;
+        this.to = this.i;
+        return this.quote();
       }
-      if (c === BACKSLASH || c < 0x20) return null;
+      if (c === BACKSLASH || c < 0x20) return false;
       this.i++;
     }
-    return null;
+    return false;
   }
 
   /** A JSON number of the forms `0`, `[1-9][0-9]*`, optionally `.` and digits (at most 8 bytes): its value, or null. */
@@ -114,18 +119,18 @@ function canonicalUuid(b: Uint8Array, from: number, to: number): boolean {
   return true;
 }
 
-/** Where a plain credit list's ids and names are told: the bytes of a credit's id and of its name. */
-export type CreditSink = (body: Uint8Array, id: [number, number], name: [number, number]) => void;
+/** Where a plain credit list's ids and names are told: the byte where a credit's id starts (36 bytes), and its name's bytes. */
+export type CreditSink = (body: Uint8Array, id: number, nameFrom: number, nameTo: number) => void;
 
 /** One credit object, the `{` taken: true when plain, null when in doubt. `sink` hears of it when it has an id. */
 function credit(cell: Cell, b: Uint8Array, sink?: CreditSink): true | null {
   let seen = 0;
-  let id: [number, number] | null = null;
-  let name: [number, number] | null = null;
+  let id = -1;
+  let nameFrom = -1;
+  let nameTo = -1;
   do {
-    const key = cell.string();
-    if (!key) return null;
-    const k = keyOf(b, key[0], key[1]);
+    if (!cell.string()) return null;
+    const k = keyOf(b, cell.from, cell.to);
     if (k < 0 || seen & (1 << k) || !cell.take(0x3a)) return null;
     seen |= 1 << k;
     if (KEYS[k] === 'share') {
@@ -133,21 +138,21 @@ function credit(cell: Cell, b: Uint8Array, sink?: CreditSink): true | null {
       if (v === null || v > 100) return null;
       continue;
     }
-    const s = cell.string();
-    if (!s) return null;
+    if (!cell.string()) return null;
     if (KEYS[k] === 'id') {
-      if (!canonicalUuid(b, s[0], s[1])) return null;
-      id = s;
+      if (!canonicalUuid(b, cell.from, cell.to)) return null;
+      id = cell.from;
     }
     if (KEYS[k] === 'name') {
       let blank = true;
-      for (let j = s[0]; j < s[1] && blank; j++) blank = b[j] === 0x20;
+      for (let j = cell.from; j < cell.to && blank; j++) blank = b[j] === 0x20;
       if (blank) return null;
-      name = s;
+      nameFrom = cell.from;
+      nameTo = cell.to;
     }
   } while (cell.take(0x2c));
-  if (!name || !cell.take(0x7d)) return null;
-  if (id && sink) sink(b, id, name);
+  if (nameFrom < 0 || !cell.take(0x7d)) return null;
+  if (id >= 0 && sink) sink(b, id, nameFrom, nameTo);
   return true;
 }
 
