@@ -28,14 +28,15 @@ function isBareKey(key: string): boolean {
 }
 
 /** A JSON path key: indexes stay bare (a negative one is quoted when a `)` follows, where it would not parse). */
-function compileJsonKey(key: string, beforeParen: boolean): string {
+function compileJsonKey(key: string, beforeParen: boolean, text?: true): string {
+  if (text) return quote(key);
   if (/^\d+$/.test(key)) return key;
   if (/^-\d+$/.test(key)) return beforeParen ? quote(key) : key;
   return isBareKey(key) ? key : quote(key);
 }
 
 function compileJsonPath(path: JsonPathStep[], beforeParen: boolean): string {
-  return path.map((s, i) => s.arrow + compileJsonKey(s.key, beforeParen && i === path.length - 1)).join('');
+  return path.map((s, i) => s.arrow + compileJsonKey(s.key, beforeParen && i === path.length - 1, s.text)).join('');
 }
 
 /** `name->a->>b` */

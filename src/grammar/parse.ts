@@ -40,8 +40,16 @@ const sepByDash = (p: Parser<string>): Parser<string> => map(sepBy1(p, dash), (p
 const pFieldName: Parser<string> = label(alt(pQuotedValue, sepByDash(pIdentifier)), 'field name (* or [a..z0..9_$])');
 
 const pJsonKeyIdentifier: Parser<string> = map(takeWhile((c) => !'(-:.,>)'.includes(c), 1), hsStrip);
-const pJsonKeyName: Parser<string> = label(
-  alt(pQuotedValue, sepByDash(pJsonKeyIdentifier)),
+/**
+ * A key. A quoted one of digits (`->"2020"`) is marked `text`: PostgREST reads it as a key, where
+ * `->2020` is an array index. (A quoted negative number stays an index: it is how compile writes
+ * one before a `)`, where PostgREST's grammar has no bare index.)
+ */
+const pJsonKeyName: Parser<{ key: string; text?: true }> = label(
+  alt(
+    map(pQuotedValue, (key) => (/^\d+$/.test(key) ? { key, text: true as const } : { key })),
+    map(sepByDash(pJsonKeyIdentifier), (key) => ({ key })),
+  ),
   'any non reserved character different from: .,>()',
 );
 
@@ -56,9 +64,9 @@ const pJsonIdx: Parser<string> = left(
   map(seq(option('+', char('-')), many1(digit)), ([sign, ds]) => (sign === '-' ? '-' : '') + joinChars(ds)),
   pJsonIdxEnd,
 );
-const pJsonOperand: Parser<string> = alt(attempt(pJsonIdx), attempt(pJsonKeyName));
-/** `->a->>b`, `->0`, `->-1` */
-const pJsonPath: Parser<JsonPathStep[]> = many(map(seq(pJsonArrow, pJsonOperand), ([arrow, key]) => ({ arrow, key })));
+const pJsonOperand: Parser<{ key: string; text?: true }> = alt(attempt(map(pJsonIdx, (key) => ({ key }))), attempt(pJsonKeyName));
+/** `->a->>b`, `->0`, `->-1`, `->"2020"` */
+const pJsonPath: Parser<JsonPathStep[]> = many(map(seq(pJsonArrow, pJsonOperand), ([arrow, operand]) => ({ arrow, ...operand })));
 
 /** `name->json->>path` with surrounding blanks. */
 const pField: Parser<FieldRef> = lexeme(map(seq(pFieldName, option<JsonPathStep[]>([], pJsonPath)), ([name, jsonPath]) => ({ name, jsonPath })));

@@ -16,6 +16,8 @@ import type { FilterOp } from './operators.js';
 export interface JsonPathStep {
   arrow: '->' | '->>';
   key: string;
+  /** A quoted operand of digits (`->"2020"`): a key, as PostgREST reads it, where `->2020` is an array index. */
+  text?: true;
 }
 
 /** A column, possibly followed by a JSON path (`metadata->socials->>x`). */

@@ -184,7 +184,7 @@ function keyOf(field: FieldRef, alias?: string): string {
   if (alias) return alias;
   for (let i = field.jsonPath.length - 1; i >= 0; i--) {
     const k = field.jsonPath[i].key;
-    if (!/^-?\d+$/.test(k)) return k;
+    if (!/^-?\d+$/.test(k) || field.jsonPath[i].text) return k;
   }
   return field.name;
 }

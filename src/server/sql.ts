@@ -52,11 +52,11 @@ function computedExpr(alias: string, ref: ColumnRef & { computed: TableDef }, sc
   return `${ident(schema)}.${ident(ref.column.name)}(${row})`;
 }
 
-/** `t1."meta"->'a'->>'b'` with each key bound (integers as array indexes). */
+/** `t1."meta"->'a'->>'b'` with each key bound (unquoted integers as array indexes, `"2020"` as a key). */
 function refExpr(alias: string, ref: ColumnRef, p: Params): string {
   let s = ref.computed ? computedExpr(alias, ref as ColumnRef & { computed: TableDef }, p.schema) : `${alias}.${ident(ref.column.name)}`;
   for (const step of ref.jsonPath) {
-    const key = INDEX.test(step.key) ? `${p.add(step.key)}::int` : `${p.add(step.key)}::text`;
+    const key = INDEX.test(step.key) && !step.text ? `${p.add(step.key)}::int` : `${p.add(step.key)}::text`;
     s = `(${s}${step.arrow}${key})`;
   }
   return s;
