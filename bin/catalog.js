@@ -8,7 +8,7 @@
 // signal from it (`catalog serve` gives SIGUSR1 PostgREST's meaning; other commands ignore it).
 process.on('SIGUSR1', () => {});
 
-const { closeSync, fstatSync, lstatSync, openSync, readSync, statSync, writeSync } = require('node:fs');
+const { lstatSync, statSync, writeSync } = require('node:fs');
 const { join } = require('node:path');
 
 // dist/bundle/ (scripts/bundle.mjs) is the same code as dist/cli/, as one script compiled from a
@@ -40,8 +40,8 @@ async function runHere() {
  *
  * Only when it is safe and exact: a door of this user's (the data directory is theirs and private,
  * the socket theirs), no node options, and the door itself hands back whatever it cannot run as
- * this process would (another build, node, locale or time zone, a command that may prompt or
- * page…). Handed back, not reached, or gone before it wrote anything: the command runs here, as it
+ * this process would (another bundle or a build since the holder started, another node, locale or
+ * time zone, a command that may prompt or page…). Handed back, not reached, or gone before it wrote anything: the command runs here, as it
  * always did, and nobody can tell. (test/e2e/holder-door.test.ts holds these constants to the door's.)
  */
 const DOOR_FILE = 'catalog-cli.sock';
@@ -66,47 +66,25 @@ function dataDirOf(env) {
   return dir.startsWith('/') ? dir : null;
 }
 
-/** The door's socket when it is this user's, in a private directory of this user's; else null. */
+/** The door's socket when it is this user's, in a private directory of this user's; else null (also when they cannot be looked at). */
 function doorOf(dataDir) {
   const socket = join(dataDir, DOOR_FILE);
   if (Buffer.byteLength(socket) > MAX_SOCKET_PATH) return null;
   const uid = process.getuid();
-  const dir = statSync(dataDir, { throwIfNoEntry: false });
-  if (!dir || !dir.isDirectory() || dir.uid !== uid || dir.mode & 0o077) return null;
-  const st = lstatSync(socket, { throwIfNoEntry: false });
-  return st && st.isSocket() && st.uid === uid ? socket : null;
-}
-
-/** The bundle's build id, from the first line of its entry (scripts/bundle.mjs), or null. */
-function buildId() {
-  const head = Buffer.alloc(64);
   try {
-    const fd = openSync(`${dist}bundle/catalog.js`, 'r');
-    try {
-      readSync(fd, head, 0, 64, 0);
-    } finally {
-      closeSync(fd);
-    }
+    const dir = statSync(dataDir, { throwIfNoEntry: false });
+    if (!dir || !dir.isDirectory() || dir.uid !== uid || dir.mode & 0o077) return null;
+    const st = lstatSync(socket, { throwIfNoEntry: false });
+    return st && st.isSocket() && st.uid === uid ? socket : null;
   } catch {
     return null;
-  }
-  return /^\/\/ catalog build ([0-9a-f]{16}) /.exec(head.toString('latin1'))?.[1] ?? null;
-}
-
-/** Whether fd is open (a command run with `>&-` runs here, and fails as it always did). */
-function isOpen(fd) {
-  try {
-    fstatSync(fd);
-    return true;
-  } catch {
-    return false;
   }
 }
 
 /**
  * Hands the command line to the background holder's door. Null when there is no door to ask
- * (nothing was done); else resolves true once the command ran there (process.exitCode set), false
- * when it is to run here (nothing was written).
+ * (nothing was done); else exits with the command's code once it ran there, or resolves false when
+ * it is to run here (nothing was written), true when the holder was lost after it began writing.
  */
 function handOver(args) {
   const env = process.env;
@@ -114,15 +92,14 @@ function handOver(args) {
   if (!args.some((a) => DOOR_VERBS.has(a)) || args.some((a) => a === '-h' || a === '--help' || a === '-V' || a === '--version')) return null;
   const dataDir = dataDirOf(env);
   const socket = dataDir && doorOf(dataDir);
-  const build = socket && buildId();
-  if (!build || !isOpen(1) || !isOpen(2)) return null;
+  if (!socket) return null;
   const { isatty } = require('node:tty');
   const tty = [isatty(0), isatty(1), isatty(2)];
   const size = {
     ...(tty[1] ? { out: [process.stdout.columns, process.stdout.rows] } : {}),
     ...(tty[2] ? { err: [process.stderr.columns, process.stderr.rows] } : {}),
   };
-  const request = Buffer.from(JSON.stringify({ protocol: DOOR_PROTOCOL, build, node: process.version, args, env, dataDir, tty, size }), 'utf8');
+  const request = Buffer.from(JSON.stringify({ protocol: DOOR_PROTOCOL, entry: join(dist, 'bundle/catalog.js'), node: process.version, args, env, dataDir, tty, size }), 'utf8');
   return exchange(socket, request);
 }
 
@@ -192,10 +169,8 @@ function exchange(path, request) {
         if (type === FRAME.STARTED) clearTimeout(timer);
         else if (type === FRAME.STDOUT) output(1, payload);
         else if (type === FRAME.STDERR) output(2, payload);
-        else if (type === FRAME.EXIT) {
-          process.exitCode = payload.readInt32BE(0);
-          settle(true);
-        } else if (type === FRAME.HAND_BACK && !written) settle(false);
+        // all of the output is written (synchronously): nothing is left to wait for
+        else if (type === FRAME.EXIT) process.exit(payload.readInt32BE(0)); else if (type === FRAME.HAND_BACK && !written) settle(false);
         else lost();
       }
     });

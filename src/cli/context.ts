@@ -12,7 +12,7 @@ import { startSpinner } from '../io/spinner.js';
 import { style, type Style } from '../io/style.js';
 import { REMOVED_FIELDS } from '../schema/catalog.js';
 import type { HolderAddress, HolderControl, StartedHolder } from '../holder/holder.js';
-import type { Door, DoorRequest } from '../holder/door.js';
+import type { Door, DoorOptions, DoorRequest } from '../holder/door.js';
 import { HandBack } from '../holder/hand-back.js';
 import { loadHolder, loadPGlite, loadServer } from './embedded.js';
 import { type EffectiveConfig, readConfigFile, resolveConfig } from './config.js';
@@ -95,11 +95,11 @@ export interface ContextDeps {
   /** Starts `$PAGER` over the terminal (a real run); without it output goes straight to stdout. */
   pager?: () => Promise<Pager | null>;
   /**
-   * The bundle's build id (scripts/bundle.mjs; a real run of the bundle only) and how to run a
-   * command line a thin client hands over (main.ts's runHandedOver): with both, a background
-   * holder this process becomes opens its command door (src/holder/door.ts).
+   * The bundle's entry this process runs (scripts/bundle.mjs; a real run of the bundle only) and
+   * how to run a command line a thin client hands over (main.ts's runHandedOver): with both, a
+   * background holder this process becomes opens its command door (src/holder/door.ts).
    */
-  build?: string;
+  bundle?: DoorOptions['bundle'];
   handOver?: (args: string[], ctx: Context) => Promise<number>;
   /**
    * This context is a command a thin client handed to the background holder (src/holder/door.ts):
@@ -256,14 +256,14 @@ export class Context {
    */
   async serverControl(): Promise<ServerControl> {
     const control = this.deps.server ?? (await loadServer());
-    const { build, handOver } = this.deps;
-    if (!build || !handOver) return control;
+    const { bundle, handOver } = this.deps;
+    if (!bundle || !handOver) return control;
     return {
       ...control,
       startServer: async (opts) => {
         const server = await control.startServer(opts);
         if (!opts.onIdle || !opts.private || !opts.dataDir) return server;
-        const door = await this.openDoor(opts.dataDir, build, handOver).catch(() => null);
+        const door = await this.openDoor(opts.dataDir, bundle, handOver).catch(() => null);
         const close = server.close.bind(server);
         return Object.assign(server, { close: async () => (await door?.close(), close()) });
       },
@@ -271,7 +271,7 @@ export class Context {
   }
 
   /** The command door of the background holder serving `dataDir` (src/holder/door.ts): runs what thin clients hand over, each in a context of its own. */
-  private async openDoor(dataDir: string, build: string, handOver: NonNullable<ContextDeps['handOver']>): Promise<Door | null> {
+  private async openDoor(dataDir: string, bundle: DoorOptions['bundle'], handOver: NonNullable<ContextDeps['handOver']>): Promise<Door | null> {
     const { openDoor } = await import('../holder/door.js');
     const run = (req: DoorRequest, io: IO) => {
       const home = req.env.HOME;
@@ -279,7 +279,7 @@ export class Context {
       const ctx = new Context({ io, env: req.env, home, version: this.version, handedOver: true, prompter: { confirm: () => Promise.reject(new HandBack('a question')) } });
       return handOver(req.args, ctx);
     };
-    return openDoor({ dataDir, build, env: this.env, run: async (req, io) => run(req, io) });
+    return openDoor({ dataDir, bundle, env: this.env, run: async (req, io) => run(req, io) });
   }
 
   /**
@@ -486,9 +486,9 @@ export class Context {
 
 /**
  * The context of a real run: process streams, environment, home, signals. The bundle's entry
- * (scripts/bundle.mjs) gives its build id and main.ts's runHandedOver: see ContextDeps.build.
+ * (scripts/bundle.mjs) gives itself and main.ts's runHandedOver: see ContextDeps.bundle.
  */
-export function systemContext(bundle: Pick<ContextDeps, 'build' | 'handOver'> = {}): Context {
+export function systemContext(bundle: Pick<ContextDeps, 'bundle' | 'handOver'> = {}): Context {
   const env = process.env;
   const stdout = nodeOutput(process.stdout, env);
   // process.stdin is made on first use (a stream over the terminal, pipe or file: ~2 ms), and most

@@ -300,6 +300,9 @@ export async function run(argv: string[], ctx: Context): Promise<number> {
     }
     return exitCodeFor(err);
   } finally {
-    await ctx.close();
+    // a command the background holder runs for a thin client is done once its output is: the
+    // client may exit while this process closes the command's connections to itself
+    if (ctx.handedOver) void ctx.close();
+    else await ctx.close();
   }
 }

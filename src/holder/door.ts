@@ -39,8 +39,8 @@ export const STDOUT_GONE = 1;
 /** What a thin client sends: the command line and everything about its process a command may look at. */
 export interface DoorRequest {
   protocol: number;
-  /** The bundle's build id (scripts/bundle.mjs): a door of another build hands the command back. */
-  build: string;
+  /** The bundle's entry (dist/bundle/catalog.js) the client's bin/catalog.js would load: a door of another hands the command back. */
+  entry: string;
   /** process.version of the client. */
   node: string;
   /** The command line after `catalog`. */
@@ -73,8 +73,11 @@ export type RunForClient = (req: DoorRequest, io: IO) => Promise<number>;
 
 export interface DoorOptions {
   dataDir: string;
-  /** This process's build id: requests of another build are handed back. */
-  build: string;
+  /**
+   * The bundle's entry this process runs, and whether that file is still the one it loaded: a
+   * request for another entry, or after a build replaced this one, is handed back.
+   */
+  bundle: { entry: string; unchanged(): boolean };
   /** This process's environment (for processWideDifference). */
   env: Record<string, string | undefined>;
   run: RunForClient;
@@ -88,7 +91,7 @@ export interface Door {
 /** Opens the door: listens on a new socket in the data directory, made 0600, then renamed into place. */
 export async function openDoor(opts: DoorOptions): Promise<Door | null> {
   const path = join(opts.dataDir, DOOR_FILE);
-  if (Buffer.byteLength(path) > MAX_SOCKET_PATH) return null;
+  if (Buffer.byteLength(path) > MAX_SOCKET_PATH || !opts.bundle.unchanged()) return null;
   const { createServer } = await import('node:net');
   const running = new Set<Promise<void>>();
   const server: Server = createServer((socket) => {
@@ -182,6 +185,11 @@ function clientOutput(socket: Socket, type: number, tty: boolean, size: [number 
     write(text: string): Promise<void> {
       if (text === '' || socket.destroyed) return Promise.resolve();
       state.written = true;
+      // what is written in one turn of the event loop (the last output and the exit code) goes in one write
+      if (!socket.writableCorked) {
+        socket.cork();
+        setImmediate(() => socket.uncork());
+      }
       if (socket.write(frame(type, Buffer.from(text, 'utf8')))) return Promise.resolve();
       return new Promise((resolve) => {
         const done = () => {
@@ -199,7 +207,7 @@ function clientOutput(socket: Socket, type: number, tty: boolean, size: [number 
 /** Why a request is handed back before anything runs, or null when the door may run it. */
 function refusal(req: DoorRequest, opts: DoorOptions): string | null {
   if (req.protocol !== DOOR_PROTOCOL) return 'protocol';
-  if (req.build !== opts.build) return 'build';
+  if (req.entry !== opts.bundle.entry || !opts.bundle.unchanged()) return 'build';
   if (req.node !== process.version) return 'node';
   if (req.dataDir !== opts.dataDir) return 'data directory';
   if (!Array.isArray(req.args) || typeof req.env !== 'object' || req.env === null || !Array.isArray(req.tty)) return 'request';
