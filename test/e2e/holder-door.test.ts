@@ -166,6 +166,10 @@ describe.skipIf(!bundled)("the background holder's command door (src/holder/door
         // gone already
       }
     }
+    // the door closes before the server and its lock: once the lock is gone, so is the socket
+    for (let i = 0; i < 1500 && existsSync(join(own.CATALOG_DATA, 'catalog-serve.json')); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(existsSync(join(own.CATALOG_DATA, 'catalog-serve.json'))).toBe(false);
+    expect(existsSync(join(own.CATALOG_DATA, DOOR_FILE))).toBe(false);
   });
 
   it('draws for the client\'s terminal: its width, and the first page of a list as a terminal gets it', async () => {
