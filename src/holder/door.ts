@@ -145,6 +145,7 @@ function readRequest(socket: Socket, onGone: () => void): Promise<DoorRequest | 
     const finish = (req: DoorRequest | null) => {
       socket.off('data', onData);
       socket.off('end', onEnd);
+      socket.off('close', onEnd);
       resolve(req);
     };
     const onEnd = () => finish(null);
@@ -167,6 +168,7 @@ function readRequest(socket: Socket, onGone: () => void): Promise<DoorRequest | 
     };
     socket.on('data', onData);
     socket.on('end', onEnd);
+    socket.on('close', onEnd);
   });
 }
 
@@ -223,6 +225,8 @@ async function serveClient(socket: Socket, opts: DoorOptions): Promise<void> {
   socket.on('data', (chunk: Buffer) => {
     if (chunk.includes(STDOUT_GONE)) state.stdoutGone = true;
   });
+  // a client that gave up waiting (its holder was busy) runs the command itself
+  if (socket.destroyed) return;
   socket.write(frame(FRAME.STARTED));
   if (refusal(req, opts) !== null) return void socket.end(frame(FRAME.HAND_BACK));
   const io: IO = {

@@ -27,7 +27,7 @@ function exchange(path: string, req: DoorRequest): Promise<Array<[number, string
     const body = Buffer.from(JSON.stringify(req));
     const head = Buffer.alloc(4);
     head.writeUInt32BE(body.length);
-    conn.end(Buffer.concat([head, body]));
+    conn.write(Buffer.concat([head, body]));
     const chunks: Buffer[] = [];
     conn.on('data', (c: Buffer) => chunks.push(c));
     conn.on('error', reject);
