@@ -140,6 +140,15 @@ const { dirname, join } = require('node:path');
 const { fileURLToPath } = require('node:url');
 const { Script } = require('node:vm');
 
+/**
+ * This file as this process loaded it (device, inode, size, mtime), taken before anything else: a
+ * background holder's command door serves only a client whose bin/catalog.js would load this very
+ * file, and never once a build has replaced it (src/holder/door.ts).
+ */
+const entryFile = fileURLToPath(import.meta.url);
+const identity = (st) => st && \`\${st.dev}:\${st.ino}:\${st.size}:\${st.mtimeMs}\`;
+const loaded = identity(statSync(entryFile, { throwIfNoEntry: false }));
+
 const SCRIPT_ID = ${JSON.stringify(scriptId)};
 const url = new URL(${JSON.stringify(`./${SCRIPT}`)}, import.meta.url);
 const file = fileURLToPath(url);
@@ -236,7 +245,15 @@ const cli = { exports: {} };
 script.runInThisContext()(cli.exports, createRequire(file), cli, file, dirname(file), url.href, dynamicImport);
 const needsCache = cached === undefined || script.cachedDataRejected === true;
 
-export const systemContext = cli.exports.systemContext;
+/**
+ * The context of a real run, with this file (see \`loaded\`) and how a background holder it becomes
+ * runs the commands thin clients hand over (src/holder/door.ts).
+ */
+export const systemContext = () =>
+  cli.exports.systemContext({
+    bundle: { entry: entryFile, unchanged: () => loaded !== undefined && identity(statSync(entryFile, { throwIfNoEntry: false })) === loaded },
+    handOver: cli.exports.runHandedOver,
+  });
 
 /** Runs the command line; then, when no cache was used, writes one from what this run compiled. */
 export async function run(argv, ctx) {

@@ -12,6 +12,8 @@ import { startSpinner } from '../io/spinner.js';
 import { style, type Style } from '../io/style.js';
 import { REMOVED_FIELDS } from '../schema/catalog.js';
 import type { HolderAddress, HolderControl, StartedHolder } from '../holder/holder.js';
+import type { Door, DoorOptions, DoorRequest } from '../holder/door.js';
+import { HandBack } from '../holder/hand-back.js';
 import { loadHolder, loadPGlite, loadServer } from './embedded.js';
 import { type EffectiveConfig, readConfigFile, resolveConfig } from './config.js';
 import { UsageError } from './errors.js';
@@ -92,6 +94,19 @@ export interface ContextDeps {
   startHolder?: (dataDir: string, idleSeconds: number) => Promise<StartedHolder | null>;
   /** Starts `$PAGER` over the terminal (a real run); without it output goes straight to stdout. */
   pager?: () => Promise<Pager | null>;
+  /**
+   * The bundle's entry this process runs (scripts/bundle.mjs; a real run of the bundle only) and
+   * how to run a command line a thin client hands over (main.ts's runHandedOver): with both, a
+   * background holder this process becomes opens its command door (src/holder/door.ts).
+   */
+  bundle?: DoorOptions['bundle'];
+  handOver?: (args: string[], ctx: Context) => Promise<number>;
+  /**
+   * This context is a command a thin client handed to the background holder (src/holder/door.ts):
+   * it never opens or starts the catalog itself, and whatever it cannot do as the client's own
+   * process would (see main.ts's runHandedOver) throws HandBack.
+   */
+  handedOver?: boolean;
 }
 
 /** How long a background holder keeps the embedded catalog open without a request, unless CATALOG_KEEP_WARM says. */
@@ -229,9 +244,42 @@ export class Context {
     return this.endpointP;
   }
 
-  /** The service's start and lock functions (src/server/listen.ts, loaded only when needed). */
+  /** Whether this is a command a thin client handed to the background holder (ContextDeps.handedOver). */
+  get handedOver(): boolean {
+    return Boolean(this.deps.handedOver);
+  }
+
+  /**
+   * The service's start and lock functions (src/server/listen.ts, loaded only when needed). In a
+   * real run of the bundle, a background holder (`serve --idle-exit`) it starts opens its command
+   * door too, which closes before the server does.
+   */
   async serverControl(): Promise<ServerControl> {
-    return this.deps.server ?? (await loadServer());
+    const control = this.deps.server ?? (await loadServer());
+    const { bundle, handOver } = this.deps;
+    if (!bundle || !handOver) return control;
+    return {
+      ...control,
+      startServer: async (opts) => {
+        const server = await control.startServer(opts);
+        if (!opts.onIdle || !opts.private || !opts.dataDir) return server;
+        const door = await this.openDoor(opts.dataDir, bundle, handOver).catch(() => null);
+        const close = server.close.bind(server);
+        return Object.assign(server, { close: async () => (await door?.close(), close()) });
+      },
+    };
+  }
+
+  /** The command door of the background holder serving `dataDir` (src/holder/door.ts): runs what thin clients hand over, each in a context of its own. */
+  private async openDoor(dataDir: string, bundle: DoorOptions['bundle'], handOver: NonNullable<ContextDeps['handOver']>): Promise<Door | null> {
+    const { openDoor } = await import('../holder/door.js');
+    const run = (req: DoorRequest, io: IO) => {
+      const home = req.env.HOME;
+      if (!home?.startsWith('/')) throw new HandBack('no home');
+      const ctx = new Context({ io, env: req.env, home, version: this.version, handedOver: true, prompter: { confirm: () => Promise.reject(new HandBack('a question')) } });
+      return handOver(req.args, ctx);
+    };
+    return openDoor({ dataDir, bundle, env: this.env, run: async (req, io) => run(req, io) });
   }
 
   /**
@@ -323,6 +371,8 @@ export class Context {
 
   /** Opens the embedded catalog in this process (`start` takes the lock and serves it), with a spinner and the engine set for the command. */
   private async openHere(dataDir: string, start: () => Promise<HolderAddress | null>): Promise<HolderAddress | null> {
+    // the background holder running a client's command is the holder: it never opens the catalog twice
+    if (this.deps.handedOver) throw new HandBack('no holder');
     if (!existsSync(join(dataDir, 'PG_VERSION'))) await this.note(`Creating a new catalog in ${dataDir}`);
     const spinner = startSpinner(this.io.stderr, `Opening the catalog in ${dataDir}`);
     const short = Boolean(this.deps.ownsProcess) && !this.bulk;
@@ -434,8 +484,11 @@ export class Context {
   }
 }
 
-/** The context of a real run: process streams, environment, home, signals. */
-export function systemContext(): Context {
+/**
+ * The context of a real run: process streams, environment, home, signals. The bundle's entry
+ * (scripts/bundle.mjs) gives itself and main.ts's runHandedOver: see ContextDeps.bundle.
+ */
+export function systemContext(bundle: Pick<ContextDeps, 'bundle' | 'handOver'> = {}): Context {
   const env = process.env;
   const stdout = nodeOutput(process.stdout, env);
   // process.stdin is made on first use (a stream over the terminal, pipe or file: ~2 ms), and most
@@ -487,6 +540,7 @@ export function systemContext(): Context {
       const command = pagerCommand(env);
       return command ? startPager(command, env, stdout) : null;
     },
+    ...bundle,
   });
 }
 

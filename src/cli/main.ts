@@ -17,6 +17,7 @@ import { describeError, EXIT, exitCodeFor, UsageError } from './errors.js';
 import { loadHolder } from './embedded.js';
 import { addGlobalOptions, GLOBAL_OPTIONS } from './globals.js';
 import { guide } from './guide.js';
+import { HandBack } from '../holder/hand-back.js';
 
 export { systemContext } from './context.js';
 
@@ -179,6 +180,7 @@ export async function buildProgram(ctx: Context, args?: string[]): Promise<Comma
   program.hook('preAction', (_root, action) => {
     ctx.setGlobals(program.opts());
     ctx.bulk = BULK_COMMANDS.has(action.name()) || (action.name() === 'list' && Boolean(action.opts().all));
+    return ctx.handedOver ? holderMayRun(ctx, program, action) : undefined;
   });
 
   // Plain comparison: names are lower-case ASCII, and localeCompare's first call costs ~10 ms of ICU set-up.
@@ -226,6 +228,49 @@ export async function buildProgram(ctx: Context, args?: string[]): Promise<Comma
   return program;
 }
 
+/**
+ * What the background holder runs for a thin client (src/holder/door.ts): reading commands of a
+ * collection (`list` without --all, `get`, `count`), which never prompt, page, read stdin or a file,
+ * or write anything but their output. Everything else the client runs itself.
+ */
+const HANDED_OVER_VERBS = new Set(['list', 'get', 'count']);
+
+/**
+ * Longer command lines are handed back: a key list too long for one URL is read in parts as
+ * `--all` reads (which bounds this process's heap growth, and pages on a terminal); a compiled query
+ * is at most ~9 characters per character of its words (percent-encoded UTF-8).
+ */
+const HANDED_OVER_MAX_CHARS = 400;
+
+/**
+ * Runs a command line a thin client handed to the background holder, in a context that writes to
+ * the client (see HANDED_OVER_VERBS); throws HandBack, before anything is written, for any other.
+ * Help, version and completion output are handed back before parsing (commander sizes them by this
+ * process's own stdout); the rest is decided once the line is parsed (holderMayRun).
+ */
+export async function runHandedOver(args: string[], ctx: Context): Promise<number> {
+  const { words, rest } = operands(args);
+  const [first, second] = words;
+  const quick =
+    !rest &&
+    args.join(' ').length <= HANDED_OVER_MAX_CHARS &&
+    !args.some((a) => a === '-h' || a === '--help' || a === '-V' || a === '--version') &&
+    TABLES.some((t) => t.name === first) &&
+    HANDED_OVER_VERBS.has(verbNamed(second) ?? '');
+  if (!quick) throw new HandBack('not a command the holder runs');
+  return run(['node', 'catalog', ...args], ctx);
+}
+
+/** Throws HandBack unless the parsed command is one the holder runs for a thin client, against the embedded catalog. */
+async function holderMayRun(ctx: Context, program: Command, action: Command): Promise<void> {
+  const collection = action.parent;
+  const served = collection?.parent === program && TABLES.some((t) => t.name === collection.name()) && HANDED_OVER_VERBS.has(action.name()) && !ctx.bulk;
+  const { url, profile, dryRun } = ctx.globals;
+  if (!served || url !== undefined || profile !== undefined || dryRun) throw new HandBack('not a command the holder runs');
+  const config = await ctx.config().catch(() => null);
+  if (!config || config.url) throw new HandBack('a service other than the embedded catalog');
+}
+
 /** Runs the command line (`argv` as process.argv) and returns the exit code. */
 export async function run(argv: string[], ctx: Context): Promise<number> {
   const args = argv.slice(2);
@@ -245,6 +290,8 @@ export async function run(argv: string[], ctx: Context): Promise<number> {
     }
     return EXIT.ok;
   } catch (err) {
+    // the background holder's door runs the command in the client instead (nothing was written)
+    if (err instanceof HandBack) throw err;
     // Commander has already printed its own errors (and help/version output).
     if (!(err instanceof CommanderError)) {
       const config = await ctx.config().catch(() => null);
@@ -253,6 +300,9 @@ export async function run(argv: string[], ctx: Context): Promise<number> {
     }
     return exitCodeFor(err);
   } finally {
-    await ctx.close();
+    // a command the background holder runs for a thin client is done once its output is: the
+    // client may exit while this process closes the command's connections to itself
+    if (ctx.handedOver) void ctx.close();
+    else await ctx.close();
   }
 }

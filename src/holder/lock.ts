@@ -140,8 +140,16 @@ export class HeldError extends Error {
   }
 }
 
+/** This process's own start time, read once (the background holder checks its own lock for every command its door runs). */
+let ownStart: string | null | undefined;
+
 /** A process's start time from /proc (field 22 of stat), or null when it cannot be read. */
 function processStart(pid: number): string | null {
+  if (pid === process.pid) return (ownStart ??= readStart(pid));
+  return readStart(pid);
+}
+
+function readStart(pid: number): string | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;

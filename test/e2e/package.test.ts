@@ -20,6 +20,8 @@ const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
 /** What the tarball may hold: the bundle, the migrated template, the man page, the sample catalog, and npm's own files. */
 const SHIPPED = [
   /^bin\/catalog\.js$/,
+  // makes bin/ CommonJS (the thin client starts sooner than an ES module would)
+  /^bin\/package\.json$/,
   /^dist\/bundle\/[\w-]+\.js$/,
   /^dist\/pglite-template-[\w.-]+\.pack$/,
   /^dist\/man\/catalog\.1$/,
