@@ -170,6 +170,23 @@ for (const kind of STORE_KINDS) {
       expect(s.requests).toBeLessThan(150); // bisecting every batch to single rows would take ~400
     });
 
+    it('a large batch the database refuses for names nobody has: its bad rows are found by the check at once, not bisected (issue 35: 2,000 rejected rows cost about what accepted ones do)', async () => {
+      const artists = file(tmp(), 'artists.csv', `id,stage_name\n${uuid('f9000000', 1)},Ana Probe\n`);
+      expect((await importFile({ table: table('artists'), input: artists }, serverFor(store))).inserted).toBe(1);
+      const lines = ['id,track_title,primary_artists'];
+      // one batch of 400 tracks: one in four credits the artist, the rest a name nobody has
+      for (let i = 1; i <= 400; i++) lines.push(`${uuid('f9100000', i)},Probed ${i},${i % 4 === 0 ? 'ana probe' : `Nobody Probed ${i}`}`);
+      const input = file(tmp(), 'probed.csv', `${lines.join('\n')}\n`);
+      const notices: string[] = [];
+      const s = await importFile({ table: table('tracks'), input, batchRows: 400, onNotice: (m) => notices.push(m) }, serverFor(store));
+      expect(s).toMatchObject({ inserted: 100, rejected: 300 });
+      const messages = new Set(s.rejectedRows.map((r) => `${r.code} ${r.message.replace(/Nobody Probed \d+/g, 'Nobody N')}`));
+      expect(messages).toEqual(new Set(['23503 primary_artists[0]: no artist is named "Nobody N" (the element: "Nobody N")']));
+      // bisecting 300 bad rows out of 400 would take hundreds of requests; the refused batch is checked once and sent again
+      expect(s.requests).toBeLessThan(20);
+      expect(notices.some((n) => /^300 rows were refused for their links or references .*: they are now checked before rows are sent$/.test(n))).toBe(true);
+    });
+
     it('links of the wrong shape (another system’s export): once 16 were refused, the rest are rejected in advance with the database’s own message', async () => {
       const shapes = ['[{"artist":"X"}]', '[{"name":5}]', '[{"id":"nope","name":"X"}]', '[5]', '{"name":"X"}', '[{"name":"X","share":150}]', '[{"name":"X","role":7}]', '[{"name":"A"},{"share":10}]'];
       const lines = ['id,track_title,primary_artists'];

@@ -31,6 +31,12 @@ const CHECKED_CODES = new Set(['23503', '23514']);
 /** Rows refused alone with one of CHECKED_CODES, over the whole import, that turn on the check in advance. */
 const REFUSALS_TO_CHECK = 16;
 /**
+ * A batch of more rows than this that the database refuses for its links or references is checked
+ * in advance at once (its bad rows rejected without bisection), before the check is on for every
+ * batch: bisecting one bad row out of n rows costs ~2·log2(n) requests, the check a lookup or two.
+ */
+const PROBE_ROWS = 64;
+/**
  * A request that cannot write anything twice (an upsert, an empty body), sent again after a
  * connection error or 502/503/504: twice more, pausing `retryDelayMs`, then twice that.
  */
@@ -174,6 +180,13 @@ export class Sender {
 
   /** Rows the database refused alone with one of CHECKED_CODES, until the check in advance is on. */
   private refusals = 0;
+  /** The check a large batch the database refused for its links or references uses before the check is on for every batch (PROBE_ROWS). */
+  private probe: ReferenceCheck | null | undefined;
+
+  private prober(): ReferenceCheck | null {
+    if (this.probe === undefined) this.probe = ReferenceCheck.for(this.c.transport, this.c.settings.table, this.c.shape.plan.columns, false, this.c.settings.knownIds, !this.c.settings.createMissing);
+    return this.probe;
+  }
 
   /** Negotiates the body type and whether lookups are needed. */
   static async open(c: SendContext): Promise<Sender> {
@@ -207,16 +220,15 @@ export class Sender {
    * stops checking and sends rows as they are: the database still has the last word. A dry run
    * has no other way to know, so its failure is the run's.
    */
-  private async checkReferences(rows: PendingRow[], out: BatchOutcome): Promise<PendingRow[]> {
-    const refs = this.refs;
+  private async checkReferences(rows: PendingRow[], out: BatchOutcome, refs = this.refs): Promise<PendingRow[]> {
     if (!refs || rows.length === 0) return rows;
     try {
       return await refs.keep(rows, (r) => this.c.shape.jsonOf(r), out.rejects);
     } catch (err) {
       // a stop cancels the check's requests too: that is the stop, not a check that cannot be made
       if (this.c.settings.dryRun || this.c.settings.stopping()) throw err;
-      if (this.refs === refs) {
-        this.refs = null;
+      if (this.refs === refs || this.probe === refs) {
+        this.refs = this.probe = null;
         this.refusals = -Infinity; // not turned on again
         this.c.settings.notice(`references cannot be checked in advance (${(err as Error).message}): rows are sent as they are`);
       }
@@ -225,14 +237,15 @@ export class Sender {
   }
 
   /**
-   * A row the database refused alone. Once REFUSALS_TO_CHECK rows were refused for their links or
-   * references, rows are checked in advance (ReferenceCheck): by every later batch, and by a batch
-   * in flight the next time the database refuses it so, and such rows are rejected without being
-   * bisected out of their batch one request pair at a time.
+   * Rows the database refused for their links or references: alone, or found by the check of a
+   * large batch it refused (PROBE_ROWS). Once REFUSALS_TO_CHECK rows were refused, rows are checked
+   * in advance (ReferenceCheck): by every later batch, and by a batch in flight the next time the
+   * database refuses it so, and such rows are rejected without being bisected out of their batch
+   * one request pair at a time.
    */
-  private refused(code: string): void {
-    if (!CHECKED_CODES.has(code) || this.refs || ++this.refusals < REFUSALS_TO_CHECK) return;
-    this.refs = ReferenceCheck.for(this.c.transport, this.c.settings.table, this.c.shape.plan.columns, false, this.c.settings.knownIds, !this.c.settings.createMissing);
+  private refused(code: string, rows = 1): void {
+    if (!CHECKED_CODES.has(code) || this.refs || (this.refusals += rows) < REFUSALS_TO_CHECK) return;
+    this.refs = this.prober();
     if (this.refs) this.c.settings.notice(`${this.refusals} rows were refused for their links or references (a record that does not exist: import it first, \`catalog import DIR\` takes files parents first; or a link of the wrong shape): they are now checked before rows are sent`);
   }
 
@@ -283,10 +296,14 @@ export class Sender {
       this.refused(faultCode(f));
       return;
     }
-    if (this.refs && CHECKED_CODES.has(faultCode(f))) {
+    const probing = !this.refs && rows.length > PROBE_ROWS && this.refusals >= 0;
+    if ((this.refs || probing) && CHECKED_CODES.has(faultCode(f))) {
       // rows are checked now: those naming a missing parent or with links of the wrong shape go, the rest is sent again
-      const kept = await this.checkReferences(rows, out);
-      if (kept.length < rows.length) return this.sendRows(kept, out);
+      const kept = await this.checkReferences(rows, out, this.refs ?? this.prober());
+      if (kept.length < rows.length) {
+        if (probing) this.refused(faultCode(f), rows.length - kept.length);
+        return this.sendRows(kept, out);
+      }
     }
     if (shrinkFault) this.c.shrink(Math.floor(rows.length / 2), Math.floor(rows.reduce((n, r) => n + r.bytes, 2) / 2));
     const mid = Math.ceil(rows.length / 2);
