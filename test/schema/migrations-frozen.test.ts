@@ -1,0 +1,42 @@
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { LATEST_VERSION, MIGRATIONS } from '../../src/schema/migrations.js';
+
+/**
+ * Issue 39 (item 4): a released migration is never edited ("Versions only grow", migrations.ts).
+ * Catalogs that applied one keep what it did; the same version with other text would leave new
+ * catalogs and upgraded ones different. Each migration's SQL, as the code renders it (constants
+ * such as UUID_RE interpolated), is pinned here by its SHA-256. A change to a released migration
+ * fails this test: write a new migration instead. A new migration adds its line.
+ */
+const FROZEN: ReadonlyArray<[version: number, sha256: string]> = [
+  [1, '9584e5ffef5b61f2'],
+  [2, 'adaccfd8c4fde92a'],
+  [3, '74fdb9b40cfda924'],
+  [4, '6fdb299f6089095d'],
+  [5, '6d0a98c9acbd1407'],
+  [6, 'dc46be196facf84c'],
+  [7, 'f81e38a3d304335a'],
+  [8, 'c9195ad174b51439'],
+  [9, '618731073392d5d7'],
+  [10, '4dd014bea00a319b'],
+];
+
+const digest = (sql: string) => createHash('sha256').update(sql).digest('hex').slice(0, 16);
+
+describe('released migrations are frozen', () => {
+  it('every migration has its pinned digest, and every pinned one is still there', () => {
+    const actual = MIGRATIONS.map((m) => [m.version, digest(m.sql)] as const);
+    expect(actual).toEqual(FROZEN);
+    expect(LATEST_VERSION).toBe(FROZEN[FROZEN.length - 1][0]);
+  });
+
+  it('versions run 1, 2, 3, … without a gap', () => {
+    expect(MIGRATIONS.map((m) => m.version)).toEqual(MIGRATIONS.map((_, i) => i + 1));
+  });
+
+  it('the digest notices a one-character change', () => {
+    const sql = MIGRATIONS[MIGRATIONS.length - 1].sql;
+    expect(digest(`${sql} `)).not.toBe(digest(sql));
+  });
+});
