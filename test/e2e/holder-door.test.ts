@@ -35,6 +35,10 @@ const here = (args: string[], extra: Record<string, string> = {}) => catalog(arg
 
 const output = (r: Result) => ({ code: r.code, stdout: r.stdout, stderr: r.stderr });
 
+/** A filter only the service refuses (PostgreSQL's regular expressions), and what it says. */
+const SERVICE_ERROR = 'name=match.(';
+const SERVICE_ERROR_TEXT = /invalid regular expression/;
+
 /** Runs `node <bin> ...args` (stdin not a terminal), as support.ts's catalog does for this checkout's. */
 function catalogAt(bin: string, args: string[], vars: Record<string, string>): Promise<Result> {
   return new Promise((resolve, reject) => {
@@ -114,6 +118,30 @@ describe.skipIf(!bundled)("the background holder's command door (src/holder/door
     // and they did answer (not two equal failures)
     expect((await viaDoor(['labels', 'count'])).stdout.trim()).toBe('2');
     expect((await viaDoor(['labels', 'list', '--no-such-flag'])).code).toBe(2);
+  });
+
+  it('words -v lines and the service\'s errors as a command that runs itself (its requests served in the holder, not over HTTP)', async () => {
+    // the milliseconds of a -v line differ from run to run; everything else is the same bytes
+    const untimed = (r: Result) => ({ ...output(r), stderr: r.stderr.replace(/\(\d+ ms\)/g, '(N ms)') });
+    const lines = [
+      ['labels', 'list', '-v'],
+      ['-v', 'labels', 'count'],
+      ['labels', 'get', id, '--verbose', '-o', 'json'],
+      ['labels', 'get', '00000000-0000-4000-8000-000000000000', '-v'],
+      // an error only the service finds (PostgreSQL refuses the pattern), plain and with -v
+      ['labels', 'list', '--where', SERVICE_ERROR],
+      ['labels', 'list', '--where', SERVICE_ERROR, '-v'],
+    ];
+    for (const args of lines) {
+      const door = await viaDoor(args);
+      expect(door.door, args.join(' ')).toBe(true);
+      expect(untimed(door), args.join(' ')).toEqual(untimed(await here(args)));
+    }
+    // and they say what they should: the holder's URL on the -v line, the service's error
+    expect((await viaDoor(['labels', 'list', '-v'])).stderr).toMatch(/^GET http:\/\/127\.0\.0\.1:\d+\/labels\S* → 200 \(\d+ ms\)$/m);
+    const refused = await viaDoor(['labels', 'list', '--where', SERVICE_ERROR]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(SERVICE_ERROR_TEXT);
   });
 
   it('hands back what it does not run as the client would, which then runs itself as before', async () => {
