@@ -35,8 +35,9 @@ async function runHere() {
  * The thin client: hands the command line to the warm background holder of the embedded catalog
  * through its command door (src/holder/door.ts describes the protocol), writes what the holder
  * sends back to this process's stdout and stderr, and exits with the command's code. A reading
- * command then costs little more than node's own start: the CLI, commander and node:http are
- * never loaded here (BENCHMARKS.md, "start-up").
+ * command then costs little more than node's own start: the CLI, commander, node:http, and where
+ * node's libuv bindings serve (libuv below) node:net and node:stream, are never loaded here
+ * (BENCHMARKS.md, "start-up").
  *
  * Only when it is safe and exact: a door of this user's (the data directory is theirs and private,
  * the socket theirs), no node options, and the door itself hands back whatever it cannot run as
@@ -227,6 +228,7 @@ function exchange(uv, path, request) {
   return new Promise((resolve) => {
     let settled = false;
     let conn = null;
+    let timer;
     const settle = (done) => {
       if (settled) return;
       settled = true;
@@ -234,8 +236,6 @@ function exchange(uv, path, request) {
       conn?.destroy();
       resolve(done);
     };
-    // the door reads a request at once unless its holder is stuck in a long statement: then run here
-    const timer = setTimeout(() => settle(false), START_WAIT_MS);
     /** The connection failed or closed before the exit code: run here if nothing was written, else say so. */
     const lost = () => {
       if (settled) return;
@@ -275,6 +275,9 @@ function exchange(uv, path, request) {
       }
     };
     conn = pipeConnection(uv, path, message, onData, lost) ?? netConnection(path, message, onData, lost);
+    // the door reads a request at once unless its holder is stuck in a long statement: then run here
+    // (set once the request is on its way: a first timer costs ~0.5 ms, now while the door works)
+    timer = setTimeout(() => settle(false), START_WAIT_MS);
   });
 }
 
