@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { isatty } from 'node:tty';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import type { ClientRequest, ClientResponse } from '../client/client.js';
+import type { ClientOptions, ClientRequest, ClientResponse } from '../client/client.js';
 import type { ServiceClient, Transport } from '../client/transport.js';
 import { type IO, nodeOutput } from '../io/streams.js';
 import type { Pager } from '../io/pager.js';
@@ -13,6 +13,7 @@ import { style, type Style } from '../io/style.js';
 import { REMOVED_FIELDS } from '../schema/catalog.js';
 import type { HolderAddress, HolderControl, StartedHolder } from '../holder/holder.js';
 import type { Door, DoorOptions, DoorRequest } from '../holder/door.js';
+import type { ServeInProcess } from '../holder/in-process-client.js';
 import { HandBack } from '../holder/hand-back.js';
 import { loadHolder, loadPGlite, loadServer } from './embedded.js';
 import { type EffectiveConfig, readConfigFile, resolveConfig } from './config.js';
@@ -107,6 +108,12 @@ export interface ContextDeps {
    * process would (see main.ts's runHandedOver) throws HandBack.
    */
   handedOver?: boolean;
+  /**
+   * A handed-over command's way to the holder's server in this process (RunningServer.serveInProcess)
+   * and the URL it listens on: the command's requests to that URL are served here, without HTTP
+   * (src/holder/in-process-client.ts).
+   */
+  inProcess?: { url: string; serve: ServeInProcess };
 }
 
 /** How long a background holder keeps the embedded catalog open without a request, unless CATALOG_KEEP_WARM says. */
@@ -263,20 +270,26 @@ export class Context {
       startServer: async (opts) => {
         const server = await control.startServer(opts);
         if (!opts.onIdle || !opts.private || !opts.dataDir) return server;
-        const door = await this.openDoor(opts.dataDir, bundle, handOver).catch(() => null);
+        const inProcess = server.serveInProcess ? { url: server.url, serve: server.serveInProcess } : undefined;
+        const door = await this.openDoor(opts.dataDir, bundle, handOver, inProcess).catch(() => null);
         const close = server.close.bind(server);
         return Object.assign(server, { close: async () => (await door?.close(), close()) });
       },
     };
   }
 
-  /** The command door of the background holder serving `dataDir` (src/holder/door.ts): runs what thin clients hand over, each in a context of its own. */
-  private async openDoor(dataDir: string, bundle: DoorOptions['bundle'], handOver: NonNullable<ContextDeps['handOver']>): Promise<Door | null> {
+  /**
+   * The command door of the background holder serving `dataDir` (src/holder/door.ts): runs what
+   * thin clients hand over, each in a context of its own, whose requests this process's server
+   * serves in process (`inProcess`).
+   */
+  private async openDoor(dataDir: string, bundle: DoorOptions['bundle'], handOver: NonNullable<ContextDeps['handOver']>, inProcess: ContextDeps['inProcess']): Promise<Door | null> {
     const { openDoor } = await import('../holder/door.js');
+    if (inProcess) await import('../holder/in-process-client.js');
     const run = (req: DoorRequest, io: IO) => {
       const home = req.env.HOME;
       if (!home?.startsWith('/')) throw new HandBack('no home');
-      const ctx = new Context({ io, env: req.env, home, version: this.version, handedOver: true, prompter: { confirm: () => Promise.reject(new HandBack('a question')) } });
+      const ctx = new Context({ io, env: req.env, home, version: this.version, handedOver: true, inProcess, prompter: { confirm: () => Promise.reject(new HandBack('a question')) } });
       return handOver(req.args, ctx);
     };
     return openDoor({ dataDir, bundle, env: this.env, run: async (req, io) => run(req, io) });
@@ -302,8 +315,9 @@ export class Context {
     const timeoutMs = this.timeoutMs();
     const { CatalogClient } = await import('../client/client.js');
     const { proxyFor } = await import('../client/proxy.js');
+    const inProcess = this.deps.inProcess ? { ...this.deps.inProcess, ...(await import('../holder/in-process-client.js')) } : null;
     const makeClient = (url: string, route?: { headers: Record<string, string>; relocate: () => Promise<HolderAddress> }) => {
-      const client = new CatalogClient({
+      const options: ClientOptions = {
         relocate: route?.relocate,
         routeHeaders: route?.headers,
         // the embedded catalog's holder is on loopback, which never goes through a proxy
@@ -314,7 +328,9 @@ export class Context {
         userAgent: `catalog/${this.version}`,
         timeoutMs,
         onExchange: this.globals.verbose ? (line) => void this.io.stderr.write(`${this.style().dim(line)}\n`) : undefined,
-      });
+      };
+      // the embedded catalog's holder is this process (a handed-over command): served here, without HTTP
+      const client = route && inProcess?.url === url ? new inProcess.InProcessClient(options, inProcess.serve) : new CatalogClient(options);
       this.closers.push(() => client.close());
       return client;
     };

@@ -19,7 +19,7 @@ export { v8FlagsChanged } from '../store/pglite-engine.js';
 
 /** What finding or becoming the holder needs of src/server/listen.ts (loaded lazily; a seam for tests). */
 export interface HolderControl {
-  startServer(opts: StartOptions): Promise<Pick<RunningServer, 'url' | 'close'> & { key?: string | null; store?: { died?: Promise<Error> } }>;
+  startServer(opts: StartOptions): Promise<Pick<RunningServer, 'url' | 'close'> & Partial<Pick<RunningServer, 'serveInProcess'>> & { key?: string | null; store?: { died?: Promise<Error> } }>;
   /** The live process holding a directory and listening, from its lock (no request made). */
   readServeLock(dataDir: string): { pid: number; url: string; key?: string } | null;
   /** The live holder of a data directory (its URL null while it opens the catalog), or null. */

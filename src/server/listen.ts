@@ -109,6 +109,31 @@ export interface RunningServer {
   reloadSchema(): Promise<number>;
   /** This process's figures for `/metrics` (a cluster primary adds up its workers'). */
   metrics(): MetricsSnapshot;
+  /**
+   * Serves one request in this process, without a socket, as if it had come over HTTP to `url`
+   * (see serveInProcess): the background holder runs the commands its command door takes
+   * (src/holder/door.ts) against it.
+   */
+  serveInProcess(req: InProcessRequest): Promise<InProcessAnswer>;
+}
+
+/** A request served in this process (RunningServer.serveInProcess): what node:http would have read of it. */
+export interface InProcessRequest {
+  method: string;
+  /** The request target: the path and query string of the request line. */
+  target: string;
+  /** Lower-case names, as a client sends them: Host and Content-Length included. */
+  headers: Record<string, string>;
+  body?: string | Uint8Array;
+  /** Aborted when the client gives up (its timeout): the statement is cancelled, as when a socket closes. */
+  signal?: AbortSignal;
+}
+
+/** The answer to an InProcessRequest, read whole: status, lower-case headers, the body's bytes (none for HEAD). */
+export interface InProcessAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
 }
 
 export const DEFAULT_MAX_URL = 8 * 1024;
@@ -322,7 +347,8 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     handling.maxBodyBytes = next.maxBodyBytes ?? defaultMaxBody(store.kind);
   };
   const reloadSchema = () => reloadSchemaOf(store, metrics);
-  return { url, ...(admin ? { adminUrl: admin.url } : {}), store, server, key, close, reconfigure, reloadSchema, metrics: () => metrics.snapshot(store) };
+  const inProcess = (req: InProcessRequest) => (closing ? Promise.reject(refused(url)) : serveInProcess(handling, req));
+  return { url, ...(admin ? { adminUrl: admin.url } : {}), store, server, key, close, reconfigure, reloadSchema, metrics: () => metrics.snapshot(store), serveInProcess: inProcess };
 }
 
 /** SIGUSR1: the store's migrations checked (and any missing applied), counted as a schema load. */
@@ -523,5 +549,124 @@ async function serveOne(
       res.writeHead(500, { 'Content-Type': 'application/json; charset=utf-8' });
       res.end(JSON.stringify({ code: 'PGRSTX00', details: null, hint: null, message: 'Internal server error' }));
     } else res.destroy();
+  }
+}
+
+/** What connecting to a server that no longer listens gives (a closed holder): the request was not sent. */
+function refused(url: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(`connect ECONNREFUSED ${new URL(url).host}`), { code: 'ECONNREFUSED' });
+}
+
+/** A JSON error answer, as serveOne writes one (with `extra` headers). */
+function jsonAnswer(status: number, body: unknown, extra: Record<string, string> = {}): InProcessAnswer {
+  return { status, headers: { 'content-type': 'application/json; charset=utf-8', ...extra }, body: Buffer.from(JSON.stringify(body)) };
+}
+
+/** An answer before the app sees the request, as `refuse` (and answerClientError) write one: with its length, closing the connection. */
+function refuseHere(status: number, code: string, message: string, details: string): InProcessAnswer {
+  const answer = jsonAnswer(status, { code, details, hint: null, message });
+  Object.assign(answer.headers, { 'content-length': String(answer.body.length), connection: 'close' });
+  return answer;
+}
+
+/** The bytes of a request's line and headers, as node:http's parser counts them against maxHeaderBytes. */
+function headBytes(req: InProcessRequest): number {
+  let n = Buffer.byteLength(`${req.method} ${req.target} HTTP/1.1\r\n`);
+  for (const [name, value] of Object.entries(req.headers)) n += Buffer.byteLength(`${name}: ${value}\r\n`);
+  return n;
+}
+
+/** An InProcessRequest as the app's Incoming (see `incoming`, its node:http twin). */
+function incomingHere(req: InProcessRequest, url: URL, signal: AbortSignal): Incoming & { overflowed: boolean } {
+  const body = req.body === undefined ? Buffer.alloc(0) : typeof req.body === 'string' ? Buffer.from(req.body) : Buffer.from(req.body.buffer, req.body.byteOffset, req.body.byteLength);
+  const self = {
+    method: req.method,
+    url,
+    signal,
+    overflowed: false,
+    header: (name: string): string | null => req.headers[name] ?? null,
+    bytes(max: number): Promise<Buffer> {
+      const declared = Number(req.headers['content-length']);
+      if (Number.isFinite(declared) && declared > max) return Promise.reject(payloadTooLarge(max));
+      if (body.length <= max) return Promise.resolve(body);
+      self.overflowed = true;
+      return Promise.reject(payloadTooLarge(max));
+    },
+  };
+  return self;
+}
+
+/** A streamed body read whole; one cut off is logged as writeStream's is and fails as a connection reset. */
+async function readWhole(stream: AsyncIterable<Uint8Array>, log: StartOptions['log']): Promise<Buffer> {
+  const pieces: Uint8Array[] = [];
+  try {
+    for await (const piece of stream) pieces.push(piece);
+  } catch (err) {
+    log?.(`streamed response cut off: ${err instanceof Error ? err.message : String(err)}`);
+    throw Object.assign(new Error('the connection closed before the whole response arrived'), { code: 'ECONNRESET' });
+  }
+  return Buffer.concat(pieces);
+}
+
+/** The answer to one in-process request: the adapter's refusals and limits in requestHandler's and serveOne's order, then the app's. */
+async function answerInProcess(h: Handling, req: InProcessRequest, seen: Seen): Promise<InProcessAnswer> {
+  const { opts, key } = h;
+  const maxHeaderBytes = opts.maxHeaderBytes ?? DEFAULT_MAX_HEADER;
+  if (headBytes(req) > maxHeaderBytes) {
+    return refuseHere(431, 'PGRST431', 'Request Header Fields Too Large', `The request line and headers are larger than the maximum of ${maxHeaderBytes} bytes.`);
+  }
+  const refusal = key ? privateRefusal({ method: req.method, headers: req.headers }, key) : null;
+  if (refusal) return refuseHere(refusal.status, refusal.code, refusal.message, refusal.details);
+  const maxUrlBytes = opts.maxUrlBytes ?? DEFAULT_MAX_URL;
+  if (Buffer.byteLength(req.target) > maxUrlBytes) {
+    return refuseHere(414, 'PGRST414', 'URI Too Long', `The request target is longer than the maximum of ${maxUrlBytes} bytes.`);
+  }
+  try {
+    if (Number(req.headers['content-length'] ?? 0) > h.maxBodyBytes) return jsonAnswer(413, payloadTooLarge(h.maxBodyBytes).body(), { connection: 'close' });
+    if (/^(TRACE|CONNECT|TRACK)$/i.test(req.method)) return jsonAnswer(405, { code: 'PGRST117', details: null, hint: null, message: `Unsupported HTTP method: ${req.method}` });
+    const base = `http://${req.headers.host ?? 'localhost'}`;
+    if (!URL.canParse(req.target, base)) return refuseHere(400, 'PGRST400', 'Bad Request', 'The request target and Host header do not form a valid URL.');
+    const left = new AbortController();
+    req.signal?.addEventListener('abort', () => left.abort(), { once: true });
+    const request = incomingHere(req, new URL(req.target, base), left.signal);
+    const answer = await h.app.reply(request);
+    seen.role = request.principal?.role ?? null;
+    const headers = { ...answer.headers };
+    if (request.overflowed) headers.connection = 'close';
+    if (h.holderTag) headers[HOLDER_HEADER] = h.holderTag;
+    const head = req.method === 'HEAD';
+    const body = answer.stream ? (head ? Buffer.alloc(0) : await readWhole(answer.stream, opts.log)) : head || answer.body === null ? Buffer.alloc(0) : Buffer.from(answer.body);
+    return { status: answer.status, headers, body };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ECONNRESET') throw err;
+    opts.log?.(`internal error: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
+    return jsonAnswer(500, { code: 'PGRSTX00', details: null, hint: null, message: 'Internal server error' });
+  }
+}
+
+/**
+ * Serves one request in this process, without a socket, as requestHandler and serveOne serve one
+ * that came over HTTP: counted for the idle exit and a draining close, measured and logged, refused
+ * by a private holder's door (privateRefusal: Host, credential, body type) and by the adapter's
+ * limits with the same answers, then answered by the app with the holder's directory tag; a
+ * streamed body is read whole. The request log's `bytes` is the body's (no HTTP head was written).
+ */
+async function serveInProcess(h: Handling, req: InProcessRequest): Promise<InProcessAnswer> {
+  const { opts, traffic } = h;
+  traffic.inFlight++;
+  traffic.lastActive = Date.now();
+  const arrived = traffic.lastActive;
+  const seen: Seen = { role: null };
+  let answer: InProcessAnswer | null = null;
+  try {
+    answer = await answerInProcess(h, req, seen);
+    return answer;
+  } finally {
+    traffic.inFlight--;
+    traffic.lastActive = Date.now();
+    const status = answer?.status ?? 200;
+    h.metrics.record(req.method, status, traffic.lastActive - arrived);
+    opts.onRequest?.({ method: req.method, path: req.target, status, ms: traffic.lastActive - arrived, bytes: answer?.body.length ?? 0, role: seen.role });
+    if (traffic.inFlight === 0 && traffic.drained) traffic.drained();
   }
 }

@@ -35,10 +35,14 @@ const here = (args: string[], extra: Record<string, string> = {}) => catalog(arg
 
 const output = (r: Result) => ({ code: r.code, stdout: r.stdout, stderr: r.stderr });
 
+/** A filter only the service refuses (PostgreSQL's regular expressions), and what it says. */
+const SERVICE_ERROR = 'name=match.(';
+const SERVICE_ERROR_TEXT = /invalid regular expression/;
+
 /** Runs `node <bin> ...args` (stdin not a terminal), as support.ts's catalog does for this checkout's. */
-function catalogAt(bin: string, args: string[], vars: Record<string, string>): Promise<Result> {
+function catalogAt(bin: string, args: string[], vars: Record<string, string>, nodeArgs: string[] = []): Promise<Result> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd: ROOT, env: { ...process.env, NO_COLOR: undefined, FORCE_COLOR: undefined, CATALOG_URL: undefined, ...vars }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...nodeArgs, bin, ...args], { cwd: ROOT, env: { ...process.env, NO_COLOR: undefined, FORCE_COLOR: undefined, CATALOG_URL: undefined, ...vars }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c) => (stdout += c));
@@ -46,6 +50,42 @@ function catalogAt(bin: string, args: string[], vars: Record<string, string>): P
     child.on('error', reject);
     child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
   });
+}
+
+/**
+ * A copy of the package (bin/, the bundle, the PGlite template) and a catalog of its own, so that
+ * rebuilding or changing it touches no other test's; `patchBin` rewrites the copy's bin/catalog.js.
+ * `run` runs a command through it as a user would, and tells whether a warm holder ran it.
+ */
+function packageCopy(patchBin: (text: string) => string = (t) => t) {
+  const pkg = tempDir('door-package-');
+  cpSync(join(ROOT, 'bin'), join(pkg, 'bin'), { recursive: true });
+  writeFileSync(join(pkg, 'bin', 'catalog.js'), patchBin(readFileSync(join(ROOT, 'bin', 'catalog.js'), 'utf8')));
+  mkdirSync(join(pkg, 'dist'));
+  cpSync(join(ROOT, 'dist', 'bundle'), join(pkg, 'dist', 'bundle'), { recursive: true });
+  for (const f of readdirSync(join(ROOT, 'dist')).filter((f) => f.endsWith('.pack'))) cpSync(join(ROOT, 'dist', f), join(pkg, 'dist', f));
+  cpSync(join(ROOT, 'package.json'), join(pkg, 'package.json'));
+  symlinkSync(join(ROOT, 'node_modules'), join(pkg, 'node_modules'));
+  const own = { ...env, CATALOG_DATA: join(tempDir('door-copy-'), 'catalog') };
+  const run = async (args: string[]) => {
+    const cache = tempDir('door-cache-');
+    const r = await catalogAt(join(pkg, 'bin', 'catalog.js'), args, { ...own, XDG_CACHE_HOME: cache });
+    return { ...r, door: codeCaches(cache).length === 0 };
+  };
+  const holder = () => (JSON.parse(readFileSync(join(own.CATALOG_DATA, 'catalog-serve.json'), 'utf8')) as { pid: number }).pid;
+  const stop = () => {
+    try {
+      process.kill(holder(), 'SIGTERM');
+    } catch {
+      // gone already
+    }
+  };
+  return { pkg, data: own.CATALOG_DATA, run, stop };
+}
+
+/** Waits (bounded) for the command door of the holder of `dir`. */
+async function doorOpens(dir: string): Promise<void> {
+  for (let i = 0; i < 500 && !existsSync(join(dir, DOOR_FILE)); i++) await new Promise((r) => setTimeout(r, 10));
 }
 
 /** The holder's pid, from its lock. */
@@ -116,6 +156,30 @@ describe.skipIf(!bundled)("the background holder's command door (src/holder/door
     expect((await viaDoor(['labels', 'list', '--no-such-flag'])).code).toBe(2);
   });
 
+  it('words -v lines and the service\'s errors as a command that runs itself (its requests served in the holder, not over HTTP)', async () => {
+    // the milliseconds of a -v line differ from run to run; everything else is the same bytes
+    const untimed = (r: Result) => ({ ...output(r), stderr: r.stderr.replace(/\(\d+ ms\)/g, '(N ms)') });
+    const lines = [
+      ['labels', 'list', '-v'],
+      ['-v', 'labels', 'count'],
+      ['labels', 'get', id, '--verbose', '-o', 'json'],
+      ['labels', 'get', '00000000-0000-4000-8000-000000000000', '-v'],
+      // an error only the service finds (PostgreSQL refuses the pattern), plain and with -v
+      ['labels', 'list', '--where', SERVICE_ERROR],
+      ['labels', 'list', '--where', SERVICE_ERROR, '-v'],
+    ];
+    for (const args of lines) {
+      const door = await viaDoor(args);
+      expect(door.door, args.join(' ')).toBe(true);
+      expect(untimed(door), args.join(' ')).toEqual(untimed(await here(args)));
+    }
+    // and they say what they should: the holder's URL on the -v line, the service's error
+    expect((await viaDoor(['labels', 'list', '-v'])).stderr).toMatch(/^GET http:\/\/127\.0\.0\.1:\d+\/labels\S* → 200 \(\d+ ms\)$/m);
+    const refused = await viaDoor(['labels', 'list', '--where', SERVICE_ERROR]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(SERVICE_ERROR_TEXT);
+  });
+
   it('hands back what it does not run as the client would, which then runs itself as before', async () => {
     const cases: Array<[string[], Record<string, string>]> = [
       [['labels', 'list', '--all'], {}],
@@ -123,6 +187,8 @@ describe.skipIf(!bundled)("the background holder's command door (src/holder/door
       [['labels', 'list', '--url', 'http://127.0.0.1:9'], {}],
       [['labels', 'list'], { TZ: 'America/New_York' }],
       [['labels', 'list'], { LC_ALL: 'C' }],
+      // the client's own use of process.binding (bin/catalog.js libuv) says nothing under --pending-deprecation
+      [['labels', 'list'], { NODE_PENDING_DEPRECATION: '1' }],
       [['labels', 'export', '-o', 'csv'], {}],
       [['labels', 'list', '--help'], {}],
     ];
@@ -134,42 +200,59 @@ describe.skipIf(!bundled)("the background holder's command door (src/holder/door
   });
 
   it('is not used once a build has replaced the bundle its holder runs', async () => {
-    // a copy of the package (bin/, the bundle, the PGlite template), so that rebuilding it touches no other test's
-    const pkg = tempDir('door-package-');
-    cpSync(join(ROOT, 'bin'), join(pkg, 'bin'), { recursive: true });
-    mkdirSync(join(pkg, 'dist'));
-    cpSync(join(ROOT, 'dist', 'bundle'), join(pkg, 'dist', 'bundle'), { recursive: true });
-    for (const f of readdirSync(join(ROOT, 'dist')).filter((f) => f.endsWith('.pack'))) cpSync(join(ROOT, 'dist', f), join(pkg, 'dist', f));
-    cpSync(join(ROOT, 'package.json'), join(pkg, 'package.json'));
-    symlinkSync(join(ROOT, 'node_modules'), join(pkg, 'node_modules'));
-    const own = { ...env, CATALOG_DATA: join(tempDir('door-rebuilt-'), 'catalog') };
-    const run = async (args: string[]) => {
-      const cache = tempDir('door-cache-');
-      const r = await catalogAt(join(pkg, 'bin', 'catalog.js'), args, { ...own, XDG_CACHE_HOME: cache });
-      return { ...r, door: codeCaches(cache).length === 0 };
-    };
-    expect((await run(['labels', 'add', 'name=Rebuilt'])).code).toBe(0);
-    for (let i = 0; i < 500 && !existsSync(join(own.CATALOG_DATA, DOOR_FILE)); i++) await new Promise((r) => setTimeout(r, 10));
-    const warm = await run(['labels', 'list']);
+    const copy = packageCopy();
+    expect((await copy.run(['labels', 'add', 'name=Rebuilt'])).code).toBe(0);
+    await doorOpens(copy.data);
+    const warm = await copy.run(['labels', 'list']);
     expect(warm.door).toBe(true);
     try {
       // a build writes the entry anew: the holder still runs the code it loaded before
-      const entry = join(pkg, 'dist', 'bundle', 'catalog.js');
+      const entry = join(copy.pkg, 'dist', 'bundle', 'catalog.js');
       writeFileSync(entry, readFileSync(entry));
-      const stale = await run(['labels', 'list']);
+      const stale = await copy.run(['labels', 'list']);
       expect(stale.door).toBe(false);
       expect(output(stale)).toEqual(output(warm));
     } finally {
-      try {
-        process.kill((JSON.parse(readFileSync(join(own.CATALOG_DATA, 'catalog-serve.json'), 'utf8')) as { pid: number }).pid, 'SIGTERM');
-      } catch {
-        // gone already
-      }
+      copy.stop();
     }
     // the door closes before the server and its lock: once the lock is gone, so is the socket
-    for (let i = 0; i < 1500 && existsSync(join(own.CATALOG_DATA, 'catalog-serve.json')); i++) await new Promise((r) => setTimeout(r, 10));
-    expect(existsSync(join(own.CATALOG_DATA, 'catalog-serve.json'))).toBe(false);
-    expect(existsSync(join(own.CATALOG_DATA, DOOR_FILE))).toBe(false);
+    for (let i = 0; i < 1500 && existsSync(join(copy.data, 'catalog-serve.json')); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(existsSync(join(copy.data, 'catalog-serve.json'))).toBe(false);
+    expect(existsSync(join(copy.data, DOOR_FILE))).toBe(false);
+  });
+
+  it('is reached through node:net where node offers no libuv bindings to the client (bin/catalog.js libuv): the same bytes', async () => {
+    const marker = 'function libuv() {\n';
+    const copy = packageCopy((text) => {
+      expect(text).toContain(marker);
+      return text.replace(marker, `${marker}  if (process.binding) return null;\n`);
+    });
+    expect((await copy.run(['labels', 'add', 'name=Door Records'])).code).toBe(0);
+    await doorOpens(copy.data);
+    try {
+      for (const args of [['labels', 'list'], ['labels', 'count'], ['labels', 'list', '--where', SERVICE_ERROR]]) {
+        const viaNet = await copy.run(args);
+        expect(viaNet.door, args.join(' ')).toBe(true);
+        // a node option: the client runs the command itself
+        const self = await catalogAt(join(copy.pkg, 'bin', 'catalog.js'), args, { ...env, CATALOG_DATA: copy.data }, ['--max-http-header-size=16384']);
+        expect(output(viaNet), args.join(' ')).toEqual(output(self));
+      }
+    } finally {
+      copy.stop();
+    }
+  });
+
+  it('a door left behind by a holder killed with SIGKILL is passed by: the command runs itself', async () => {
+    const dir = join(tempDir('door-stale-'), 'catalog');
+    const vars = { ...env, CATALOG_DATA: dir, CATALOG_KEEP_WARM: '0' };
+    expect((await catalog(['labels', 'add', 'name=Stale'], { env: vars })).code).toBe(0);
+    // a socket nobody listens on any more, where the door's is
+    const made = spawnSync(process.execPath, ['-e', `require('net').createServer().listen(${JSON.stringify(join(dir, DOOR_FILE))}, () => process.kill(process.pid, 'SIGKILL'))`]);
+    expect(made.signal).toBe('SIGKILL');
+    expect(lstatSync(join(dir, DOOR_FILE)).isSocket()).toBe(true);
+    // the client tries it (a private directory of this user's, a socket of this user's), is refused, and runs the command itself
+    const r = await catalog(['labels', 'list', '-o', 'csv', '--select', 'name'], { env: vars });
+    expect(output(r)).toEqual({ code: 0, stdout: 'name\nStale\n', stderr: '' });
   });
 
   it('draws for the client\'s terminal: its width, and the first page of a list as a terminal gets it', async () => {
