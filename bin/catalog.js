@@ -35,9 +35,8 @@ async function runHere() {
  * The thin client: hands the command line to the warm background holder of the embedded catalog
  * through its command door (src/holder/door.ts describes the protocol), writes what the holder
  * sends back to this process's stdout and stderr, and exits with the command's code. A reading
- * command then costs little more than node's own start: the CLI, commander, node:http, and where
- * node's libuv bindings serve (libuv below) node:net and node:stream, are never loaded here
- * (BENCHMARKS.md, "start-up").
+ * command then costs little more than node's own start: the CLI, commander and node:http are never
+ * loaded here (BENCHMARKS.md, "start-up").
  *
  * Only when it is safe and exact: a door of this user's (the data directory is theirs and private,
  * the socket theirs), no node options, and the door itself hands back whatever it cannot run as
@@ -94,15 +93,14 @@ function handOver(args) {
   const dataDir = dataDirOf(env);
   const socket = dataDir && doorOf(dataDir);
   if (!socket) return null;
-  const uv = libuv();
-  const isatty = (uv && uv.isTTY) || require('node:tty').isatty;
+  const { isatty } = require('node:tty');
   const tty = [isatty(0), isatty(1), isatty(2)];
   const size = {
     ...(tty[1] ? { out: [process.stdout.columns, process.stdout.rows] } : {}),
     ...(tty[2] ? { err: [process.stderr.columns, process.stderr.rows] } : {}),
   };
   const request = Buffer.from(JSON.stringify({ protocol: DOOR_PROTOCOL, entry: join(dist, 'bundle/catalog.js'), node: process.version, args, env, dataDir, tty, size }), 'utf8');
-  return exchange(uv, socket, request);
+  return exchange(socket, request);
 }
 
 /** Writes all of `buf` to fd (waiting out a non-blocking descriptor's EAGAIN). */
@@ -119,95 +117,10 @@ function writeAll(fd, buf) {
 }
 
 /**
- * What of libuv this process's own bindings offer, as node:net and node:tty use them: a Unix
- * socket (pipe_wrap), reading from it (stream_wrap), isatty (tty_wrap). node:net brings node:stream
- * and its helpers with it, ~4 ms a command here against ~0.5 ms for these (measured on 2 cores:
- * node -e 0 23 ms, connecting, writing and reading through net 7.5 ms more, through these 2.2 ms),
- * and node:tty loads node:net. process.binding() is deprecated (DEP0111, a warning under
- * --pending-deprecation only, silenced here) and still lists these modules in node 20 to 24; where
- * a node lacks any of them, or they are not shaped as expected, this is null and node:net and
- * node:tty serve, as they always did.
+ * The door's connection, the request written at once (node:net sends it as soon as the socket is
+ * connected). Only public APIs: reaching the socket through node's internal libuv bindings
+ * (process.binding, deprecated) measured ~4 ms less a command and was left out for that reason.
  */
-function libuv() {
-  const quiet = process.noDeprecation;
-  process.noDeprecation = true;
-  try {
-    const { Pipe, PipeConnectWrap, constants } = process.binding('pipe_wrap');
-    const { streamBaseState, kReadBytesOrError, kArrayBufferOffset } = process.binding('stream_wrap');
-    const { isTTY } = process.binding('tty_wrap');
-    const ok =
-      typeof Pipe === 'function' && typeof PipeConnectWrap === 'function' && typeof constants?.SOCKET === 'number' &&
-      streamBaseState instanceof Int32Array && typeof kReadBytesOrError === 'number' && typeof kArrayBufferOffset === 'number' && typeof isTTY === 'function';
-    if (!ok) return null;
-    return {
-      isTTY: (fd) => Boolean(isTTY(fd)),
-      /** A new pipe handle's connection to `path`: `then(status)` once it is made (or failed). */
-      connect(path, then) {
-        const pipe = new Pipe(constants.SOCKET);
-        const req = new PipeConnectWrap();
-        req.oncomplete = then;
-        return pipe.connect(req, path) === 0 ? pipe : (pipe.close(), null);
-      },
-      /** The bytes of a read (`onread`'s buffer): their count, or an error or end (< 0), or none yet (0). */
-      read: (buffer) => {
-        const n = streamBaseState[kReadBytesOrError];
-        return n > 0 ? Buffer.from(buffer, streamBaseState[kArrayBufferOffset], n) : n;
-      },
-    };
-  } catch {
-    return null;
-  } finally {
-    process.noDeprecation = quiet;
-  }
-}
-
-/**
- * The door's connection through libuv's pipe handle (see libuv), the request written at once: a
- * Unix socket is connected within the call, so the door starts on the command while this process's
- * event loop is still starting (~1.5 ms). Null, with nothing left open, when that cannot be done
- * here (no such bindings, the socket not connected yet, or too full for the whole request): node:net
- * then connects anew, and the door runs nothing of a request it did not read whole.
- */
-function pipeConnection(uv, path, message, onData, onGone) {
-  if (!uv) return null;
-  let open = true;
-  const pipe = uv.connect(path, (status) => {
-    if (!open) return;
-    if (status < 0) return onGone();
-    pipe.onread = (buffer) => {
-      const got = uv.read(buffer);
-      if (!open) return;
-      if (typeof got !== 'number') onData(got);
-      else if (got < 0) onGone();
-    };
-    if (pipe.readStart() < 0) onGone();
-  });
-  if (!pipe) return null;
-  const close = () => {
-    if (!open) return;
-    open = false;
-    pipe.close();
-  };
-  let sent = 0;
-  try {
-    sent = writeSync(pipe.fd, message);
-  } catch {
-    // ENOTCONN, EAGAIN: nothing was written
-  }
-  if (sent < message.length) return void close();
-  return {
-    write(bytes) {
-      try {
-        writeSync(pipe.fd, bytes);
-      } catch {
-        // a byte that tells the door stdout went away: the command's output is dropped here anyway
-      }
-    },
-    destroy: close,
-  };
-}
-
-/** The door's connection through node:net (where pipeConnection cannot serve). */
 function netConnection(path, message, onData, onGone) {
   const conn = require('node:net').connect(path);
   conn.write(message);
@@ -218,7 +131,7 @@ function netConnection(path, message, onData, onGone) {
 }
 
 /** Sends the request and plays the door's frames; see handOver. */
-function exchange(uv, path, request) {
+function exchange(path, request) {
   const head = Buffer.allocUnsafe(4);
   head.writeUInt32BE(request.length);
   const message = Buffer.concat([head, request]);
@@ -274,7 +187,7 @@ function exchange(uv, path, request) {
         else lost();
       }
     };
-    conn = pipeConnection(uv, path, message, onData, lost) ?? netConnection(path, message, onData, lost);
+    conn = netConnection(path, message, onData, lost);
     // the door reads a request at once unless its holder is stuck in a long statement: then run here
     // (set once the request is on its way: a first timer costs ~0.5 ms, now while the door works)
     timer = setTimeout(() => settle(false), START_WAIT_MS);

@@ -187,7 +187,7 @@ describe.skipIf(!bundled)("the background holder's command door (src/holder/door
       [['labels', 'list', '--url', 'http://127.0.0.1:9'], {}],
       [['labels', 'list'], { TZ: 'America/New_York' }],
       [['labels', 'list'], { LC_ALL: 'C' }],
-      // the client's own use of process.binding (bin/catalog.js libuv) says nothing under --pending-deprecation
+      // the client says nothing of its own under --pending-deprecation
       [['labels', 'list'], { NODE_PENDING_DEPRECATION: '1' }],
       [['labels', 'export', '-o', 'csv'], {}],
       [['labels', 'list', '--help'], {}],
@@ -219,27 +219,6 @@ describe.skipIf(!bundled)("the background holder's command door (src/holder/door
     for (let i = 0; i < 1500 && existsSync(join(copy.data, 'catalog-serve.json')); i++) await new Promise((r) => setTimeout(r, 10));
     expect(existsSync(join(copy.data, 'catalog-serve.json'))).toBe(false);
     expect(existsSync(join(copy.data, DOOR_FILE))).toBe(false);
-  });
-
-  it('is reached through node:net where node offers no libuv bindings to the client (bin/catalog.js libuv): the same bytes', async () => {
-    const marker = 'function libuv() {\n';
-    const copy = packageCopy((text) => {
-      expect(text).toContain(marker);
-      return text.replace(marker, `${marker}  if (process.binding) return null;\n`);
-    });
-    expect((await copy.run(['labels', 'add', 'name=Door Records'])).code).toBe(0);
-    await doorOpens(copy.data);
-    try {
-      for (const args of [['labels', 'list'], ['labels', 'count'], ['labels', 'list', '--where', SERVICE_ERROR]]) {
-        const viaNet = await copy.run(args);
-        expect(viaNet.door, args.join(' ')).toBe(true);
-        // a node option: the client runs the command itself
-        const self = await catalogAt(join(copy.pkg, 'bin', 'catalog.js'), args, { ...env, CATALOG_DATA: copy.data }, ['--max-http-header-size=16384']);
-        expect(output(viaNet), args.join(' ')).toEqual(output(self));
-      }
-    } finally {
-      copy.stop();
-    }
   });
 
   it('a door left behind by a holder killed with SIGKILL is passed by: the command runs itself', async () => {
