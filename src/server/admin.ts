@@ -166,12 +166,15 @@ export async function storeReady(store: Store): Promise<boolean> {
 export interface AdminSource {
   metrics(): Promise<MetricsSnapshot>;
   ready(): Promise<boolean>;
+  /** Whether the instance is closing (draining its requests): then not ready, whatever the database says. */
+  draining?(): boolean;
 }
 
 /**
  * The admin port (`--admin-port`, PostgREST's `admin-server-port`): `/live` 200 while the process
- * serves, `/ready` 200 when the database answers (503 while it is unreachable), `/metrics` in
- * Prometheus text. Nothing else, and never the catalog's data.
+ * serves, `/ready` 200 when the database answers (503 while it is unreachable, and while the
+ * instance drains its requests on the way out, so a load balancer stops sending it new ones),
+ * `/metrics` in Prometheus text. Nothing else, and never the catalog's data.
  */
 export async function startAdmin(port: number, host: string, source: AdminSource): Promise<{ url: string; server: Server }> {
   const server = createServer((req, res) => {
@@ -179,6 +182,7 @@ export async function startAdmin(port: number, host: string, source: AdminSource
     const answer = (status: number, type: string, body: string) => res.writeHead(status, { 'Content-Type': type }).end(req.method === 'HEAD' ? undefined : body);
     const failed = () => answer(500, 'text/plain; charset=utf-8', 'the figures could not be gathered\n');
     if (path === '/live') return answer(200, 'text/plain; charset=utf-8', 'live\n');
+    if (path === '/ready' && source.draining?.()) return answer(503, 'text/plain; charset=utf-8', 'shutting down: finishing the requests in flight\n');
     if (path === '/ready') return void source.ready().then((ok) => answer(ok ? 200 : 503, 'text/plain; charset=utf-8', ok ? 'ready\n' : 'the database does not answer\n'), failed);
     if (path === '/metrics') return void source.metrics().then((m) => answer(200, 'text/plain; version=0.0.4; charset=utf-8', renderMetrics(m)), failed);
     answer(404, 'text/plain; charset=utf-8', 'not found: /live, /ready and /metrics are served here\n');

@@ -312,7 +312,8 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   const server = createServer({ keepAliveTimeout: 5_000, maxHeaderSize: opts.maxHeaderBytes ?? DEFAULT_MAX_HEADER, ...timeouts }, requestHandler(handling));
   server.on('clientError', answerClientError(opts.maxHeaderBytes ?? DEFAULT_MAX_HEADER));
   const url = await listenOn(server, opts.port ?? 3000, host, undo);
-  const source = { metrics: async () => metrics.snapshot(store), ready: () => storeReady(store) };
+  let closing: Promise<void> | null = null;
+  const source = { metrics: async () => metrics.snapshot(store), ready: () => storeReady(store), draining: () => closing !== null };
   const admin = opts.adminPort === undefined ? null : await startAdmin(opts.adminPort, host, source).catch(async (err: unknown) => {
     await new Promise((r) => server.close(r));
     await undo();
@@ -321,7 +322,6 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   lock?.setUrl(url, key ?? undefined);
   const idleTimer = idleWatch(opts.onIdle, traffic);
 
-  let closing: Promise<void> | null = null;
   const close = () => {
     if (idleTimer) clearInterval(idleTimer);
     closing ??= (async () => {

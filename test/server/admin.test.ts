@@ -3,6 +3,7 @@ import { startServer } from '../../src/server/listen.js';
 import { startProxy, eventually } from '../reliability/support.js';
 import { catalog, ensureBuilt } from '../e2e/support.js';
 import { spawn } from 'node:child_process';
+import { connect } from 'node:net';
 import { BIN, ROOT } from '../e2e/support.js';
 import { makePGliteStore, PG_URL, tempDir } from '../support/stores.js';
 
@@ -31,6 +32,34 @@ describe('--admin-port', () => {
       await server.close();
       await store.close();
     }
+  });
+
+  it('/ready is 503 while the instance drains its requests on the way out, /live still 200', async () => {
+    const store = await makePGliteStore();
+    const server = await startServer({ port: 0, store, adminPort: 0 });
+    const admin = server.adminUrl!;
+    const { port } = new URL(server.url);
+    // a request whose body is still coming: in flight until its socket goes
+    const held = connect(Number(port), '127.0.0.1');
+    await new Promise((r) => held.once('connect', r));
+    held.write('POST /labels HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":');
+    held.on('error', () => {});
+    // a whole request sent after it has its answer once the server has read the first one's head
+    expect((await fetch(`${server.url}/labels`)).status).toBe(200);
+    expect((await fetch(`${admin}/ready`)).status).toBe(200);
+    let closed = false;
+    const closing = server.close().then(() => (closed = true));
+    try {
+      const ready = await fetch(`${admin}/ready`);
+      expect([ready.status, await ready.text()]).toEqual([503, 'shutting down: finishing the requests in flight\n']);
+      expect((await fetch(`${admin}/live`)).status).toBe(200);
+      expect(closed).toBe(false);
+    } finally {
+      held.destroy();
+      await closing;
+      await store.close();
+    }
+    expect(closed).toBe(true);
   });
 
   it.skipIf(!PG_URL)(`/ready is 503 while PostgreSQL is unreachable and 200 once it is back, with no restart; pool gauges under PostgREST's names${PG_URL ? '' : ' (SKIPPED: set CATALOG_TEST_DATABASE_URL)'}`, async () => {
