@@ -115,26 +115,7 @@ export class CatalogClient implements ServiceClient {
    * error or a 502/503/504 (backoff with jitter, or the service's Retry-After).
    */
   private retried<T extends { status: number; headers: Record<string, string> }>(r: ClientRequest, attempt: () => Promise<T>, drop: (res: T) => void): Promise<T> {
-    const idempotent = r.idempotent ?? (r.method === 'GET' || r.method === 'HEAD');
-    const now = this.opts.now ?? Date.now;
-    const once = !idempotent
-      ? () =>
-          this.relocating(attempt, false).catch((err: unknown) => {
-            // a write whose connection broke after it was sent: say that it may have been applied
-            if (err instanceof ConnectionError && /^(ECONNRESET|EPIPE)/.test(err.reason)) throw new ConnectionError(err.url, err.reason, err.via, false, `${r.method} ${r.path}`);
-            throw err;
-          })
-      : () => this.relocating(attempt, true);
-    return retrying(once, {
-      retries: idempotent ? (this.opts.retries ?? 3) : 0,
-      sleep: this.opts.sleep,
-      again: (o, n) => {
-        if ('error' in o) return o.error instanceof ConnectionError && !o.error.final ? backoffMs(n, null, this.opts.random) : null;
-        if (!RETRY_STATUSES.has(o.value.status)) return null;
-        drop(o.value);
-        return backoffMs(n, retryAfterMs(o.value.headers['retry-after'], now()), this.opts.random);
-      },
-    });
+    return retriedExchange(r, this.opts, (idempotent) => this.relocating(attempt, idempotent), drop);
   }
 
   /**
@@ -165,19 +146,12 @@ export class CatalogClient implements ServiceClient {
    * PostgREST service's: it is thrown as such (ServiceError naming the URL, status and content type).
    */
   async send(r: ClientRequest): Promise<ClientResponse> {
-    const res = await this.retried(r, () => this.once(r), () => {});
-    res.request = `${r.method} ${this.url(r)}`;
-    const type = res.headers['content-type'] ?? '';
-    const asked = this.headersFor(r).accept ?? '';
-    if (res.status < 300 && /^text\/html/i.test(type) && /json|csv/i.test(asked)) throw ServiceError.notAService(res.status, type, res.body, res.request);
-    return res;
+    return servedAnswer(await this.retried(r, () => this.once(r), () => {}), r, this);
   }
 
   /** Sends a request as `send` does; an answer of 300 or more is thrown as ServiceError. */
   async request(r: ClientRequest): Promise<ClientResponse> {
-    const res = await this.send(r);
-    if (res.status >= 300) throw ServiceError.fromResponse(res.status, res.body, res.request, res.headers['content-type'] ?? '');
-    return res;
+    return successOf(await this.send(r));
   }
 
   /**
@@ -437,4 +411,57 @@ function send(
     clearConnect = timeouts(req, fail, idleMs);
     req.end(body);
   });
+}
+
+/**
+ * The one retry loop of a client's exchanges (CatalogClient's, and the holder's in-process client,
+ * src/holder/in-process-client.ts): an idempotent request is tried again after a connection error
+ * or a 502/503/504 (backoff with jitter, or the service's Retry-After); a write whose connection
+ * broke after it was sent says that it may have been applied. `attempt(idempotent)` is one try;
+ * `drop` lets go of an answer that is retried.
+ */
+export function retriedExchange<T extends { status: number; headers: Record<string, string> }>(
+  r: ClientRequest,
+  opts: ClientOptions,
+  attempt: (idempotent: boolean) => Promise<T>,
+  drop: (res: T) => void,
+): Promise<T> {
+  const idempotent = r.idempotent ?? (r.method === 'GET' || r.method === 'HEAD');
+  const now = opts.now ?? Date.now;
+  const once = !idempotent
+    ? () =>
+        attempt(false).catch((err: unknown) => {
+          if (err instanceof ConnectionError && /^(ECONNRESET|EPIPE)/.test(err.reason)) throw new ConnectionError(err.url, err.reason, err.via, false, `${r.method} ${r.path}`);
+          throw err;
+        })
+    : () => attempt(true);
+  return retrying(once, {
+    retries: idempotent ? (opts.retries ?? 3) : 0,
+    sleep: opts.sleep,
+    again: (o, n) => {
+      if ('error' in o) return o.error instanceof ConnectionError && !o.error.final ? backoffMs(n, null, opts.random) : null;
+      if (!RETRY_STATUSES.has(o.value.status)) return null;
+      drop(o.value);
+      return backoffMs(n, retryAfterMs(o.value.headers['retry-after'], now()), opts.random);
+    },
+  });
+}
+
+/**
+ * `send`'s answer: named by its request line; a successful answer that is an HTML page to a request
+ * for JSON or CSV is no PostgREST service's, thrown as such (ServiceError naming the URL, status and
+ * content type). `client` gives the request's URL and headers.
+ */
+export function servedAnswer(res: ClientResponse, r: ClientRequest, client: Pick<ServiceClient, 'url' | 'headersFor'>): ClientResponse {
+  res.request = `${r.method} ${client.url(r)}`;
+  const type = res.headers['content-type'] ?? '';
+  const asked = client.headersFor(r).accept ?? '';
+  if (res.status < 300 && /^text\/html/i.test(type) && /json|csv/i.test(asked)) throw ServiceError.notAService(res.status, type, res.body, res.request);
+  return res;
+}
+
+/** `request`'s answer: one of 300 or more is thrown as ServiceError. */
+export function successOf(res: ClientResponse): ClientResponse {
+  if (res.status >= 300) throw ServiceError.fromResponse(res.status, res.body, res.request, res.headers['content-type'] ?? '');
+  return res;
 }

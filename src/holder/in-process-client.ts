@@ -8,9 +8,8 @@
  * HTTP; retries, the timeout, the `-v` line of each exchange and every error are CatalogClient's,
  * word for word (test/e2e/holder-door.test.ts compares the two).
  */
-import { CatalogClient, type ClientOptions, DEFAULT_TIMEOUT_MS } from '../client/client.js';
-import { ConnectionError, ServiceError, TimeoutError } from '../client/errors.js';
-import { backoffMs, RETRY_STATUSES, retryAfterMs, retrying } from '../client/retry.js';
+import { CatalogClient, type ClientOptions, DEFAULT_TIMEOUT_MS, retriedExchange, servedAnswer, successOf } from '../client/client.js';
+import { ConnectionError, TimeoutError } from '../client/errors.js';
 import type { HttpRequest, HttpResponse, HttpStream, ServiceClient } from '../client/transport.js';
 import type { InProcessAnswer, InProcessRequest } from '../server/listen.js';
 import { HandBack } from './hand-back.js';
@@ -59,18 +58,11 @@ export class InProcessClient implements ServiceClient {
 
   /** CatalogClient.send's: the retries, then an HTML page where JSON or CSV was asked for is no PostgREST service's. */
   async send(r: HttpRequest): Promise<HttpResponse> {
-    const res = await this.retried(r, () => this.once(r), () => {});
-    res.request = `${r.method} ${this.url(r)}`;
-    const type = res.headers['content-type'] ?? '';
-    const asked = this.headersFor(r).accept ?? '';
-    if (res.status < 300 && /^text\/html/i.test(type) && /json|csv/i.test(asked)) throw ServiceError.notAService(res.status, type, res.body, res.request);
-    return res;
+    return servedAnswer(await this.retried(r, () => this.once(r), () => {}), r, this);
   }
 
   async request(r: HttpRequest): Promise<HttpResponse> {
-    const res = await this.send(r);
-    if (res.status >= 300) throw ServiceError.fromResponse(res.status, res.body, res.request, res.headers['content-type'] ?? '');
-    return res;
+    return successOf(await this.send(r));
   }
 
   /** The answer as a stream of one piece: the server in this process has read it whole. */
@@ -82,26 +74,9 @@ export class InProcessClient implements ServiceClient {
     await Promise.allSettled([...this.inFlight]);
   }
 
-  /** CatalogClient's retry loop (client.ts, `retried`): an idempotent request again after a lost connection or a 502/503/504. */
+  /** CatalogClient's retry loop (client.ts retriedExchange), without following a moved service: the holder is this process. */
   private retried<T extends { status: number; headers: Record<string, string> }>(r: HttpRequest, attempt: () => Promise<T>, drop: (res: T) => void): Promise<T> {
-    const idempotent = r.idempotent ?? (r.method === 'GET' || r.method === 'HEAD');
-    const once = idempotent
-      ? attempt
-      : () =>
-          attempt().catch((err: unknown) => {
-            if (err instanceof ConnectionError && /^(ECONNRESET|EPIPE)/.test(err.reason)) throw new ConnectionError(err.url, err.reason, undefined, false, `${r.method} ${r.path}`);
-            throw err;
-          });
-    return retrying(once, {
-      retries: idempotent ? (this.opts.retries ?? 3) : 0,
-      sleep: this.opts.sleep,
-      again: (o, n) => {
-        if ('error' in o) return o.error instanceof ConnectionError && !o.error.final ? backoffMs(n, null, this.opts.random) : null;
-        if (!RETRY_STATUSES.has(o.value.status)) return null;
-        drop(o.value);
-        return backoffMs(n, retryAfterMs(o.value.headers['retry-after'], this.now()), this.opts.random);
-      },
-    });
+    return retriedExchange(r, this.opts, attempt, drop);
   }
 
   /**
@@ -139,17 +114,12 @@ export class InProcessClient implements ServiceClient {
   }
 
   /** CatalogClient's `once`: one exchange, its `-v` line whatever came of it. */
-  private async once(r: HttpRequest): Promise<HttpResponse> {
-    const url = this.url(r);
-    const started = this.now();
-    let status = 0;
-    try {
-      const answer = await this.exchange(r, url);
-      status = answer.status;
+  private once(r: HttpRequest): Promise<HttpResponse> {
+    return this.timed(r, '', (answer) => {
       const bytes = answer.body;
       let text: string | undefined;
       return {
-        status,
+        status: answer.status,
         headers: answer.headers,
         bytes,
         // as CatalogClient's: decoded (a byte-order mark dropped) only when read
@@ -157,24 +127,15 @@ export class InProcessClient implements ServiceClient {
           return (text ??= new TextDecoder().decode(bytes));
         },
       };
-    } catch (err) {
-      throw this.connectionError(err);
-    } finally {
-      this.opts.onExchange?.(`${r.method} ${url} → ${status || 'failed'} (${Math.round(this.now() - started)} ms)`);
-    }
+    });
   }
 
   /** CatalogClient's `openOnce`: the answer as a stream, its `-v` line timed to the headers. */
-  private async openOnce(r: HttpRequest): Promise<HttpStream> {
-    const url = this.url(r);
-    const started = this.now();
-    let status = 0;
-    try {
-      const answer = await this.exchange(r, url);
-      status = answer.status;
+  private openOnce(r: HttpRequest): Promise<HttpStream> {
+    return this.timed(r, ' to the headers', (answer) => {
       const bytes = answer.body;
       return {
-        status,
+        status: answer.status,
         headers: answer.headers,
         body: (async function* () {
           if (bytes.length) yield bytes;
@@ -182,10 +143,22 @@ export class InProcessClient implements ServiceClient {
         text: async () => new TextDecoder().decode(bytes),
         cancel: () => {},
       };
+    });
+  }
+
+  /** One exchange as `shape` gives its answer, a failure as CatalogClient's, and the `-v` line (`… → status (N ms<suffix>)`) whatever came of it. */
+  private async timed<T>(r: HttpRequest, suffix: string, shape: (answer: InProcessAnswer) => T): Promise<T> {
+    const url = this.url(r);
+    const started = this.now();
+    let status = 0;
+    try {
+      const answer = await this.exchange(r, url);
+      status = answer.status;
+      return shape(answer);
     } catch (err) {
       throw this.connectionError(err);
     } finally {
-      this.opts.onExchange?.(`${r.method} ${url} → ${status || 'failed'} (${Math.round(this.now() - started)} ms to the headers)`);
+      this.opts.onExchange?.(`${r.method} ${url} → ${status || 'failed'} (${Math.round(this.now() - started)} ms${suffix})`);
     }
   }
 
