@@ -18,7 +18,7 @@
 import { chmodSync, lstatSync, renameSync, unlinkSync } from 'node:fs';
 import type { Server, Socket } from 'node:net';
 import { join } from 'node:path';
-import { colorEnabled, type IO, type Output } from '../io/streams.js';
+import { colorEnabled, drainedOrClosed, type IO, type Output } from '../io/streams.js';
 import { HandBack } from './hand-back.js';
 
 export { HandBack };
@@ -192,16 +192,7 @@ function clientOutput(socket: Socket, type: number, tty: boolean, size: [number 
         socket.cork();
         setImmediate(() => socket.uncork());
       }
-      if (socket.write(frame(type, Buffer.from(text, 'utf8')))) return Promise.resolve();
-      return new Promise((resolve) => {
-        const done = () => {
-          socket.off('drain', done);
-          socket.off('close', done);
-          resolve();
-        };
-        socket.once('drain', done);
-        socket.once('close', done);
-      });
+      return socket.write(frame(type, Buffer.from(text, 'utf8'))) ? Promise.resolve() : drainedOrClosed(socket);
     },
   };
 }

@@ -57,16 +57,7 @@ export function nodeOutput(stream: Writable & { isTTY?: boolean; columns?: numbe
     color: colorEnabled(env, isTTY),
     write(text: string): Promise<void> {
       if (broken || text === '') return Promise.resolve();
-      if (stream.write(text)) return Promise.resolve();
-      return new Promise((resolve) => {
-        const done = () => {
-          stream.off('drain', done);
-          stream.off('close', done);
-          resolve();
-        };
-        stream.once('drain', done);
-        stream.once('close', done);
-      });
+      return stream.write(text) ? Promise.resolve() : drainedOrClosed(stream);
     },
   };
 }
@@ -135,4 +126,17 @@ export function batchedOutput(out: Output, bytes = 64 * 1024): Output & { flush(
     },
     flush,
   };
+}
+
+/** Resolves when a stream that took more than it could hold drains, or closes (a reader gone: nothing more is waited for). */
+export function drainedOrClosed(stream: Pick<Writable, 'once' | 'off'>): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      stream.off('drain', done);
+      stream.off('close', done);
+      resolve();
+    };
+    stream.once('drain', done);
+    stream.once('close', done);
+  });
 }
