@@ -3,7 +3,7 @@ import type { Preferences } from '../grammar/types.js';
 import { normalizeUuid } from '../schema/codecs.js';
 import type { Queryable, Store } from '../store/store.js';
 import { ApiError, singularError } from './errors.js';
-import { batchKey, checkBatch, copyCreditsPlain, creditsCanonical, linkColumns } from './link-batch.js';
+import { batchKey, bodyCredits, checkBatch, creditsCanonical, linkColumns } from './link-batch.js';
 import { matchLock, matchLookup, resolveIds, stagedUnchanged, type LookupRow, type Resolution } from './match.js';
 import type { Planned, WritePlan } from './plan.js';
 import { copyShapeCheck, copyShapeError, mergeSourceIds, sourceIdConflict } from './source-ids.js';
@@ -192,7 +192,10 @@ async function writeDirect(tx: Queryable, timezoneApplied: boolean, write: () =>
 async function writeCopy(tx: Queryable, planned: Planned, plan: WritePlan, schema: string, checked: string | null, timezoneApplied: boolean): Promise<WriteResult | number> {
   if (!tx.copyCsv) throw new ApiError(415, 'PGRST102', 'This store cannot load COPY bodies');
   const body = plan.payload!.copy!;
-  if (directCopyAllowed(planned) && !(await firstRowStored(tx, plan, schema, body)) && (!checked || (await creditsCanonical(tx, plan, schema, body, checked)))) {
+  // every row new (as far as the first one says): the body may go straight in; asked once for both ways
+  const fresh = directCopyAllowed(planned) && !(await firstRowStored(tx, plan, schema, body));
+  const credits = checked ? bodyCredits(body, plan, fresh) : null;
+  if (fresh && (!checked || (await creditsCanonical(tx, plan, schema, body, checked, credits!)))) {
     const direct = await copyDirect(tx, plan, schema, body, timezoneApplied);
     if (direct) return direct;
   }
@@ -200,8 +203,8 @@ async function writeCopy(tx: Queryable, planned: Planned, plan: WritePlan, schem
   await tx.query(stage.create);
   const received = await tx.copyCsv(stage.target, stage.columns, body);
   if (checked) {
-    await checkBatch(tx, plan, schema, stage.target, checked, copyCreditsPlain(body, plan));
-    if (directCopyAllowed(planned) && !(await firstRowStored(tx, plan, schema, body))) {
+    await checkBatch(tx, plan, schema, stage.target, checked, credits!.plain);
+    if (fresh) {
       const direct = await insertDirect(tx, plan, schema, stage.target, timezoneApplied);
       if (direct) return direct;
     }

@@ -164,9 +164,9 @@ export class CreditIds {
  * into the table: no staging table, no read joining the artists (per 5,000 tracks on the embedded
  * store, ~95 ms of ~155).
  */
-export async function creditsCanonical(tx: Queryable, plan: WritePlan, schema: string, body: Uint8Array, key: string): Promise<boolean> {
-  const ids = new CreditIds();
-  if (plan.table.name !== 'tracks' || !copyCreditsPlain(body, plan, ids)) return false;
+export async function creditsCanonical(tx: Queryable, plan: WritePlan, schema: string, body: Uint8Array, key: string, credits = bodyCredits(body, plan, true)): Promise<boolean> {
+  const { ids } = credits;
+  if (plan.table.name !== 'tracks' || !credits.plain || !ids) return false;
   if (ids.count > 0) {
     const sql = `SELECT NOT EXISTS (SELECT 1 FROM unnest($1::uuid[], $2::text[]) AS _c(id, name) LEFT JOIN ${ident(schema)}.artists AS _a ON _a.id = _c.id
       WHERE _a.id IS NULL OR coalesce(_a.stage_name, '') <> _c.name) AS ok`;
@@ -174,6 +174,18 @@ export async function creditsCanonical(tx: Queryable, plan: WritePlan, schema: s
   }
   await tx.query(`SELECT set_config('${CHECKED_BATCH_SETTING}', $1, true)`, [key]);
   return true;
+}
+
+/** A COPY body's credit lists, read once: whether every one is plain (copyCreditsPlain), and the credits with an id they give (when asked: creditsCanonical's). */
+export interface BodyCredits {
+  plain: boolean;
+  ids: CreditIds | null;
+}
+
+/** Reads a COPY body's credit lists once for both the way straight into the table (`withIds`) and the staging path's read. */
+export function bodyCredits(body: Uint8Array, plan: WritePlan, withIds: boolean): BodyCredits {
+  const ids = withIds ? new CreditIds() : null;
+  return { plain: copyCreditsPlain(body, plan, ids ?? undefined), ids };
 }
 
 /**
