@@ -217,10 +217,13 @@ describe('import of files as people have them (bin/catalog against catalog serve
     expect(toStdout.stderr).toMatch(/an xlsx export goes to a file/);
   });
 
-  it('an xlsx round trip of 100,000 rows: import, export, and the export imports back unchanged', async () => {
+  // 20,000 rows: many zip chunks and shared-string pages; the 100,000-row round trip, with the same
+  // checks, is `npm run bench -- --only xlsx` (issue 39: large-data checks belong in the bench)
+  it('a large xlsx round trip (20,000 rows): import, export, and the export imports back unchanged', async () => {
     const p = 'a100c000';
-    const n = 100_000;
-    const input = join(dir, 'r100k.xlsx');
+    const n = 20_000;
+    const many = n.toLocaleString('en-US');
+    const input = join(dir, 'rlarge.xlsx');
     const book = new ExcelJS.stream.xlsx.WorkbookWriter({ filename: input, useSharedStrings: false, useStyles: true });
     const ws = book.addWorksheet('Releases');
     ws.addRow(['id', 'release_title', 'upc_code', 'release_date', 'is_compilation']).commit();
@@ -230,11 +233,11 @@ describe('import of files as people have them (bin/catalog against catalog serve
     await book.commit();
 
     const imp = await run(['releases', 'import', input]);
-    expect(imp.stderr).toMatch(/100,000 inserted/);
+    expect(imp.stderr).toContain(`${many} inserted`);
     expect(imp.code).toBe(0);
-    const out = join(dir, 'r100k-out.xlsx');
+    const out = join(dir, 'rlarge-out.xlsx');
     const exp = await run(['releases', 'export', out, '--select', 'id,release_title,upc_code,release_date,is_compilation', '--order', 'id', ...between(p)]);
-    expect(exp.stderr).toMatch(/exported 100,000 releases/);
+    expect(exp.stderr).toContain(`exported ${many} releases`);
     // the exported cells: text stays text (the UPC too), dates are dates, booleans booleans
     const seen: unknown[][] = [];
     for await (const sheet of new ExcelJS.stream.xlsx.WorkbookReader(out, { styles: 'cache', sharedStrings: 'cache', worksheets: 'emit' })) {
@@ -246,7 +249,7 @@ describe('import of files as people have them (bin/catalog against catalog serve
       [uuid(p, n), `Title ${n}\nline 2`, String(100_000_000_000 + n), date(n), n % 3 === 0],
     ]);
     const back = await run(['releases', 'import', out]);
-    expect(back.stderr).toMatch(/0 inserted, 0 updated, 100,000 unchanged, 0 rejected/);
+    expect(back.stderr).toContain(`0 inserted, 0 updated, ${many} unchanged, 0 rejected`);
     expect(back.code).toBe(0);
   }, 300_000);
 
