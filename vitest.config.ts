@@ -31,10 +31,12 @@ export default defineConfig(({ mode }) => ({
     include: ['test/**/*.test.ts'],
     exclude: mode === 'unit' ? SLOW : [],
     globalSetup: ['test/global-setup.ts'],
-    // A guard against a hang, not a speed check: with three files at once on a loaded 2-core
-    // machine, an e2e test that runs a dozen commands passed 60 s (check, name-order).
-    testTimeout: 120_000,
-    hookTimeout: 120_000,
+    // A guard against a hang, never a speed check, and the only one: no test sets its own. On a
+    // shared CI machine with a load average of 15–30 the suite ran 6× slower than idle, and six
+    // tests failed on their own 30–120 s limits (issue 39). Waits for a condition inside a test use
+    // test/support/patience.ts. Speed is measured by `npm run bench`.
+    testTimeout: 600_000,
+    hookTimeout: 600_000,
     pool: 'forks',
     // Test files are independent (each makes its own temporary catalogs, data directories, servers
     // on port 0 and PostgreSQL schemas), so they run side by side. Vitest's default on 2 cores is

@@ -67,7 +67,7 @@ for (const { kind, make, skip } of STORE_KINDS) {
       store = await make();
       await store.query(`insert into artists (id, stage_name) values ($1, 'Current Name')`, [A1]);
       await store.query(`insert into tracks (id, track_title) values ($1, 'One'), ($2, 'Two')`, [T1, T2]);
-    }, 60_000);
+    });
     afterAll(async () => {
       if (store) await disposeStore(store);
     });

@@ -10,6 +10,7 @@ import { bufferOutput } from '../../src/io/streams.js';
 import { style } from '../../src/io/style.js';
 import { tempDir } from '../support/stores.js';
 import { runCli, useTestService } from './support.js';
+import { PATIENCE_MS } from '../support/patience.js';
 
 const KEY = { enter: '\r', down: '\x1b[B', up: '\x1b[A', space: ' ', backspace: '\x7f', ctrlC: '\x03' };
 
@@ -46,7 +47,7 @@ function terminal() {
     run: (args: string[]) => run(['node', 'catalog', '--url', service.url, ...args], ctx),
     /** Waits until the screen (from where the last wait stopped) contains `text`. */
     async expect(text: string): Promise<void> {
-      const deadline = Date.now() + 10_000;
+      const deadline = Date.now() + PATIENCE_MS;
       for (;;) {
         const s = screen();
         const at = s.indexOf(text, seen);

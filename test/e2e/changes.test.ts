@@ -41,7 +41,7 @@ for (const backend of serveBackends('changes')) {
       expect(updated.code, updated.stderr).toBe(0);
       const removed = await run('tracks', 'remove', ids.gone, '--yes');
       expect(removed.code, removed.stderr).toBe(0);
-    }, 60_000);
+    });
 
     afterAll(async () => {
       await serve?.stop();

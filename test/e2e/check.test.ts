@@ -90,7 +90,7 @@ describe('catalog check (issue 18): planted defects are found, and only they', (
     const seeded = await catalog(['seed'], { env });
     expect(seeded.code, seeded.stderr).toBe(0);
     sample = (await findings(env)).list;
-  }, 60_000);
+  });
 
   it("finds the sample catalog's own defects: the stray-space label among them", () => {
     const spaced = sample.find((f) => f.collection === 'labels' && f.value === '  Spaced Out Records  ');
@@ -254,7 +254,7 @@ describe('catalog check on PostgreSQL (issue 18)', () => {
       await c.query(`drop schema if exists ${schema} cascade`);
       await c.end();
     }
-  }, 120_000);
+  });
 });
 
 describe('import --check (issue 18)', () => {

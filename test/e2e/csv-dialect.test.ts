@@ -15,7 +15,7 @@ describe('list -o csv and export write one CSV dialect', () => {
   beforeAll(async () => {
     const seeded = await catalog(['seed'], { env });
     expect(seeded.code, seeded.stderr).toBe(0);
-  }, 60_000);
+  });
 
   for (const collection of ['labels', 'artists', 'tracks', 'releases']) {
     it(`${collection}: list --all --order id -o csv is byte for byte export --order id`, async () => {
@@ -30,7 +30,7 @@ describe('list -o csv and export write one CSV dialect', () => {
       exported[collection] = exp.stdout;
       // the default export order (keyset by id) is the same file
       expect((await catalog([collection, 'export'], { env })).stdout).toBe(exp.stdout);
-    }, 60_000);
+    });
   }
 
   it('the fixtures put the tricky values through it: edge spaces and line breaks quoted, "" for an empty string, "NULL" as text, jsonb as PostgreSQL prints it', () => {
@@ -59,5 +59,5 @@ describe('list -o csv and export write one CSV dialect', () => {
       const csv = await catalog([collection, 'export'], { env: again });
       expect(csv.stdout).toBe(exported[collection]);
     }
-  }, 120_000);
+  });
 });

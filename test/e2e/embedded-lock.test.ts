@@ -40,7 +40,7 @@ describe('one process holds an embedded catalog at a time', () => {
     expect(new Set(ids)).toEqual(new Set(printed));
     // nobody was turned away: they talked to the holder or waited for it
     expect(ok.length).toBe(30);
-  }, 180_000);
+  });
 
   it('two `catalog serve --data D` started together: one serves, the other exits 2 naming the holder', async () => {
     const data = tempDir('lock-serve-');
@@ -57,7 +57,7 @@ describe('one process holds an embedded catalog at a time', () => {
     }
     const listed = await catalog(['labels', 'list', '-o', 'json'], { env: { CATALOG_DATA: data } });
     expect((JSON.parse(listed.stdout) as Array<{ name: string }>).map((r) => r.name)).toEqual(['Kept']);
-  }, 60_000);
+  });
 
   it('a lock left by a killed holder is taken over with no manual step, also when its pid now belongs to another process', async () => {
     const data = tempDir('lock-stale-');
@@ -87,5 +87,5 @@ describe('one process holds an embedded catalog at a time', () => {
     writeFileSync(lockPath, JSON.stringify(left));
     const last = await catalog(['labels', 'list', '-o', 'json'], { env });
     expect((JSON.parse(last.stdout) as Array<{ name: string }>).map((x) => x.name).sort()).toEqual(['After the takeover', 'Before the kill']);
-  }, 60_000);
+  });
 });

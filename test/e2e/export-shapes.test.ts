@@ -18,7 +18,7 @@ beforeAll(async () => {
   env.CATALOG_DATA = tempDir('export-shapes-data-');
   const seeded = await catalog(['seed'], { env });
   expect(seeded.code, seeded.stderr).toBe(0);
-}, 60_000);
+});
 
 async function xlsxRows(file: string): Promise<string[][]> {
   const reader = xlsxReader(file);

@@ -35,7 +35,7 @@ describe('export --bom and --safe-formulas (bin/catalog, catalog serve over PGli
     writeFileSync(join(dir, 'in.csv'), `${INPUT}\n`);
     const r = await catalog(['--url', serve.url, 'artists', 'import', join(dir, 'in.csv')]);
     expect(r.code, r.stderr).toBe(0);
-  }, 60_000);
+  });
   afterAll(async () => {
     await capped?.stop();
     await serve?.stop();
@@ -56,7 +56,7 @@ describe('export --bom and --safe-formulas (bin/catalog, catalog serve over PGli
     } finally {
       await again.stop();
     }
-  }, 60_000);
+  });
 
   it('--bom writes a BOM and makes formula cells text, byte for byte the same through the COPY read, COPY pages and the JSON-row writer', async () => {
     const copyRead = await exp(serve, ['--select', SELECT, '--bom']);
@@ -90,7 +90,7 @@ describe('export --bom and --safe-formulas (bin/catalog, catalog serve over PGli
     const tsv = join(dir, 'excel.tsv');
     expect((await exp(serve, ['--select', SELECT, '--bom', tsv])).code).toBe(0);
     expect(readFileSync(tsv, 'utf8').split('\n')[2]).toBe(`00000000-0000-4000-8000-000000000002\t"'@SUM(A1:A9)"\t"'\tTabbed"\t"'\rReturn"`);
-  }, 60_000);
+  });
 
   it('--safe-formulas alone writes no BOM; --bom --no-safe-formulas is the plain bytes after a BOM', async () => {
     const plain = (await exp(serve, ['--select', SELECT])).stdout;

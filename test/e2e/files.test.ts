@@ -30,7 +30,7 @@ describe('import of files as people have them (bin/catalog against catalog serve
     ensureBuilt();
     dir = tempDir('e2e-files-');
     serve = await startServe(['--data', join(dir, 'data')]);
-  }, 120_000);
+  });
   afterAll(async () => {
     await serve?.stop();
   });
@@ -251,7 +251,7 @@ describe('import of files as people have them (bin/catalog against catalog serve
     const back = await run(['releases', 'import', out]);
     expect(back.stderr).toContain(`0 inserted, 0 updated, ${many} unchanged, 0 rejected`);
     expect(back.code).toBe(0);
-  }, 300_000);
+  });
 
   it('--dry-run agrees with the real run on every reject class: types, ragged rows, dates, foreign keys, repeated keys, NUL in text', async () => {
     const p = '99990000';

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DOOR_FILE, DOOR_PROTOCOL, FRAME, MAX_SOCKET_PATH, STDOUT_GONE } from '../../src/holder/door.js';
 import { tempDir } from '../support/stores.js';
 import { asOnScreen, BIN, catalog, ensureBuilt, type Result, ROOT } from './support.js';
+import { PATIENCE_MS } from '../support/patience.js';
 
 ensureBuilt();
 
@@ -286,7 +287,7 @@ describe.skipIf(!bundled)("the background holder's command door (src/holder/door
       chownSync(home, 65534, 65534);
       const as = (args: string[], extra: Record<string, string> = {}) => {
         const vars = Object.entries({ HOME: home, XDG_CACHE_HOME: `${home}/k`, CATALOG_DATA: data, ...extra }).map(([k, v]) => `${k}=${v}`);
-        return spawnSync('runuser', ['-u', 'nobody', '--', 'env', ...vars, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+        return spawnSync('runuser', ['-u', 'nobody', '--', 'env', ...vars, ...args], { cwd: ROOT, encoding: 'utf8', timeout: PATIENCE_MS });
       };
       const raw = as([process.execPath, '-e', `require('net').connect(${JSON.stringify(socket)}).on('connect', () => { console.log('connected'); process.exit(0); }).on('error', (e) => { console.log(e.code); process.exit(0); })`]);
       expect(raw.stdout.trim()).toBe('EACCES');

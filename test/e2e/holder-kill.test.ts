@@ -64,5 +64,5 @@ describe('kill -9 of the embedded holder while commands write', () => {
     expect(acknowledged.length).toBeGreaterThan(0);
     for (const r of results) expect(r.stderr).not.toMatch(/Aborted|RuntimeError/);
     console.info(`[holder-kill] ${killed.length} holders killed; ${acknowledged.length} of ${results.length} adds acknowledged, ${stored.length} rows stored`);
-  }, 240_000);
+  });
 });

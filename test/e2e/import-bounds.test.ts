@@ -39,7 +39,7 @@ for (const backend of serveBackends('import-bounds')) {
       ensureBuilt();
       dir = tempDir('import-bounds-files-');
       serve = await startServe(args);
-    }, 60_000);
+    });
     afterAll(async () => {
       await serve?.stop();
       await backend.cleanup();
@@ -75,7 +75,7 @@ for (const backend of serveBackends('import-bounds')) {
           expect(row).toMatchObject({ _line: lines[0], _code: '54001', stage_name: 'deep a' });
         }
       }
-    }, 120_000);
+    });
 
     it('refuses an xlsx whose one cell (inline or shared string) inflates past 64 MiB, before reading it, exit 2', async () => {
       await clear();
@@ -99,7 +99,7 @@ for (const backend of serveBackends('import-bounds')) {
       const r = await run(['artists', 'import', small]);
       expect(r.code, r.stderr).toBe(0);
       expect(await names()).toHaveLength(3);
-    }, 240_000);
+    });
 
     it('refuses --rejects, --checkpoint or --summary that is the input (same path, symlink, hard link, relative path) before touching anything, exit 2', async () => {
       await clear();
@@ -121,7 +121,7 @@ for (const backend of serveBackends('import-bounds')) {
       expect(twice.code).toBe(2);
       expect(twice.stderr).toMatch('is the same file as --rejects');
       expect(await names()).toEqual([]);
-    }, 180_000);
+    });
 
     it('exits 2 on a malformed CSV and on a record over 64 MiB, naming the line, with nothing written', async () => {
       await clear();
@@ -142,7 +142,7 @@ for (const backend of serveBackends('import-bounds')) {
       expect(r3.stderr).toMatch(/long\.csv: a record starting at line 3 is longer than 64 MiB/);
       expect(await names()).toEqual([]);
       // (reading 65 MiB to the limit is slow on a loaded machine: a generous bound, not a timing)
-    }, 240_000);
+    });
 
     it("exits 2 on --url 'not a url', an ftp:// URL, and https:// to the service's plain-HTTP port, saying so in words", async () => {
       const bad = await catalog(['--url', 'not a url', 'artists', 'list']);

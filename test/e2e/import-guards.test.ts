@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/stores.js';
 import { BIN, ROOT, catalog, ensureBuilt, hasOpen, startServe, type Serve } from './support.js';
+import { PATIENCE_MS } from '../support/patience.js';
 
 /** A plain web server (not the service): answers every request with an HTML page, or never. */
 function plainServer(answer: boolean): Promise<{ url: string; close(): Promise<void> }> {
@@ -32,7 +33,7 @@ function start(args: string[], env: Record<string, string | undefined> = {}) {
 }
 
 /** Waits until `ready()` holds (polling), for at most `ms`. */
-async function until(ready: () => boolean, ms = 60_000): Promise<void> {
+async function until(ready: () => boolean, ms = PATIENCE_MS): Promise<void> {
   const end = Date.now() + ms;
   while (!ready()) {
     if (Date.now() > end) throw new Error('timed out waiting');
@@ -47,7 +48,7 @@ describe('import guards, end to end (bin/catalog)', () => {
     ensureBuilt();
     dir = tempDir('guards-');
     serve = await startServe(['--data', join(dir, 'data')]);
-  }, 120_000);
+  });
   afterAll(async () => {
     await serve?.stop();
   });
@@ -126,7 +127,7 @@ describe('import guards, end to end (bin/catalog)', () => {
     const resumed = await run(['labels', 'import', input, '--resume']);
     expect(resumed.code).toBe(0);
     expect(existsSync(checkpoint)).toBe(false);
-  }, 180_000);
+  });
 
   describe('a CATALOG_URL that is not the service', () => {
     it('an HTML page: says the URL did not answer like a PostgREST service, exit 1', async () => {

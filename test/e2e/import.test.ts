@@ -5,6 +5,7 @@ import { parse as parseCsv } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/stores.js';
 import { BIN, ROOT, catalog, ensureBuilt, startServe, type Serve } from './support.js';
+import { PATIENCE_MS } from '../support/patience.js';
 
 const uuid = (prefix: string, n: number) => `${prefix}-0000-4000-8000-${String(n).padStart(12, '0')}`;
 
@@ -43,7 +44,7 @@ describe('import/export end to end (bin/catalog against catalog serve)', () => {
     ensureBuilt();
     dir = tempDir('e2e-import-');
     serve = await startServe(['--data', join(dir, 'data')]);
-  }, 120_000);
+  });
   afterAll(async () => {
     await serve?.stop();
   });
@@ -88,7 +89,7 @@ describe('import/export end to end (bin/catalog against catalog serve)', () => {
     });
     const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
     // wait until some batches are committed, then kill without warning
-    const deadline = Date.now() + 60_000;
+    const deadline = Date.now() + PATIENCE_MS;
     while (!existsSync(checkpoint) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect(existsSync(checkpoint)).toBe(true);
     child.kill('SIGKILL');
@@ -105,7 +106,7 @@ describe('import/export end to end (bin/catalog against catalog serve)', () => {
     expect(existsSync(checkpoint)).toBe(false);
     const count = await run(['artists', 'list', ...between('a0e2e000'), '--count', '--limit', '0']);
     expect(count.stderr).toMatch(new RegExp(`0 of ${n} artists`));
-  }, 180_000);
+  });
 
   it('Ctrl-C writes the checkpoint and says how to resume', async () => {
     const input = join(dir, 'tracks.csv');
@@ -117,7 +118,7 @@ describe('import/export end to end (bin/catalog against catalog serve)', () => {
     let stderr = '';
     child.stderr.on('data', (c) => (stderr += c));
     const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-    const deadline = Date.now() + 60_000;
+    const deadline = Date.now() + PATIENCE_MS;
     while (!existsSync(checkpoint) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     child.kill('SIGINT');
     const code = await exited;
@@ -132,7 +133,7 @@ describe('import/export end to end (bin/catalog against catalog serve)', () => {
     expect(resumed.code).toBe(0);
     const count = await run(['tracks', 'list', ...between('70e2e000'), '--count', '--limit', '0']);
     expect(count.stderr).toMatch(/0 of 20000 tracks/);
-  }, 180_000);
+  });
 });
 
 describe('a server with a small body limit (catalog serve --max-body)', () => {
@@ -154,5 +155,5 @@ describe('a server with a small body limit (catalog serve --max-body)', () => {
     } finally {
       await serve.stop();
     }
-  }, 120_000);
+  });
 });

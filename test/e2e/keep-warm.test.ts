@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../support/stores.js';
 import { catalog, ensureBuilt, startServe } from './support.js';
+import { PATIENCE_MS } from '../support/patience.js';
 
 ensureBuilt();
 
@@ -61,7 +62,7 @@ describe('a background holder keeps the embedded catalog warm (issue 15)', () =>
       const schema = await catalog(['schema', '-o', 'json'], { env });
       expect(JSON.parse(schema.stdout).host).toBe('127.0.0.1:3000');
       // idle for its 3 s: it stops, removes its lock, and says why in its log
-      expect(await until(() => !alive(lock.pid), 15_000)).toBe(true);
+      expect(await until(() => !alive(lock.pid), PATIENCE_MS)).toBe(true);
       expect(lockOf(data)).toBeNull();
       expect(readFileSync(join(data, 'catalog-holder.log'), 'utf8')).toMatch(/no request for 3 s: stopping/);
       // the next command starts a new one, on the same data
@@ -71,7 +72,7 @@ describe('a background holder keeps the embedded catalog warm (issue 15)', () =>
     } finally {
       stop(data);
     }
-  }, 60_000);
+  });
 
   it('30 parallel commands on a fresh directory start one holder between them and keep every row they report', async () => {
     const data = join(tempDir('warm-30-'), 'catalog');
@@ -88,7 +89,7 @@ describe('a background holder keeps the embedded catalog warm (issue 15)', () =>
     } finally {
       stop(data);
     }
-  }, 120_000);
+  });
 
   it('`catalog serve` on a directory a background holder keeps takes it over (the holder stops); a foreground serve is not', async () => {
     const data = join(tempDir('warm-serve-'), 'catalog');
@@ -99,7 +100,7 @@ describe('a background holder keeps the embedded catalog warm (issue 15)', () =>
       expect(background.background).toBe(true);
       const serve = await startServe(['--data', data]);
       try {
-        expect(await until(() => !alive(background.pid), 5_000)).toBe(true);
+        expect(await until(() => !alive(background.pid), PATIENCE_MS)).toBe(true);
         expect(lockOf(data)?.pid).toBe(serve.proc.pid);
         expect(lockOf(data)?.background).not.toBe(true);
         const listed = await catalog(['--url', serve.url, 'labels', 'list', '-o', 'json']);
@@ -114,7 +115,7 @@ describe('a background holder keeps the embedded catalog warm (issue 15)', () =>
     } finally {
       stop(data);
     }
-  }, 60_000);
+  });
 
   it('CATALOG_KEEP_WARM=0 leaves no process behind', async () => {
     const data = join(tempDir('warm-off-'), 'catalog');

@@ -60,7 +60,7 @@ for (const { kind, skip } of STORES) {
       const a = await run(['artists', 'import', join(dir, 'artists.csv')]);
       expect(a.code, a.stderr).toBe(0);
       file = tracksFile(dir);
-    }, 120_000);
+    });
 
     afterAll(async () => {
       if (serve) {
@@ -81,7 +81,7 @@ for (const { kind, skip } of STORES) {
       expect(r.stderr).toContain('did you mean "Nova Quinn"?');
       expect((await artists()).map((x) => x.stage_name)).toEqual(['Nova Quinn', 'Tom Hale']);
       expect((await tracks()).map((t) => t.isrc_code)).toEqual(['FRZ032700004']);
-    }, 60_000);
+    });
 
     it('with --create-missing the artist is made once and every credit carries its id; a re-run changes nothing', async () => {
       const r = await run(['tracks', 'import', file, '--create-missing']);
@@ -105,6 +105,6 @@ for (const { kind, skip } of STORES) {
       expect(`${again.stdout}${again.stderr}`).not.toContain('created');
       expect(await artists()).toEqual(all);
       expect(await tracks()).toEqual(stored);
-    }, 60_000);
+    });
   });
 }

@@ -64,7 +64,7 @@ for (const store of STORES) {
       ensureBuilt();
       dir = tempDir('e2e-migrate-');
       serve = await startServe(store.args(dir));
-    }, 120_000);
+    });
     afterAll(async () => {
       await serve?.stop();
       if (store.kind === 'PostgreSQL' && PG_URL) {
@@ -126,7 +126,7 @@ for (const store of STORES) {
       expect(restored.code, restored.stderr).toBe(0);
       expect(restored.stderr).toMatch(/releases\s+3 rows: 1 inserted, 0 updated, 2 unchanged, 0 removed/);
       expect((await json(['releases', 'list', '--select', 'release_title', '--order', 'release_title'])).map((r) => r.release_title)).toEqual(['Free for All', 'Moanin’', 'Wave']);
-    }, 120_000);
+    });
 
     it('--sync refuses to remove labels that releases still name, says --cascade; --cascade removes those releases first', async () => {
       // its own catalog: the test above syncs --scope all, which must not meet these rows
@@ -164,6 +164,6 @@ for (const store of STORES) {
           await dropSchema(`catalog_cascade_${process.pid}`);
         }
       }
-    }, 120_000);
+    });
   });
 }

@@ -51,7 +51,7 @@ describe('the npm package', () => {
     const [info] = JSON.parse(stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
     tarball = join(dest, info.filename);
     files = info.files.map((f) => f.path);
-  }, 120_000);
+  });
 
   it('is named for us, not the unrelated `catalog` package, and installs the `catalog` command', () => {
     expect(pkg.name).toBe('music-catalog-cli');
@@ -113,7 +113,7 @@ describe('the npm package', () => {
     expect(seeded).toBeGreaterThan(0);
     // The shipped template opened the new catalog: nothing was built into the user's cache.
     expect(existsSync(join(elsewhere, 'cache', 'catalog')) ? readdirSync(join(elsewhere, 'cache', 'catalog')) : []).toEqual([]);
-  }, 180_000);
+  });
 
   // npm links a global install's `man` pages into <prefix>/share/man/man1 (not on Windows), and
   // man-db looks in <dir>/../share/man for every <dir> on PATH: so `man catalog` needs no MANPATH.

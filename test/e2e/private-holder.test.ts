@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/stores.js';
 import { BIN, ROOT, catalog, ensureBuilt } from './support.js';
+import { PATIENCE_MS } from '../support/patience.js';
 
 ensureBuilt();
 
@@ -44,7 +45,7 @@ function runAsNobody(args: string[], env: Record<string, string> = {}): { code: 
   chmodSync(home, 0o755);
   chownSync(home, 65534, 65534);
   const vars = Object.entries({ HOME: home, XDG_CONFIG_HOME: `${home}/c`, XDG_CACHE_HOME: `${home}/k`, XDG_DATA_HOME: `${home}/d`, CATALOG_KEEP_WARM: '0', ...env }).map(([k, v]) => `${k}=${v}`);
-  const r = spawnSync('runuser', ['-u', 'nobody', '--', 'env', ...vars, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync('runuser', ['-u', 'nobody', '--', 'env', ...vars, ...args], { cwd: ROOT, encoding: 'utf8', timeout: PATIENCE_MS });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -79,7 +80,7 @@ describe('the background holder answers only its owner (issue 24)', () => {
     const added = await catalog(['labels', 'add', 'name=Mine', '-o', 'json'], { env });
     expect(added.code, added.stderr).toBe(0);
     lock = lockOf(data);
-  }, 60_000);
+  });
 
   afterAll(() => {
     try {
@@ -179,7 +180,7 @@ describe('the data directory is private, as ssh wants ~/.ssh (issue 24)', () => 
     process.kill(holder.pid, 'SIGTERM');
     for (let i = 0; i < 200 && existsSync(join(data, 'catalog-serve.json')); i++) await new Promise((r) => setTimeout(r, 50));
     expect(looseModes(data).loose).toEqual([]);
-  }, 60_000);
+  });
 
   it('a data directory writable by its group or others is refused with exit 2, as ssh does', async () => {
     const data = join(tempDir('loose-'), 'catalog');
@@ -275,7 +276,7 @@ describe('lock recovery does not trust a future mtime (a clock step-back, issue 
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).not.toMatch(/Waiting for process/);
     expect((JSON.parse(r.stdout) as Array<{ name: string }>).map((x) => x.name)).toEqual(['Before']);
-  }, 30_000);
+  });
 
   it("a takeover guard left with a future mtime does not keep a dead holder's lock forever", async () => {
     const data = join(tempDir('future-guard-'), 'catalog');
@@ -289,5 +290,5 @@ describe('lock recovery does not trust a future mtime (a clock step-back, issue 
     expect(r.code, r.stderr).toBe(0);
     const listed = await catalog(['labels', 'list', '-o', 'json'], { env: { CATALOG_DATA: data } });
     expect((JSON.parse(listed.stdout) as Array<{ name: string }>).map((x) => x.name).sort()).toEqual(['After', 'Before']);
-  }, 30_000);
+  });
 });

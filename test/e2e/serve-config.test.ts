@@ -39,7 +39,7 @@ describe('catalog serve settings', () => {
   it('says when a secret is on the command line, where any local user reads it', async () => {
     const r = await catalog(['serve', '--port', '0', '--data', join(tempDir('serve-secret-'), 'c'), '--jwt-secret', 'x'.repeat(40), '--idle-exit', '1']);
     expect(r.stderr).toMatch(/warning: --jwt-secret on the command line can be read by any local user .*CATALOG_JWT_SECRET/);
-  }, 60_000);
+  });
 
   it('refuses a config file with an unknown setting (did-you-mean) or a value that is a list, exit 2', async () => {
     const dir = tempDir('serve-config-');

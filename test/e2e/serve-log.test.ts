@@ -29,7 +29,7 @@ describe('catalog serve --log-level / --log-format', () => {
       expect(typeof l.ms).toBe('number');
       expect(l.bytes as number).toBeGreaterThan(0);
     }
-  }, 60_000);
+  });
 
   it('json: the lines of a start that waits for the database (its retries) and is stopped are JSON too', async () => {
     const proc = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--log-format', 'json', '--database-url', 'postgres://nobody@127.0.0.1:1/none'], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -45,7 +45,7 @@ describe('catalog serve --log-level / --log-format', () => {
       expect.objectContaining({ level: 'info', message: expect.stringMatching(/trying again in 1 s$/), retryInSeconds: 1 }),
     ]);
     expect(lines.at(-1)).toMatchObject({ message: 'SIGTERM: stopping' });
-  }, 30_000);
+  });
 
   it('the default level writes no request lines; a level or format it does not know is exit 2', async () => {
     const serve = await startServe(['--data', tempDir('log-')]);
@@ -60,5 +60,5 @@ describe('catalog serve --log-level / --log-format', () => {
     expect(bad.stderr).toContain('--log-level must be one of crit, error, warn, info');
     const badFormat = await catalog(['serve', '--log-format', 'xml', '--data', tempDir('log-')]);
     expect(badFormat.code).toBe(2);
-  }, 60_000);
+  });
 });

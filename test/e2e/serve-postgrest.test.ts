@@ -73,7 +73,7 @@ describe.skipIf(!PG_URL)(`catalog serve as a PostgREST operator runs it${PG_URL 
       expect(await second.stop()).toBe(0);
       await sql(`drop schema if exists ${schema} cascade`);
     }
-  }, 60_000);
+  });
 
   it('--db-roles: a row-level security policy restricts a role to its rows; grants decide 401/403 as in PostgREST', async () => {
     const id = `${process.pid}_${Date.now().toString(36)}`;
@@ -118,5 +118,5 @@ describe.skipIf(!PG_URL)(`catalog serve as a PostgREST operator runs it${PG_URL 
       expect(await serve.stop()).toBe(0);
       await sql(`drop schema if exists ${schema} cascade; drop owned by ${anon}, ${user}; drop role if exists ${anon}; drop role if exists ${user}`).catch(() => sql(`drop role if exists ${anon}; drop role if exists ${user}`));
     }
-  }, 60_000);
+  });
 });

@@ -66,5 +66,5 @@ describe('catalog serve and SIGUSR1, SIGUSR2, SIGHUP', () => {
       agent.destroy();
       expect(await serve.stop()).toBe(0);
     }
-  }, 60_000);
+  });
 });

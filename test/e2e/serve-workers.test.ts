@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { PG_URL, tempDir } from '../support/stores.js';
 import { BIN, ensureBuilt, startServe } from './support.js';
 import { HAS_PROC, listeningPorts, scrape, total, until, waitForLines, withChildren } from './support-serve.js';
+import { PATIENCE_MS } from '../support/patience.js';
 
 ensureBuilt();
 
@@ -26,7 +27,7 @@ async function startCluster(args: string[]) {
   const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--admin-port', '0', '--workers', '2', '--database-url', url, '--db-schema', schema, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
-  const served = await until(() => /Admin \(\/live, \/ready, \/metrics\) at http/.test(stderr) || child.exitCode !== null, 30_000);
+  const served = await until(() => /Admin \(\/live, \/ready, \/metrics\) at http/.test(stderr) || child.exitCode !== null, PATIENCE_MS);
   if (!served || child.exitCode !== null) throw new Error(`serve did not start: ${stderr}`);
   return {
     child,
@@ -95,7 +96,7 @@ describe.skipIf(!PG_URL)(`catalog serve --workers 2: metrics, pool, signals${PG_
       await Promise.all([admin.end(), watch.end()]);
       expect(await serve.stop()).toBe(0);
     }
-  }, 60_000);
+  });
 
   it('the primary passes SIGUSR1 and SIGUSR2 on to both workers: a changed config is served by each, nothing listens on 9229', async () => {
     const config = join(tempDir('workers-'), 'postgrest.conf');
@@ -127,7 +128,7 @@ describe.skipIf(!PG_URL)(`catalog serve --workers 2: metrics, pool, signals${PG_
     } finally {
       expect(await serve.stop()).toBe(0);
     }
-  }, 60_000);
+  });
 });
 
 describe.skipIf(!PG_URL)(`catalog serve --db-pool, --db-pool-acquisition-timeout${PG_URL ? '' : ' (SKIPPED: set CATALOG_TEST_DATABASE_URL)'}`, () => {
@@ -159,5 +160,5 @@ describe.skipIf(!PG_URL)(`catalog serve --db-pool, --db-pool-acquisition-timeout
       expect(await serve.stop()).toBe(0);
       await dropSchema(schema);
     }
-  }, 30_000);
+  });
 });

@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 // @ts-expect-error: the package ships no types (it returns prom2json's shape, typed below)
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
+import { PATIENCE_MS } from '../support/patience.js';
 
 /** Whether this machine shows sockets and processes under /proc (Linux): the listening-port checks need it. */
 export const HAS_PROC = existsSync('/proc/self/fd') && existsSync('/proc/net/tcp');
@@ -46,7 +47,7 @@ export function withChildren(pid: number): number[] {
 }
 
 /** Waits (at most 15 s) until `text()` matches; returns whether it did. */
-export async function until(check: () => boolean, ms = 15_000): Promise<boolean> {
+export async function until(check: () => boolean, ms = PATIENCE_MS): Promise<boolean> {
   for (const end = Date.now() + ms; Date.now() < end && !check(); ) await new Promise((r) => setTimeout(r, 50));
   return check();
 }

@@ -16,7 +16,7 @@ beforeAll(async () => {
   env.CATALOG_DATA = tempDir('table-columns-');
   const seeded = await catalog(['seed'], { env });
   expect(seeded.code, seeded.stderr).toBe(0);
-}, 60_000);
+});
 
 describe('a to-one embed shows as embed.field columns', () => {
   it('in CSV: a labels.name header and plain names, not JSON', async () => {

@@ -20,7 +20,7 @@ beforeAll(async () => {
     const r = await run(collection, 'add', '--json', JSON.stringify(rows));
     expect(r.code, r.stderr).toBe(0);
   }
-}, 60_000);
+});
 
 afterAll(async () => {
   await serve?.stop();

@@ -18,7 +18,7 @@ let serve: Serve;
 beforeAll(async () => {
   ensureBuilt();
   serve = await startServe(['--data', join(tempDir('xlsx-hostile-data-'), 'data')]);
-}, 60_000);
+});
 afterAll(async () => {
   await serve?.stop();
 });
@@ -69,5 +69,5 @@ describe('SIGTERM while a workbook is being read', () => {
     expect(stderr).toMatch('interrupted before any row was sent: nothing was written');
     const listed = await catalog(['--url', serve.url, 'releases', 'count']);
     expect(listed.stdout.trim()).toBe('0');
-  }, 60_000);
+  });
 });

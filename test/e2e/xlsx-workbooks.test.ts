@@ -36,7 +36,7 @@ beforeAll(async () => {
   serve = await startServe(['--data', join(tempDir('xlsx-workbooks-data-'), 'data')]);
   writeBook(join(dir, 'office.xlsx'), { sheets: [{ name: 'Read me', xml: notes }, { name: 'Releases', xml: releases() }] });
   writeBook(join(dir, 'wide.xlsx'), { sheets: [{ name: 'Releases', xml: releases(['A7:B7']) }] });
-}, 60_000);
+});
 afterAll(async () => {
   await serve?.stop();
 });

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/stores.js';
 import { prefixedBook } from '../support/xlsx-build.js';
 import { catalog, ensureBuilt, type Serve, startServe } from './support.js';
+import { PATIENCE_MS } from '../support/patience.js';
 
 // Issue 37 item 2: workbooks written by the programs people use, made at test time from the
 // machine's packages (.ci/run installs them: libreoffice-calc-nogui, gnumeric, python3-openpyxl),
@@ -77,7 +78,7 @@ const WRITERS: Array<{ name: string; make: (out: string) => string | null; formu
       const csv = join(dir, 'lo.csv');
       writeFileSync(csv, csvText());
       // UTF-8 (76), first line 1, English (1033), "detect special numbers" (date-times) on; a private profile
-      const r = spawnSync(soffice, [`-env:UserInstallation=file://${join(dir, 'lo-profile')}`, '--headless', '--infilter=CSV:44,34,76,1,,1033,false,true', '--convert-to', 'xlsx', '--outdir', dir, csv], { encoding: 'utf8', timeout: 60_000 });
+      const r = spawnSync(soffice, [`-env:UserInstallation=file://${join(dir, 'lo-profile')}`, '--headless', '--infilter=CSV:44,34,76,1,,1033,false,true', '--convert-to', 'xlsx', '--outdir', dir, csv], { encoding: 'utf8', timeout: PATIENCE_MS });
       if (r.status !== 0) throw new Error(`soffice failed: ${r.stderr}`);
       spawnSync('mv', [join(dir, 'lo.xlsx'), out]);
       return null;
@@ -91,7 +92,7 @@ const WRITERS: Array<{ name: string; make: (out: string) => string | null; formu
       if (!ssconvert) return 'ssconvert is not installed (Debian: gnumeric)';
       const csv = join(dir, 'gn.csv');
       writeFileSync(csv, csvText());
-      const r = spawnSync(ssconvert, [csv, out], { encoding: 'utf8', timeout: 60_000 });
+      const r = spawnSync(ssconvert, [csv, out], { encoding: 'utf8', timeout: PATIENCE_MS });
       if (r.status !== 0) throw new Error(`ssconvert failed: ${r.stderr}`);
       return null;
     },
@@ -102,7 +103,7 @@ const WRITERS: Array<{ name: string; make: (out: string) => string | null; formu
     make(out) {
       const py = openpyxlPython();
       if (!py) return 'Python 3 with openpyxl is not installed (Debian: python3-openpyxl)';
-      const r = spawnSync(py, ['-c', OPENPYXL_SCRIPT, out], { encoding: 'utf8', timeout: 60_000 });
+      const r = spawnSync(py, ['-c', OPENPYXL_SCRIPT, out], { encoding: 'utf8', timeout: PATIENCE_MS });
       if (r.status !== 0) throw new Error(`openpyxl failed: ${r.stderr}`);
       return null;
     },
@@ -140,7 +141,7 @@ beforeAll(async () => {
     if (missing) console.warn(`[xlsx-writers] SKIPPED "${w.name}": ${missing}; .ci/run installs it with apt-get`);
     made.set(w.name, missing ? null : out);
   });
-}, 120_000);
+});
 afterAll(async () => {
   await serve?.stop();
 });

@@ -39,7 +39,7 @@ describe('the in-process client (src/holder/in-process-client.ts) and RunningSer
     const setup = new CatalogClient({ baseUrl: server.url, routeHeaders: { [KEY_HEADER]: server.key! } });
     await setup.request({ method: 'POST', path: '/labels', body: JSON.stringify([{ name: 'Blue Note' }, { name: 'Impulse!' }]) });
     await setup.close();
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await server?.close();
@@ -155,5 +155,5 @@ describe('the in-process client (src/holder/in-process-client.ts) and RunningSer
     expect(await outcome(new InProcessClient(options, (r) => own.serveInProcess(r)), req)).toEqual(viaHttp);
     const following = new InProcessClient({ ...options, relocate: async () => ({ url: own.url, headers: {} }) }, (r) => own.serveInProcess(r));
     await expect(following.request(req)).rejects.toBeInstanceOf(HandBack);
-  }, 60_000);
+  });
 });

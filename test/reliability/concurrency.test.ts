@@ -168,7 +168,7 @@ describe.skipIf(!PG_URL)(`two catalog serve processes over one PostgreSQL${PG_UR
     ensureBuilt();
     // started together on an empty schema: the migrations must not race
     [a, b] = await Promise.all([startServe(['--database-url', PG_URL!, '--db-schema', schema]), startServe(['--database-url', PG_URL!, '--db-schema', schema])]);
-  }, 120_000);
+  });
   afterAll(async () => {
     await a?.stop();
     await b?.stop();

@@ -32,7 +32,7 @@ describe.skipIf(!PG_URL)(`database sessions terminated under catalog serve${PG_U
     admin = new pg.Client({ connectionString: PG_URL });
     await admin.connect();
     serve = await startServe(['--database-url', url.href, '--db-schema', schema]);
-  }, 60_000);
+  });
   afterAll(async () => {
     await serve?.stop();
     await admin?.query(`drop schema if exists ${schema} cascade`);
@@ -116,5 +116,5 @@ describe.skipIf(!PG_URL)(`database sessions terminated under catalog serve${PG_U
     expect(res.headers.get('content-range')).toBe(`0-${ROWS - 1}/${ROWS}`);
     expect(await res.json()).toEqual(Array.from({ length: ROWS }, (_, i) => ({ id: id(i), track_title: `Track ${i}` })));
     console.info(`[connection-drop] sessions terminated with the first row in flight at ${terminatedAt.join(', ')}`);
-  }, 180_000);
+  });
 });

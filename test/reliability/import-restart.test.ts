@@ -119,6 +119,6 @@ for (const backend of BACKENDS) {
       expect(res.headers.get('content-range')).toBe(`0-${ROWS - 1}/${ROWS}`);
       expect(await res.json()).toEqual(rows);
       console.info(`[import-restart ${backend.name}] server killed at committed rows ${killedAt.join(' and ')}; import runs exited ${exitCodes.join(', ')}`);
-    }, 300_000);
+    });
   });
 }

@@ -14,7 +14,7 @@ describe('an add whose answer is lost is stored once', () => {
   beforeAll(async () => {
     ensureBuilt();
     serve = await startServe(['--data', tempDir('lost-answer-')]);
-  }, 60_000);
+  });
   afterAll(async () => {
     await serve?.stop();
   });

@@ -124,7 +124,7 @@ describe.skipIf(!!missing)(`N catalog serve instances behind HAProxy and PgBounc
     lb = await startHaproxy(instances.map((x, i) => ({ name: `s${i}`, port: port(x.serve.url), adminPort: port(x.admin) })));
     const up = await eventually(async () => Object.values(await lb!.states()).every((s) => s === 'UP'));
     expect(up, JSON.stringify(await lb.states())).toBe(true);
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await lock?.end().catch(() => {});
@@ -194,5 +194,5 @@ describe.skipIf(!!missing)(`N catalog serve instances behind HAProxy and PgBounc
     const expected = acked.map(({ id, name }) => ({ id, name }));
     // each acknowledged write once, with the client's id and value, and nothing else (no doubles, no strays)
     expect(rows.sort(byId)).toEqual(expected.sort(byId));
-  }, 60_000);
+  });
 });

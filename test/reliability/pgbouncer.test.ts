@@ -26,7 +26,7 @@ describe.skipIf(skip)(`catalog serve behind PgBouncer (transaction mode)${skip ?
     ensureBuilt();
     bouncer = await startPgBouncer(PG_URL!);
     url = bouncer.url;
-  }, 60_000);
+  });
 
   afterAll(async () => {
     for (const s of serves) await s.stop();
@@ -63,7 +63,7 @@ describe.skipIf(skip)(`catalog serve behind PgBouncer (transaction mode)${skip ?
     const exported = await catalog(['--url', serves[1].url, 'labels', 'export', '-o', 'csv', '--where', 'name~Bounced*']);
     expect(exported.code, exported.stderr).toBe(0);
     expect(exported.stdout.trim().split('\n')).toHaveLength(41);
-  }, 120_000);
+  });
 
   it('three concurrent keyless imports of one tracks file through two services behind it store each ISRC once (issue 35)', async () => {
     const mine = [await startServe(['--database-url', url, '--db-schema', schema]), await startServe(['--database-url', url, '--db-schema', schema])];
@@ -81,5 +81,5 @@ describe.skipIf(skip)(`catalog serve behind PgBouncer (transaction mode)${skip ?
     } finally {
       await admin.end();
     }
-  }, 120_000);
+  });
 });

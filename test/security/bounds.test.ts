@@ -30,7 +30,7 @@ for (const backend of serveBackends('bounds')) {
     beforeAll(async () => {
       ensureBuilt();
       serve = await startServe(args);
-    }, 60_000);
+    });
     afterAll(async () => {
       await serve?.stop('SIGKILL');
       await backend.cleanup();
@@ -70,7 +70,7 @@ for (const backend of serveBackends('bounds')) {
       await serve.stop('SIGKILL');
       serve = await startServe(args);
       expect(await names()).toEqual(['at limit', 'copy ok']);
-    }, 60_000);
+    });
 
     it('answers 400 to a JSON or CSV body that is not UTF-8 (nothing stored with U+FFFD), and 400 22021 to such a COPY body', async () => {
       const bad = (before: string, after: string) => Buffer.concat([Buffer.from(before), Buffer.from([0xff, 0xfe]), Buffer.from(after)]);

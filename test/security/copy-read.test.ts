@@ -61,6 +61,6 @@ for (const kind of STORE_KINDS) {
       expect(mismatches).toEqual([]);
       expect(logged).toEqual([]);
       expect(await invariants(store)).toBe(before);
-    }, 120_000);
+    });
   });
 }

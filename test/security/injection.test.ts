@@ -61,7 +61,7 @@ for (const { kind, make, skip } of STORE_KINDS) {
       expect(places.size).toBeGreaterThanOrEqual(50);
       expect(sent).toBe(CORPUS.length * places.size);
       // ~8,000 requests: 12 s on PGlite, 28–45 s on PostgreSQL on a busy 2-core machine
-    }, 180_000);
+    });
 
     it('hostile Authorization headers with a JWT secret are refused with 401 and never reach the database', async () => {
       const problems: string[] = [];

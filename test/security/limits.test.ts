@@ -113,7 +113,7 @@ describe('catalog serve --max-rows', () => {
     const body = JSON.stringify(Array.from({ length: 23 }, (_, i) => ({ name: `Label ${String(i).padStart(2, '0')}` })));
     const res = await fetch(`${serve.url}/labels`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
     expect(res.status).toBe(201);
-  }, 120_000);
+  });
   afterAll(async () => {
     await serve?.stop();
   });
@@ -151,7 +151,7 @@ describe.skipIf(!PG_URL)(`catalog serve --statement-timeout over PostgreSQL${PG_
     serve = await startServe(['--database-url', PG_URL!, '--db-schema', schema, '--statement-timeout', '300']);
     locker = new pg.Client({ connectionString: PG_URL });
     await locker.connect();
-  }, 120_000);
+  });
   afterAll(async () => {
     await serve?.stop();
     await locker?.query('rollback').catch(() => {});

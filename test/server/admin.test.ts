@@ -100,7 +100,7 @@ describe('--admin-port', () => {
       proc.kill('SIGTERM');
       await new Promise((r) => proc.on('exit', r));
     }
-  }, 60_000);
+  });
 });
 
 describe.skipIf(!PG_URL)(`catalog serve with the database down at start${PG_URL ? '' : ' (SKIPPED: set CATALOG_TEST_DATABASE_URL)'}`, () => {
@@ -131,5 +131,5 @@ describe.skipIf(!PG_URL)(`catalog serve with the database down at start${PG_URL 
       await c.end();
       await proxy.close();
     }
-  }, 90_000);
+  });
 });

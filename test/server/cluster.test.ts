@@ -85,7 +85,7 @@ describe.skipIf(!PG_URL)(`catalog serve --workers${PG_URL ? '' : ' (SKIPPED: set
       await client.query(`drop schema if exists ${schema} cascade`);
       await client.end();
     }
-  }, 60_000);
+  });
 
   it('refuses --workers without --database-url (exit 2)', async () => {
     const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--workers', '2'], { stdio: ['ignore', 'pipe', 'pipe'] });

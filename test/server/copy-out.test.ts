@@ -7,6 +7,7 @@ import { COPY_CSV } from '../../src/grammar/media.js';
 import type { Store } from '../../src/store/store.js';
 import { STORE_KINDS, disposeStore } from '../support/stores.js';
 import { L, R, appFor, seedFixture, send } from './support.js';
+import { PATIENCE_MS } from '../support/patience.js';
 
 const ACCEPT = { Accept: COPY_CSV };
 
@@ -166,7 +167,7 @@ for (const { kind, make, skip } of STORE_KINDS) {
         expect(after.status).toBe(200);
         expect(await after.text()).toBe('track_title\nT1\nT10\n');
         // each abandoned read is logged once its COPY stops: wait for all six (a condition, not a pause)
-        const deadline = Date.now() + 30_000;
+        const deadline = Date.now() + PATIENCE_MS;
         while (logged.length < 6 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
         expect(logged.length).toBeGreaterThanOrEqual(6);
         expect(logged.every((l) => /streamed response cut off: the (client closed the connection|response was closed)/.test(l))).toBe(true);

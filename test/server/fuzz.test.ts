@@ -108,6 +108,6 @@ for (const { kind, make, skip } of STORE_KINDS) {
       const after = await send(app, 'GET', '/labels?select=name&order=name');
       expect(after.status).toBe(200);
       expect(Array.isArray(after.json)).toBe(true);
-    }, 120_000);
+    });
   });
 }

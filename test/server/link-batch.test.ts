@@ -72,7 +72,7 @@ for (const { kind, make, skip } of STORE_KINDS) {
       app = appFor(store);
       await store.query(`insert into artists (id, stage_name) select unnest($1::uuid[]), unnest($2::text[])`, [A, ['Ada Wave', 'Bo Lights', 'Cy Drum']]);
       await store.query(`insert into tracks (id, track_title, isrc_code) select unnest($1::uuid[]), 'Song', unnest($2::text[])`, [T, ['GBAAA3600001', 'GBAAA3600002', 'GBAAA3600003']]);
-    }, 60_000);
+    });
     afterAll(async () => {
       if (store) await disposeStore(store);
     });

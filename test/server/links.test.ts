@@ -44,7 +44,7 @@ for (const { kind, make, skip } of STORE_KINDS) {
       store = await make();
       app = appFor(store, { aggregates: true });
       await seedLinks(store);
-    }, 60_000);
+    });
     afterAll(async () => {
       expect(app?.logged ?? []).toEqual([]);
       if (store) await disposeStore(store);
