@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { catalogCacheDir, xdgBase } from '../shared/xdg.js';
 
 /** Where the tool keeps things, following the XDG base directory conventions. */
 export interface Paths {
@@ -10,12 +11,11 @@ export interface Paths {
   dataDir: string;
 }
 
-/** Resolves the paths from the environment and the home directory. */
+/** Resolves the paths from the environment and the home directory (an XDG_* value that is not absolute is ignored: src/shared/xdg.ts). */
 export function resolvePaths(env: Record<string, string | undefined>, home: string): Paths {
-  const xdg = (name: string, fallback: string) => (env[name] && env[name]!.startsWith('/') ? env[name]! : join(home, fallback));
   return {
-    configFile: join(xdg('XDG_CONFIG_HOME', '.config'), 'catalog', 'config.yaml'),
-    cacheDir: join(xdg('XDG_CACHE_HOME', '.cache'), 'catalog'),
-    dataDir: env.CATALOG_DATA || join(xdg('XDG_DATA_HOME', '.local/share'), 'catalog'),
+    configFile: join(xdgBase('config', env, home), 'catalog', 'config.yaml'),
+    cacheDir: catalogCacheDir(env, home),
+    dataDir: env.CATALOG_DATA || join(xdgBase('data', env, home), 'catalog'),
   };
 }

@@ -1,7 +1,8 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { INTERFACE_VERSION, REMOVED_FIELDS } from '../schema/catalog.js';
 import { CHANGELOG } from '../schema/changelog.js';
+import { writeFileAtomicSync } from '../shared/atomic-write.js';
 
 /** The file that remembers which service URLs were already warned about, and for which version. */
 export function versionWarningsFile(cacheDir: string): string {
@@ -33,9 +34,7 @@ export function versionWarning(opts: { url: string; version: string | null; cach
   if (warned[url] === opts.version) return null;
   try {
     mkdirSync(opts.cacheDir, { recursive: true });
-    const tmp = `${file}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify({ ...warned, [url]: opts.version }));
-    renameSync(tmp, file);
+    writeFileAtomicSync(file, JSON.stringify({ ...warned, [url]: opts.version }));
   } catch {
     // ignore: the warning will simply show again next time
   }

@@ -1,4 +1,5 @@
 import { BlockList, isIP } from 'node:net';
+import { isLoopbackName } from '../shared/loopback.js';
 import { ProxySettingError } from './errors.js';
 
 /**
@@ -12,14 +13,14 @@ import { ProxySettingError } from './errors.js';
  *   spaces) of host names, `.domain` and `*.domain` (the domain and its subdomains, as curl
  *   matches a leading dot), IP addresses and CIDR ranges, each optionally with `:port`
  *   (`[::1]:8080` for IPv6), which then only matches requests to that port.
- * Unlike curl, loopback (`localhost`, 127.0.0.0/8, ::1) is always reached directly, as Go's and
- * npm's clients do: a service on this machine is never behind a remote proxy, and the embedded
- * catalog's holder listens there.
+ * Unlike curl, loopback (`localhost`, `*.localhost`, 127.0.0.0/8, ::1; src/shared/loopback.ts) is
+ * always reached directly, as Go's and npm's clients do: a service on this machine is never behind
+ * a remote proxy, and the embedded catalog's holder listens there.
  * @example proxyFor(new URL('https://api.example.com'), { HTTPS_PROXY: 'proxy.corp:3128' })?.href // 'http://proxy.corp:3128/'
  */
 export function proxyFor(target: URL, env: Record<string, string | undefined>): URL | null {
   const host = bare(target.hostname);
-  if (isLoopback(host)) return null;
+  if (isLoopbackName(host, { subdomains: true })) return null;
   const scheme = target.protocol === 'https:' ? 'https' : 'http';
   const read = (name: string) => env[name] || undefined;
   const upperHttp = scheme === 'http' && env.REQUEST_METHOD ? undefined : read(`${scheme.toUpperCase()}_PROXY`);
@@ -79,11 +80,6 @@ export function proxyAuthorization(proxy: URL): Record<string, string> {
 /** A host name or address without IPv6 brackets or a trailing dot, lowercased. */
 function bare(host: string): string {
   return host.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
-}
-
-function isLoopback(host: string): boolean {
-  if (host === 'localhost' || host.endsWith('.localhost') || host === '::1') return true;
-  return isIP(host) === 4 && host.startsWith('127.');
 }
 
 /** One NO_PROXY entry: a name (without `*.` or `.`), an address or CIDR range, and its port (0: any). */

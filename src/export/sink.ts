@@ -1,7 +1,7 @@
 import { createWriteStream } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { once } from 'node:events';
-import { randomBytes } from 'node:crypto';
+import { tempPathFor } from '../shared/atomic-write.js';
 import type { TextSink } from '../format/types.js';
 
 /**
@@ -9,7 +9,7 @@ import type { TextSink } from '../format/types.js';
  * interrupted export never leaves a half file that looks complete; `abort()` removes it.
  */
 export function fileSink(path: string): TextSink & { commit(): Promise<void>; abort(): Promise<void> } {
-  const tmp = `${path}.${randomBytes(4).toString('hex')}.partial`;
+  const tmp = tempPathFor(path, 'partial');
   // a high-water mark above one piece of a COPY read (64 KB), so writing overlaps reading the next
   const stream = createWriteStream(tmp, { highWaterMark: 1 << 20 });
   let failed: Error | null = null;

@@ -1,19 +1,7 @@
-/**
- * Edit distance (insert, delete, substitute, swap two neighbours).
- * @example editDistance('stagename', 'stage_name') // 1
- */
-export function editDistance(a: string, b: string): number {
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
-  for (let j = 1; j <= b.length; j++) d[0][j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
-    }
-  }
-  return d[a.length][b.length];
-}
+import { editDistance } from '../shared/edit-distance.js';
+
+/** The edit distance the did-you-mean hints count (its one home is src/shared/edit-distance.ts). */
+export { editDistance };
 
 /**
  * The closest candidate to a mistyped word, if any is close enough (case and `-`/`_` ignored).

@@ -1,6 +1,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { COPY_CSV, MEDIA, parseMediaType } from '../grammar/media.js';
+import { hostOfHeader, isLoopbackName } from '../shared/loopback.js';
 import { KEY_HEADER } from './lock.js';
 
 /**
@@ -34,11 +35,8 @@ export interface Refusal {
 
 /** Whether a `Host` header names this machine's loopback (a port allowed): `localhost`, `127.x.x.x`, `[::1]`. */
 export function isLoopbackHost(host: string | undefined): boolean {
-  if (!host) return false;
-  const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]+))(?::\d{1,5})?$/.exec(host.trim());
-  if (!m) return false;
-  const name = (m[1] ?? m[2]).toLowerCase();
-  return name === 'localhost' || name === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(name);
+  const name = hostOfHeader(host);
+  return name !== null && isLoopbackName(name);
 }
 
 /** Compares two credentials in constant time. */

@@ -1,7 +1,8 @@
-import { chmodSync, closeSync, constants, fstatSync, lstatSync, mkdirSync, readdirSync, openSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, constants, fstatSync, lstatSync, mkdirSync, readdirSync, openSync, readFileSync, realpathSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import type { Stats } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { writeFileAtomicSync } from '../shared/atomic-write.js';
 
 /**
  * One process holds an embedded data directory at a time. The lock is `catalog-serve.json` in the
@@ -381,15 +382,7 @@ function lockHandle(path: string, mine: LockInfo): DirLock {
       if (key) mine.key = key;
       // A rename replaces the file in one step: a reader sees the old content or the new, never half
       // (and never a URL with another holder's key).
-      const tmp = `${path}.${process.pid}.tmp`;
-      unlinkQuietly(tmp);
-      const fd = openPrivateFile(tmp, constants.O_CREAT | constants.O_EXCL);
-      try {
-        writeSync(fd, JSON.stringify(mine));
-      } finally {
-        closeSync(fd);
-      }
-      renameSync(tmp, path);
+      writeFileAtomicSync(path, JSON.stringify(mine), { mode: 0o600 });
     },
     release() {
       if (!held) return;

@@ -1,6 +1,7 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { open, readFile, rm, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { writeFileAtomic } from '../shared/atomic-write.js';
 
 /** Identifies an input file well enough to refuse resuming against a different one. */
 export interface Fingerprint {
@@ -68,9 +69,7 @@ export async function readCheckpoint(path: string): Promise<Checkpoint | null> {
 
 /** Writes a checkpoint atomically (temp file + rename), so a kill mid-write leaves the old one. */
 export async function writeCheckpoint(path: string, cp: Checkpoint): Promise<void> {
-  const tmp = `${path}.${randomBytes(4).toString('hex')}.tmp`;
-  await writeFile(tmp, `${JSON.stringify(cp, null, 2)}\n`);
-  await rename(tmp, path);
+  await writeFileAtomic(path, `${JSON.stringify(cp, null, 2)}\n`);
 }
 
 /** Deletes a checkpoint (the import finished). */

@@ -11,6 +11,7 @@ import { corsApp } from './cors.js';
 import { buildAuth, type AuthSettings } from './auth.js';
 import { secretShapeProblem } from './jwt-keys.js';
 import type { Metrics, MetricsSnapshot } from './admin.js';
+import { isLoopbackName } from '../shared/loopback.js';
 
 export { parseCorsOrigins } from './cors.js';
 
@@ -159,9 +160,12 @@ export function authOf(opts: Reloadable): Promise<AuthSettings> {
   return buildAuth({ jwtSecret: opts.jwtSecret, jwtAud: opts.jwtAud, jwtRoleClaimKey: opts.jwtRoleClaimKey, dbRoles: opts.dbRoles, dbAnonRole: opts.dbAnonRole });
 }
 
-/** True for addresses that only this machine can reach. */
+/**
+ * True for a listen address only this machine can reach: a loopback name as given (no case
+ * folding, no port), or `[::1]` as well as `::1`.
+ */
 export function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+  return isLoopbackName(host) || host === '[::1]';
 }
 
 /** An opened store, with the directory lock and umask that hold it while it is served. */

@@ -15,6 +15,7 @@ import type {
 } from '../grammar/types.js';
 import { RELATIONSHIPS, tableByName, type ColumnDef, type Relationship, type TableDef } from '../schema/catalog.js';
 import { computedColumn, computedField, SOURCE_IDS } from '../schema/source-ids.js';
+import { editDistance } from '../shared/edit-distance.js';
 import { ApiError } from './errors.js';
 import { limitError, rootWindow } from './paging.js';
 import { chooseRepresentation, type Representation } from './negotiate.js';
@@ -287,23 +288,9 @@ function resolveRelationship(from: TableDef, item: SelectEmbed, schema: string):
 /** "Perhaps you meant …" for a relation name one or two edits away from a related table. */
 function suggestTable(from: string, wanted: string): string | null {
   const related = RELATIONSHIPS.filter((r) => r.from === from).map((r) => r.to);
-  const best = related.map((t) => ({ t, d: editDistance(t, wanted) })).sort((a, b) => a.d - b.d)[0];
+  // plain Levenshtein (no swaps), as these hints have always counted
+  const best = related.map((t) => ({ t, d: editDistance(t, wanted, { swaps: false }) })).sort((a, b) => a.d - b.d)[0];
   return best && best.d <= 2 ? `Perhaps you meant '${best.t}' instead of '${wanted}'.` : null;
-}
-
-function editDistance(a: string, b: string): number {
-  if (Math.abs(a.length - b.length) > 3) return 99;
-  const prev = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let diag = prev[0];
-    prev[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const tmp = prev[j];
-      prev[j] = Math.min(prev[j] + 1, prev[j - 1] + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diag = tmp;
-    }
-  }
-  return prev[b.length];
 }
 
 function planEmbed(from: TableDef, item: SelectEmbed, aliases: Aliases, schema: string): EmbedNode {

@@ -14,6 +14,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { join, normalize, sep } from 'node:path';
+import { writeFileAtomicSync } from '../shared/atomic-write.js';
 import { toStoreError } from './store.js';
 
 /*
@@ -80,16 +81,7 @@ export function writePack(dataDir: string, packFile: string): void {
   const head = Buffer.alloc(MAGIC.length + 4);
   head.write(MAGIC, 0, 'latin1');
   head.writeUInt32LE(index.length, MAGIC.length);
-  const tmp = `${packFile}.${process.pid}.tmp`;
-  const fd = openSync(tmp, 'w');
-  try {
-    writeAll(fd, head, -1);
-    writeAll(fd, index, -1);
-    for (const f of files) for (const [at, len] of f.ranges) writeAll(fd, f.data.subarray(at, at + len), -1);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, packFile);
+  writeFileAtomicSync(packFile, [head, index, ...files.flatMap((f) => f.ranges.map(([at, len]) => f.data.subarray(at, at + len)))]);
 }
 
 /** The [offset, length] ranges of `data` that are not whole all-zero pages (a short last page is data). */

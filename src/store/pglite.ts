@@ -1,11 +1,13 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statfsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { PGlite as PGliteType, Transaction } from '@electric-sql/pglite';
 import { LATEST_VERSION, MIGRATIONS } from '../schema/migrations.js';
+import { writeFileAtomicSync } from '../shared/atomic-write.js';
+import { catalogCacheDir } from '../shared/xdg.js';
 import { migrate } from './migrate.js';
 import { bufferPool } from './pglite-engine.js';
 import { packToTar, unpackPack, writePack } from './pglite-template.js';
@@ -232,9 +234,14 @@ export class PGliteStore implements Store {
 /** Quiet time after the last write before the embedded store re-analyzes what was written. */
 const ANALYZE_AFTER_MS = 2000;
 
-/** Where the migrated template is cached (a pack, and for catalogs in memory a tarball) when none is shipped. */
-function cacheDir(): string {
-  return join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'catalog');
+/**
+ * Where the migrated template is cached (a pack, and for catalogs in memory a tarball) when none is
+ * shipped: the CLI's cache directory, by the same rule (a relative XDG_CACHE_HOME is ignored). The
+ * one read of the environment in the store, as a default: `catalog serve` and the holder start the
+ * store without passing the CLI's paths down (yet).
+ */
+function cacheDir(env: Record<string, string | undefined> = process.env): string {
+  return catalogCacheDir(env, homedir);
 }
 
 /**
@@ -246,8 +253,8 @@ function migrationsTag(): string {
 }
 
 /** Where a migrated template tarball (for catalogs in memory) is cached: see migratedTemplate. */
-export function templateCachePath(): string {
-  return join(cacheDir(), `template-pglite${readPGliteVersion()}-v${LATEST_VERSION}-${migrationsTag()}.tar`);
+export function templateCachePath(env?: Record<string, string | undefined>): string {
+  return join(cacheDir(env), `template-pglite${readPGliteVersion()}-v${LATEST_VERSION}-${migrationsTag()}.tar`);
 }
 
 /** The template pack `npm run build` and `npm pack` build into dist/ and the package ships (scripts/build-template.mjs). */
@@ -329,9 +336,7 @@ export async function migratedTemplate(cacheFile: string | null = null): Promise
   if (cacheFile) {
     try {
       mkdirSync(dirname(cacheFile), { recursive: true });
-      const tmp = `${cacheFile}.${process.pid}.tmp`;
-      writeFileSync(tmp, tar);
-      renameSync(tmp, cacheFile);
+      writeFileAtomicSync(cacheFile, tar);
     } catch {
       // A read-only cache only costs speed next time.
     }

@@ -1,7 +1,8 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { builtinSchema } from '../../schema/catalog.js';
 import { schemaFromOpenApi, type SchemaModel } from '../../schema/model.js';
+import { writeFileAtomicSync } from '../../shared/atomic-write.js';
 
 /**
  * A file-name-safe key for a URL: 64 bits of FNV-1a (two 32-bit lanes). Not a digest against
@@ -37,9 +38,7 @@ export function readCachedDocument(file: string): Record<string, unknown> | null
 export function writeCachedDocument(file: string, doc: Record<string, unknown>): void {
   try {
     mkdirSync(join(file, '..'), { recursive: true });
-    const tmp = `${file}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify(doc));
-    renameSync(tmp, file);
+    writeFileAtomicSync(file, JSON.stringify(doc));
   } catch {
     // ignore
   }
