@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/stores.js';
-import { catalog, ensureBuilt } from './support.js';
+import { catalog, ensureBuilt, startServe } from './support.js';
 
 ensureBuilt();
 
@@ -47,17 +47,23 @@ describe('list -o csv and export write one CSV dialect', () => {
   });
 
   it('imports back into an empty catalog as the same rows (null and empty string kept apart)', async () => {
-    const again = { CATALOG_DATA: tempDir('csv-dialect-again-') };
+    // the empty catalog is served (one process for its ten commands, not ten embedded opens)
+    const again = await startServe(['--data', tempDir('csv-dialect-again-')]);
+    const there = (args: string[]) => catalog(['--url', again.url, ...args]);
     const dir = tempDir('csv-dialect-files-');
-    for (const collection of ['labels', 'artists', 'tracks']) {
-      const file = join(dir, `${collection}.csv`);
-      writeFileSync(file, exported[collection]);
-      const imported = await catalog([collection, 'import', file], { env: again });
-      expect(imported.code, imported.stderr).toBe(0);
-      const json = async (e: Record<string, string>) => JSON.parse((await catalog([collection, 'list', '--all', '--order', 'id', '-o', 'json'], { env: e })).stdout);
-      expect(await json(again)).toEqual(await json(env));
-      const csv = await catalog([collection, 'export'], { env: again });
-      expect(csv.stdout).toBe(exported[collection]);
+    try {
+      for (const collection of ['labels', 'artists', 'tracks']) {
+        const file = join(dir, `${collection}.csv`);
+        writeFileSync(file, exported[collection]);
+        const imported = await there([collection, 'import', file]);
+        expect(imported.code, imported.stderr).toBe(0);
+        const list = [collection, 'list', '--all', '--order', 'id', '-o', 'json'];
+        expect(JSON.parse((await there(list)).stdout)).toEqual(JSON.parse((await catalog(list, { env })).stdout));
+        const csv = await there([collection, 'export']);
+        expect(csv.stdout).toBe(exported[collection]);
+      }
+    } finally {
+      await again.stop();
     }
   });
 });
