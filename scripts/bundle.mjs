@@ -17,7 +17,7 @@
 // `--no-sourcemap` (npm pack's prepack) leaves the maps out: the package ships the bundle alone.
 // Packages other than commander stay in node_modules: they are large and loaded only when used.
 import { createHash } from 'node:crypto';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -58,6 +58,36 @@ const ownUrl = {
 };
 
 /**
+ * The released migrations' SQL files (src/schema/migrations/*.sql), embedded: the package ships
+ * the bundle, not the files. dist/schema/migration-sql.js reads a file by name; in the bundle the
+ * same function returns the file's text, made into an object the first time a store migrates.
+ */
+const MIGRATION_SQL = 'export function migrationSql(file)';
+const migrationsDir = `${root}src/schema/migrations/`;
+const embedMigrations = {
+  name: 'embed-migration-sql',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]dist[\\/]schema[\\/]migration-sql\.js$/ }, (args) => {
+      if (!readFileSync(args.path, 'utf8').includes(MIGRATION_SQL)) throw new Error(`${args.path}: no \`${MIGRATION_SQL}\` as scripts/bundle.mjs expects; update its embedMigrations plugin`);
+      const files = Object.fromEntries(
+        readdirSync(migrationsDir)
+          .filter((name) => name.endsWith('.sql'))
+          .sort()
+          .map((name) => [name, readFileSync(`${migrationsDir}${name}`, 'utf8')]),
+      );
+      const contents = `let files;
+${MIGRATION_SQL} {
+  files ??= ${JSON.stringify(files)};
+  if (!Object.hasOwn(files, file)) throw new Error(\`no migration \${file} in this bundle (scripts/bundle.mjs embeds src/schema/migrations/*.sql)\`);
+  return files[file];
+}
+`;
+      return { contents, loader: 'js' };
+    });
+  },
+};
+
+/**
  * commander requires node:child_process at load for executable subcommands, which the CLI has
  * none of: loaded when spawn is first asked for (it brings net, dgram and more, ~2 ms a command).
  */
@@ -82,7 +112,8 @@ const result = await build({
   platform: 'node',
   target: 'node20',
   external,
-  plugins: [ownUrl, lazyChildProcess],
+  // embedMigrations first: ownUrl would otherwise take migration-sql.js (it reads import.meta.url)
+  plugins: [embedMigrations, ownUrl, lazyChildProcess],
   sourcemap: process.argv.includes('--no-sourcemap') ? false : 'linked',
   logLevel: 'warning',
   metafile: true,
@@ -103,6 +134,7 @@ const dynamic = Object.values(result.metafile.outputs)
   .flatMap((o) => o.imports)
   .filter((i) => i.external && i.kind === 'dynamic-import');
 let text = readFileSync(scriptPath, 'utf8');
+if (text.includes('../../src/schema/migrations/')) throw new Error(`${SCRIPT}: reads the migration files from src/ instead of embedding them (see embedMigrations)`);
 let rewritten = 0;
 text = text.replace(/\bimport\((?="[^"\n]+"\))/g, () => {
   rewritten++;

@@ -1,6 +1,6 @@
 import { INTERFACE_VERSION, SERVED_TABLES, TABLES, type ColumnDef, type TableDef } from '../schema/catalog.js';
 import { LINK_COMMENTS } from '../schema/links.js';
-import { REMOVALS_COMMENT } from '../schema/migrations-removals.js';
+import { REMOVALS_COMMENT } from '../schema/in-database.js';
 import { SOURCE_IDS_COMMENT } from '../schema/source-ids.js';
 
 /**

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { LATEST_VERSION, MIGRATIONS } from '../../src/schema/migrations.js';
 
@@ -38,5 +39,26 @@ describe('released migrations are frozen', () => {
   it('the digest notices a one-character change', () => {
     const sql = MIGRATIONS[MIGRATIONS.length - 1].sql;
     expect(digest(`${sql} `)).not.toBe(digest(sql));
+  });
+});
+
+/** src/schema/migrations/: each released migration's SQL as a file (issue 39 item 4). */
+const DIR = new URL('../../src/schema/migrations/', import.meta.url);
+const sqlFiles = () => readdirSync(DIR).filter((name) => name.endsWith('.sql')).sort();
+
+describe('released migrations are files of text', () => {
+  it('one file a migration, named for its version (0001-…, 0002-…), and none left over', () => {
+    const files = sqlFiles();
+    expect(files.map((name) => Number(name.slice(0, 4)))).toEqual(MIGRATIONS.map((m) => m.version));
+    for (const name of files) expect(name).toMatch(/^\d{4}-[a-z0-9]+(-[a-z0-9]+)*\.sql$/);
+  });
+
+  it("each file's bytes are the migration's SQL (what the digest above pins)", () => {
+    const files = sqlFiles();
+    MIGRATIONS.forEach((m, i) => {
+      const bytes = readFileSync(new URL(files[i], DIR));
+      expect(bytes.equals(Buffer.from(m.sql, 'utf8')), files[i]).toBe(true);
+      expect(digest(bytes.toString('utf8')), files[i]).toBe(FROZEN[i][1]);
+    });
   });
 });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COPY_CSV } from '../../src/grammar/media.js';
 import type { App } from '../../src/server/app.js';
 import { batchKey, copyCreditsPlain, creditsCanonical } from '../../src/server/link-batch.js';
-import { CREDIT_SHAPE_PATH } from '../../src/schema/migrations-links.js';
+import { CREDIT_SHAPE_PATH } from '../../src/schema/in-database.js';
 import { TABLES } from '../../src/schema/catalog.js';
 import type { Store } from '../../src/store/store.js';
 import { STORE_KINDS, disposeStore } from '../support/stores.js';

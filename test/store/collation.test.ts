@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { MIGRATIONS, NAME_COLUMNS } from '../../src/schema/migrations.js';
+import { MIGRATIONS } from '../../src/schema/migrations.js';
 import { migrate } from '../../src/store/migrate.js';
 import { openPGlite } from '../../src/store/pglite.js';
 import type { Store } from '../../src/store/store.js';
@@ -9,6 +9,11 @@ import { STORE_KINDS, disposeStore, tempDir } from '../support/stores.js';
 const NAMES = ['Zero Gravity', 'Éditions Mélodie', 'alpha Records', 'Ätna', 'İstanbul Plak', 'Ελληνικά', 'Beta', 'Złota Płyta', 'edge'];
 const PEOPLE_ORDER = ['alpha Records', 'Ätna', 'Beta', 'edge', 'Éditions Mélodie', 'İstanbul Plak', 'Zero Gravity', 'Złota Płyta', 'Ελληνικά'];
 const BYTE_ORDER = [...NAMES].sort((a, b) => (Buffer.compare(Buffer.from(a), Buffer.from(b))));
+
+/** The columns migration 3 gave the ICU collation, read from its SQL (src/schema/migrations/0003-name-collation.sql). */
+const NAME_COLUMNS: Record<string, string[]> = Object.fromEntries(
+  [...MIGRATIONS[2].sql.matchAll(/^alter table (\w+) (.*);$/gm)].map(([, table, alters]) => [table, [...alters.matchAll(/alter column (\w+)/g)].map((m) => m[1])]),
+);
 
 /** Turns a migrated catalog back into one made before migration 3 (columns under the database's C order). */
 async function asBeforeMigration3(store: Store): Promise<void> {
