@@ -25,6 +25,7 @@ COPY tsconfig.json README.md LICENSE ./
 COPY bin ./bin
 COPY scripts ./scripts
 COPY src ./src
+COPY migrations ./migrations
 COPY fixtures/seed ./fixtures/seed
 # The npm package as `npm publish` would ship it (the bundle, the embedded-catalog template, the man
 # page, the sample catalog), unpacked into /opt/catalog with the lockfile's production dependencies.

@@ -58,12 +58,12 @@ const ownUrl = {
 };
 
 /**
- * The released migrations' SQL files (src/schema/migrations/*.sql), embedded: the package ships
+ * The released migrations' SQL files (migrations/*.sql), embedded: the package ships
  * the bundle, not the files. dist/schema/migration-sql.js reads a file by name; in the bundle the
  * same function returns the file's text, made into an object the first time a store migrates.
  */
 const MIGRATION_SQL = 'export function migrationSql(file)';
-const migrationsDir = `${root}src/schema/migrations/`;
+const migrationsDir = `${root}migrations/`;
 const embedMigrations = {
   name: 'embed-migration-sql',
   setup(b) {
@@ -78,7 +78,7 @@ const embedMigrations = {
       const contents = `let files;
 ${MIGRATION_SQL} {
   files ??= ${JSON.stringify(files)};
-  if (!Object.hasOwn(files, file)) throw new Error(\`no migration \${file} in this bundle (scripts/bundle.mjs embeds src/schema/migrations/*.sql)\`);
+  if (!Object.hasOwn(files, file)) throw new Error(\`no migration \${file} in this bundle (scripts/bundle.mjs embeds migrations/*.sql)\`);
   return files[file];
 }
 `;
@@ -134,7 +134,7 @@ const dynamic = Object.values(result.metafile.outputs)
   .flatMap((o) => o.imports)
   .filter((i) => i.external && i.kind === 'dynamic-import');
 let text = readFileSync(scriptPath, 'utf8');
-if (text.includes('../../src/schema/migrations/')) throw new Error(`${SCRIPT}: reads the migration files from src/ instead of embedding them (see embedMigrations)`);
+if (text.includes('../../migrations/')) throw new Error(`${SCRIPT}: reads the migration files from migrations/ instead of embedding them (see embedMigrations)`);
 let rewritten = 0;
 text = text.replace(/\bimport\((?="[^"\n]+"\))/g, () => {
   rewritten++;

@@ -2,7 +2,7 @@ import { LINK_KEYS } from './links.js';
 
 /**
  * What the service names or runs that the released migrations also wrote into the database
- * (src/schema/migrations/*.sql hold it as text). The service's set-based link check
+ * (migrations/*.sql hold it as text). The service's set-based link check
  * (src/server/link-batch.ts) must accept and store exactly what the migrations' triggers do, and
  * the OpenAPI document describes the removals table as migration 9 commented it: each value here
  * appears in its migration's file as it is written here (test/schema/in-database.test.ts).

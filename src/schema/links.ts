@@ -10,7 +10,7 @@ import { UUID_TEXT } from './codecs.js';
  * - `artists.tracks`: not a link. An artist's tracks are derived from the credits (the
  *   `tracks(artists)` relationship); the column is left as it is and nothing reads it.
  *
- * The database enforces these on write (migration 5, src/schema/migrations/0005-link-checks.sql); this module states the same
+ * The database enforces these on write (migration 5, migrations/0005-link-checks.sql); this module states the same
  * rules for `catalog check`, which reports values written before the rules existed.
  */
 

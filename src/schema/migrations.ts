@@ -8,7 +8,7 @@ export interface Migration {
 }
 
 /**
- * A released migration: its SQL is the file src/schema/migrations/<version as 4 digits>-<slug>.sql,
+ * A released migration: its SQL is the file migrations/<version as 4 digits>-<slug>.sql,
  * read the first time a store applies it (a command whose catalog is up to date reads none).
  */
 function released(version: number, slug: string, name: string): Migration {
@@ -27,8 +27,8 @@ function released(version: number, slug: string, name: string): Migration {
  * The migrations, oldest first. Each one's SQL is frozen as text: a catalog that applied a version
  * keeps what it did, so a released file is never edited, and nothing in the code can change it
  * (test/schema/migrations-frozen.test.ts pins each one's SHA-256). A change to the schema is a new
- * migration: write src/schema/migrations/0011-<slug>.sql and add its line below (and its digest
- * to that test). src/schema/migrations/README.md says what each one did and why.
+ * migration: write migrations/0011-<slug>.sql and add its line below (and its digest
+ * to that test). migrations/README.md says what each one did and why.
  */
 export const MIGRATIONS: readonly Migration[] = [
   released(1, 'catalog-tables', 'catalog tables, updated triggers, foreign-key indexes'),

@@ -6,7 +6,7 @@ import { TABLES, type ColumnDef } from './catalog.js';
  *
  * They live beside the collections, never in them: `select=*` and the eight collections' fields
  * stay exactly PostgREST's. The side table `catalog_source_ids.<catalog schema>` (migration 6,
- * src/schema/migrations/0006-source-ids.sql) holds one row per (collection, source, source id) → record
+ * migrations/0006-source-ids.sql) holds one row per (collection, source, source id) → record
  * id; each collection shows them as the PostgREST computed field `source_ids`, the SQL function
  * `source_ids(<table>) returns jsonb` (`{"legacy": "201", "discogs": "r8812"}`, `{}` when none),
  * which a real PostgREST over the same database answers the same way. `catalog serve` also takes

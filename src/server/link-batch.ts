@@ -15,7 +15,7 @@ import { ident } from './sql.js';
  * fit, tracks out of order) are given to the same functions the triggers call, in the body's
  * order: they raise the triggers' codes, paths and messages, or return the value the trigger would
  * have stored. The insert then runs with `catalog.checked_batch` set to this catalog's key, and
- * the row triggers skip its rows (migration 8, src/schema/migrations/0008-checked-batches.sql).
+ * the row triggers skip its rows (migration 8, migrations/0008-checked-batches.sql).
  *
  * A batch whose every link is canonical (a file of ids and the artists' names, an export of this
  * catalog) costs the one read: the rows' values are written as they are.

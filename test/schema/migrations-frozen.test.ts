@@ -42,8 +42,8 @@ describe('released migrations are frozen', () => {
   });
 });
 
-/** src/schema/migrations/: each released migration's SQL as a file (issue 39 item 4). */
-const DIR = new URL('../../src/schema/migrations/', import.meta.url);
+/** migrations/: each released migration's SQL as a file (issue 39 item 4). */
+const DIR = new URL('../../migrations/', import.meta.url);
 const sqlFiles = () => readdirSync(DIR).filter((name) => name.endsWith('.sql')).sort();
 
 describe('released migrations are files of text', () => {

@@ -10,7 +10,7 @@ const NAMES = ['Zero Gravity', 'Éditions Mélodie', 'alpha Records', 'Ätna', '
 const PEOPLE_ORDER = ['alpha Records', 'Ätna', 'Beta', 'edge', 'Éditions Mélodie', 'İstanbul Plak', 'Zero Gravity', 'Złota Płyta', 'Ελληνικά'];
 const BYTE_ORDER = [...NAMES].sort((a, b) => (Buffer.compare(Buffer.from(a), Buffer.from(b))));
 
-/** The columns migration 3 gave the ICU collation, read from its SQL (src/schema/migrations/0003-name-collation.sql). */
+/** The columns migration 3 gave the ICU collation, read from its SQL (migrations/0003-name-collation.sql). */
 const NAME_COLUMNS: Record<string, string[]> = Object.fromEntries(
   [...MIGRATIONS[2].sql.matchAll(/^alter table (\w+) (.*);$/gm)].map(([, table, alters]) => [table, [...alters.matchAll(/alter column (\w+)/g)].map((m) => m[1])]),
 );

@@ -18,7 +18,7 @@ import { examples, pathOf, titleField } from './shared.js';
  * `catalog changes --since WHEN`: what was added, changed and removed across the collections.
  * Added and changed come from each collection's `created` and `updated` (any PostgREST);
  * removed from `removals`, which `catalog serve` fills from a delete trigger on each collection
- * (src/schema/migrations/0009-removals.sql). A service without it gets the rest, and a warning that
+ * (migrations/0009-removals.sql). A service without it gets the rest, and a warning that
  * removals are unknown.
  */
 
