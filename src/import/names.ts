@@ -51,7 +51,9 @@ export type Resolution = { id: string } | null | { code: string; message: string
 /**
  * Credit names (a tracks file's `*_artists` cells) name artists by stage name. Not a reference with
  * an id field: the cell keeps its names and the database resolves them (docs/links.md); this spec
- * only serves `--create-missing`, which makes the artists the names lack before the rows go.
+ * only serves `--create-missing`, which makes the artists the names lack before the rows go. The
+ * column is the catalog's artists' name column (src/schema/facts.ts), read by name and not off a
+ * service's table: the catalog's own triggers resolve credit names by it.
  */
 export const CREDIT_REF: RefSpec = { field: 'credit', idField: 'id', collection: 'artists', column: collectionFacts('artists')!.nameColumn! };
 

@@ -13,7 +13,7 @@ import { MAX_SOURCE_ID, SOURCE_IDS, SOURCE_IDS_COMMENT, SOURCE_IDS_SCHEMA } from
  * - `source_ids(<table>) returns jsonb` for each collection: the PostgREST computed field.
  * - `catalog_isrc_key`, `catalog_upc_key`: the ISRC and UPC comparison forms of src/schema/keys.ts
  *   (isrcKey after trimming, upcKey), beside migration 4's `catalog_name_key` (nameKey).
- * - expression indexes on the collections' default natural keys (src/import/keys.ts DEFAULT_KEYS),
+ * - expression indexes on the collections' default natural keys (TableDef.naturalKey, src/schema/facts.ts),
  *   written as the service's lookups write them (src/schema/match.ts keyPartSql), so a match is an
  *   index scan at any size.
  * - a table comment per collection naming the computed field (PostgREST's root description shows it).

@@ -46,9 +46,9 @@ function isrcQuery(term: string, title: string): string | null {
 async function finderFor(ctx: Context, kind: 'tracks' | 'artists') {
   const table = await ctx.table(kind);
   const byName = referenceFinder(ctx, table);
+  const title = nameFieldOf(table);
   return async (term: string | undefined, signal?: AbortSignal): Promise<Pick[]> => {
     const named = (await byName.search(term, signal)).map((r) => ({ id: r.id, label: r.name, name: r.full ?? r.name }));
-    const title = nameFieldOf(table);
     const q = kind === 'tracks' && term ? isrcQuery(term, title) : null;
     if (!q) return named;
     const { client } = await ctx.endpoint();
