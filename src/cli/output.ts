@@ -3,7 +3,7 @@ import { type Embeds, embedsOf, flatTypes, flattenRow, selectColumns, type Selec
 import { createWriter, defaultFormat, type FormatName, type PageWriter, type Row } from '../format/index.js';
 import type { SelectItem } from '../grammar/types.js';
 import type { Context } from './context.js';
-import { displayDefault, relationsOf, type SchemaModel, type TableDef, typeKind } from '../schema/model.js';
+import { displayDefault, relationsOf, type SchemaModel, type TableDef, titleOf, typeKind } from '../schema/model.js';
 
 /** The output format: -o / CATALOG_OUTPUT / profile, else a table on a terminal and JSON when piped. */
 export async function outputFormat(ctx: Context): Promise<FormatName> {
@@ -11,11 +11,12 @@ export async function outputFormat(ctx: Context): Promise<FormatName> {
 }
 
 /**
- * The fields people recognise a record by, in the order a table shows them after the key: its
- * name or title, its codes (ISRC, UPC, catalog number), genre, date, label, place.
+ * The fields people recognise a record by besides its title, in the order a table shows them
+ * after the key and the title (titleOf): its codes (ISRC, UPC, catalog number), genre, date,
+ * label, place.
  */
-const TITLES = [
-  'name', 'stage_name', 'release_title', 'track_title', 'catalog_number', 'isrc_code', 'upc_code',
+const RECOGNISED = [
+  'catalog_number', 'isrc_code', 'upc_code',
   'genre', 'release_date', 'label', 'recording_year', 'subgenre', 'city', 'country', 'is_signed',
 ];
 
@@ -24,9 +25,10 @@ const TITLES = [
  * fields first, plain fields next, timestamps, then JSON documents.
  */
 export function displayColumns(table: TableDef): string[] {
+  const titles = [titleOf(table), ...RECOGNISED];
   const rank = (name: string, type: string): number => {
     if (table.primaryKey.includes(name)) return 0;
-    const t = TITLES.indexOf(name);
+    const t = titles.indexOf(name);
     if (t >= 0) return 1 + t / 100;
     const k = typeKind(type);
     return k === 'json' ? 5 : k === 'timestamp' ? 4 : 3;

@@ -11,7 +11,6 @@ import { RowShaper, Shape, planShape } from './stages/shape.js';
 import { DateCells } from './stages/dates.js';
 import { openSource } from './stages/source.js';
 import { renderMatch } from '../schema/match.js';
-import { DEFAULT_KEYS } from './keys.js';
 import { Matcher } from './stages/match.js';
 import { planSync, runSync } from './sync.js';
 import { refuseOutputsOverInput } from './output-paths.js';
@@ -92,7 +91,7 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
     const matcher = await Matcher.open(transport, settings.table, shaped, { key: opts.key, refs: opts.refs, createMissing: opts.createMissing, sync: Boolean(opts.sync), prospective: opts.prospective });
     const plan = matcher ? matcher.adjust(shaped, settings.table) : shaped;
     // the service decides each row's record where it writes (concurrent imports of the same keys never duplicate)
-    settings.match = opts.match ?? (matcher?.natural ? renderMatch((opts.key ? [opts.key] : (DEFAULT_KEYS[settings.table.name] ?? [])).map((columns) => ({ kind: 'key' as const, columns: [...columns] }))) : undefined);
+    settings.match = opts.match ?? (matcher?.natural ? renderMatch((opts.key ? [opts.key] : (settings.table.naturalKey ?? [])).map((columns) => ({ kind: 'key' as const, columns: [...columns] }))) : undefined);
     if (opts.sync && opts.resume) throw new ImportError('--sync cannot --resume: run the sync again from the start (rows already sent are left alone)', 'usage');
     const shape = new Shape(shaper, plan);
     if (plan.ignoredFields.length) settings.notice(`ignoring unknown field${plan.ignoredFields.length > 1 ? 's' : ''}: ${plan.ignoredFields.join(', ')}`);
@@ -108,7 +107,9 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
     if (sender.copyHead && !settings.batchRowsGiven) limits.rows = DEFAULT_COPY_BATCH_ROWS;
     cancel.plain(!plan.conflictKey);
     if (!plan.conflictKey && plan.columns.length > 0) {
-      const hint = settings.table.name === 'artists' ? '; give --key COLS (e.g. --key stage_name) to match stored artists' : '; give --key COLS to match stored rows';
+      // a collection without a natural key (artists: names repeat) can still be matched by its title, when the user says so
+      const title = settings.table.naturalKey ? undefined : settings.table.title;
+      const hint = title ? `; give --key COLS (e.g. --key ${title}) to match stored ${settings.table.name}` : '; give --key COLS to match stored rows';
       settings.notice(`no ${settings.keyColumns.join(', ')} field in the input and no natural key: rows are inserted as new${hint}`);
     }
     await account.start();

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { jsonPages, pagesOf } from '../client/pages.js';
 import { faultOf, type Transport } from '../client/transport.js';
 import type { ColumnDef } from '../schema/catalog.js';
+import type { KeySpec } from '../schema/facts.js';
 import { knownDefault } from '../schema/conventions.js';
 import { columnKind, instantKey, K_BOOL, K_JSON, K_TIMESTAMP, K_UUID } from '../schema/codecs.js';
 import { isrcKey, nameKey, upcKey } from '../schema/keys.js';
@@ -24,19 +25,8 @@ import { UUID_TEXT } from '../schema/codecs.js';
  * - `NameResolver` (src/import/references.ts): names → ids of a parent collection.
  */
 
-/** A natural key: alternatives tried in order (releases: UPC, else catalog number), each a list of columns. */
-export type KeySpec = ReadonlyArray<readonly string[]>;
-
-/** Each collection's default natural key (artists have none: names repeat in real life). */
-export const DEFAULT_KEYS: Readonly<Record<string, KeySpec>> = {
-  tracks: [['isrc_code']],
-  releases: [['upc_code'], ['catalog_number']],
-  labels: [['name']],
-  genres: [['name']],
-  countries: [['name']],
-  languages: [['name']],
-  subgenres: [['genre', 'name']],
-};
+// A natural key's alternatives; each collection's default is on the table model (TableDef.naturalKey, src/schema/facts.ts).
+export type { KeySpec } from '../schema/facts.js';
 
 /**
  * The comparison form of a value of a key column, as `catalog check` compares that column.

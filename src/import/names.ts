@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { faultOf, type Transport } from '../client/transport.js';
 import { didYouMean } from '../format/suggest.js';
 import type { TableDef } from '../schema/catalog.js';
+import { collectionFacts, type RefSpec } from '../schema/facts.js';
 import { ImportError } from './types.js';
 import { KeyIndex, keyText, showKey } from './keys.js';
 import { UUID_TEXT } from '../schema/codecs.js';
@@ -15,22 +16,16 @@ import { keyList } from '../schema/links.js';
  * an id chosen here (sent by `flush` before any row that uses it).
  */
 
-/** One reference: `field` (text on the row) names `collection.column`; its id goes in `idField`. */
-export interface RefSpec {
-  field: string;
-  idField: string;
-  collection: string;
-  column: string;
-}
+// One reference: `field` (text on the row) names `collection.column`; its id goes in `idField`.
+export type { RefSpec } from '../schema/facts.js';
 
-/** The references a collection resolves by name without being asked (releases: label, genre, subgenre). */
-export const DEFAULT_REFS: Readonly<Record<string, readonly RefSpec[]>> = {
-  releases: [
-    { field: 'label', idField: 'label_id', collection: 'labels', column: 'name' },
-    { field: 'genre', idField: 'genre_id', collection: 'genres', column: 'name' },
-    { field: 'subgenre', idField: 'subgenre_id', collection: 'subgenres', column: 'name' },
-  ],
-};
+/**
+ * The references to resolve on a table's rows: the `--ref`s given, then the table's own
+ * (TableDef.references: releases' label, genre, subgenre) for id fields no `--ref` fills.
+ */
+export function tableReferences(table: TableDef, given: readonly RefSpec[]): RefSpec[] {
+  return [...given, ...(table.references ?? []).filter((d) => !given.some((e) => e.idField === d.idField))];
+}
 
 /**
  * A `--ref FIELD=COLLECTION.COLUMN` against the table: the id field is the table's foreign key to
@@ -56,9 +51,11 @@ export type Resolution = { id: string } | null | { code: string; message: string
 /**
  * Credit names (a tracks file's `*_artists` cells) name artists by stage name. Not a reference with
  * an id field: the cell keeps its names and the database resolves them (docs/links.md); this spec
- * only serves `--create-missing`, which makes the artists the names lack before the rows go.
+ * only serves `--create-missing`, which makes the artists the names lack before the rows go. The
+ * column is the catalog's artists' name column (src/schema/facts.ts), read by name and not off a
+ * service's table: the catalog's own triggers resolve credit names by it.
  */
-export const CREDIT_REF: RefSpec = { field: 'credit', idField: 'id', collection: 'artists', column: 'stage_name' };
+export const CREDIT_REF: RefSpec = { field: 'credit', idField: 'id', collection: 'artists', column: collectionFacts('artists')!.nameColumn! };
 
 /**
  * The artist names of a credits cell as the database reads them: a JSON array's string elements

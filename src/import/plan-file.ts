@@ -2,7 +2,7 @@ import { accessSync, constants as fsConstants, existsSync, readFileSync, statSyn
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { foreignKeyOrder, type TableDef } from '../schema/model.js';
-import { DEFAULT_KEYS, type KeySpec } from './keys.js';
+import type { KeySpec } from './keys.js';
 import { ImportError } from './types.js';
 import { didYouMean } from '../format/suggest.js';
 
@@ -199,7 +199,7 @@ function parseEntry(planPath: string, base: string, tables: readonly TableDef[],
     path,
     table,
     sourceId,
-    key: keyCols.length ? [keyCols] : (DEFAULT_KEYS[table.name] ?? null),
+    key: keyCols.length ? [keyCols] : (table.naturalKey ?? null),
     map,
     ignore: stringList(planPath, `${at}.ignore`, raw.ignore),
     ignoreUnknown: raw.ignore_unknown === true,

@@ -1,6 +1,5 @@
 import { faultOf, type Transport } from '../client/transport.js';
 import { inListChunks } from '../client/in-list.js';
-import { NAME_FIELD } from '../schema/keys.js';
 import type { WhereClause } from '../grammar/types.js';
 import type { TableDef } from '../schema/model.js';
 import { type KeyIndex, readPages } from './keys.js';
@@ -59,7 +58,8 @@ async function getJson(transport: Transport, table: string, query: string): Prom
   return JSON.parse(res.body) as Record<string, unknown>[];
 }
 
-const nameOf = (t: TableDef): string => NAME_FIELD[t.name] ?? (t.name === 'releases' ? 'release_title' : t.name === 'tracks' ? 'track_title' : 'id');
+/** The field a record's example is shown by: its title (TableDef.title), else its id. */
+const nameOf = (t: TableDef): string => t.title ?? 'id';
 
 /** The records in scope the input did not match, and what removing them takes. */
 export async function planSync(transport: Transport, table: TableDef, index: KeyIndex, opts: SyncOptions, rejected: number, checkBlocking = true, loaded = false): Promise<SyncPlan> {

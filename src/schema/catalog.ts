@@ -1,3 +1,4 @@
+import { factsFor } from './facts.js';
 import { COMPUTED_RELATIONSHIPS } from './links.js';
 import type { ColumnDef, SchemaModel, TableDef } from './model.js';
 
@@ -36,8 +37,11 @@ const named = (name: string, singular: string, extra: ColumnDef[] = []): TableDe
   columns: [id(), text('name'), ts('created'), ts('updated'), ...extra],
 });
 
-/** The eight tables, in foreign-key order (parents before children). */
-export const TABLES: readonly TableDef[] = [
+/** A table with its facts beyond the columns (src/schema/facts.ts: title field, natural key, name column, references by name, removed fields). */
+const withFacts = (t: TableDef): TableDef => ({ ...t, ...factsFor(t.name, t.columns.map((c) => c.name)) });
+
+/** The eight tables, in foreign-key order (parents before children), each with its facts. */
+export const TABLES: readonly TableDef[] = ([
   named('countries', 'country'),
   named('languages', 'language'),
   named('genres', 'genre'),
@@ -88,7 +92,7 @@ export const TABLES: readonly TableDef[] = [
       ...['primary_artists', 'featuring_artists', 'remix_artists', 'writer_artists', 'performer_artists', 'engineer_artists'].map((n) => ({ ...jsonb(n), keyList: 'artists' as const })),
     ],
   },
-];
+] satisfies TableDef[]).map(withFacts);
 
 /**
  * `removals` (migration 9, src/schema/migrations-removals.ts): what was removed from the eight
@@ -178,7 +182,7 @@ function foreignKeyRelationships(): Relationship[] {
   );
 }
 
-/** The fields the interface removed, for friendly errors when someone still asks for them. */
-export const REMOVED_FIELDS: Readonly<Record<string, string[]>> = { artists: ['slug'] };
+/** The fields the interface removed, per collection (the tables' `removedFields`), for friendly errors when someone still asks for them. */
+export const REMOVED_FIELDS: Readonly<Record<string, string[]>> = Object.fromEntries(TABLES.flatMap((t) => (t.removedFields ? [[t.name, [...t.removedFields]]] : [])));
 /** Collections the interface removed. */
 export const REMOVED_COLLECTIONS: readonly string[] = ['users'];

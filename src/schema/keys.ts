@@ -1,3 +1,5 @@
+import { COLLECTION_FACTS } from './facts.js';
+
 /**
  * The keys rows are compared by when looking for duplicates: `catalog check`'s duplicate rules,
  * import's dedupe and `import --sync`'s matching all use these, so they agree on what is "the same".
@@ -47,12 +49,7 @@ export function isrcKey(raw: string): string {
 /** The form two UPCs are compared in: without spaces and hyphens. */
 export const upcKey = (raw: string): string => raw.replace(/[\s-]/g, '');
 
-/** The fields whose duplicates the duplicate rules look for, per collection. */
-export const NAME_FIELD: Readonly<Record<string, string>> = {
-  labels: 'name',
-  genres: 'name',
-  subgenres: 'name',
-  countries: 'name',
-  languages: 'name',
-  artists: 'stage_name',
-};
+/** The fields whose duplicates the duplicate rules look for, per collection: the name column of each collection named by reference (src/schema/facts.ts). */
+export const NAME_FIELD: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.entries(COLLECTION_FACTS).flatMap(([name, f]) => (f.nameColumn ? [[name, f.nameColumn]] : [])),
+);

@@ -1,4 +1,7 @@
+import { type CollectionFacts, factsFor, TITLE_FIELDS } from './facts.js';
 import { COMPUTED_RELATIONSHIPS } from './links.js';
+
+export type { CollectionFacts, KeySpec, RefSpec } from './facts.js';
 
 /**
  * The one table model: what the tool knows of a collection, whether it comes from the compiled
@@ -40,7 +43,11 @@ export interface ColumnDef {
   description?: string;
 }
 
-export interface TableDef {
+/**
+ * A collection: its columns, and what the catalog knows of it beyond them (CollectionFacts,
+ * src/schema/facts.ts: title field, natural key, name column, references by name, removed fields).
+ */
+export interface TableDef extends CollectionFacts {
   name: string;
   /** Singular noun for messages ("label", "release"). */
   singular: string;
@@ -152,7 +159,14 @@ export function schemaFromOpenApi(doc: Record<string, unknown>, source: SchemaMo
   for (const [name, def] of Object.entries(defs)) {
     const required = new Set(def.required ?? []);
     const columns = Object.entries(def.properties ?? {}).map(([field, p]) => columnFromOpenApi(name, field, p, required.has(field)));
-    const table: TableDef = { name, singular: singularOf(name), columns, primaryKey: columns.filter((c) => c.primaryKey).map((c) => c.name) };
+    const table: TableDef = {
+      name,
+      singular: singularOf(name),
+      columns,
+      primaryKey: columns.filter((c) => c.primaryKey).map((c) => c.name),
+      // what the description cannot tell (titles, keys, references by name), as the catalog knows its collections
+      ...factsFor(name, columns.map((c) => c.name)),
+    };
     // PostgREST lists the methods a relation allows: a read-only one (a view, a table granted select only) has no post
     const path = paths[`/${name}`];
     if (path && path.get && !path.post) table.readOnly = true;
@@ -193,6 +207,15 @@ export function foreignKeyOrder(tables: Iterable<TableDef>): TableDef[] {
   };
   for (const t of all) visit(t);
   return out;
+}
+
+/**
+ * The field that names a table's records to people: its title (src/schema/facts.ts), else, for a
+ * table the catalog does not know, the first of the catalog's title fields it has.
+ * @example titleOf(artists) // 'stage_name'
+ */
+export function titleOf(table: TableDef): string | undefined {
+  return table.title ?? TITLE_FIELDS.find((n) => table.columns.some((c) => c.name === n));
 }
 
 /** A relationship a collection can embed. */

@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import { defaultKeysText, defaultReferencesText } from '../../schema/facts.js';
 import { collect } from './shared.js';
 
 // Apart from import.ts (the run, loaded when a command runs): `catalog import DIR` and `seed` are
@@ -28,10 +29,10 @@ export function importFlags(cmd: Command): Command {
     .option('--dry-run', 'validate everything and ask the service which rows exist; write nothing')
     .option('--summary <file>', 'also write the summary as JSON (for CI)')
     .option('--check [level]', 'also reject rows `catalog check` rules flag at or above LEVEL (error: malformed ISRC, bad UPC check digit, an ISRC/UPC repeated in the file; warning: spaces, implausible dates too); the rest are counted in the summary')
-    .option('--key <cols>', 'natural key rows without an id are matched by (default: tracks isrc_code; releases upc_code, else catalog_number; labels, genres, countries, languages name; subgenres genre+name; artists none)')
+    .option('--key <cols>', `natural key rows without an id are matched by (default: ${defaultKeysText()})`)
     .option('--source <name>', "the system the input comes from (e.g. legacy): with --source-id, each row's id there is kept and matched first on a re-run")
     .option('--source-id <column>', "with --source: the column holding the source system's id of each row")
-    .option('--ref <field=collection.column>', 'resolve a text field to its id by name, repeatable (releases do label, genre, subgenre unasked)', collect)
+    .option('--ref <field=collection.column>', `resolve a text field to its id by name, repeatable (${defaultReferencesText()} unasked)`, collect)
     .option('--create-missing', 'a reference to a name no record has creates that record, and a credit name no artist has (tracks) creates the artist (default: the row is rejected); an unknown ISRC in a release\'s tracks is still rejected: a track needs more than its ISRC')
     .option('--sync', 'also remove records in --scope that the input does not have (asks first; see --yes, --dry-run)')
     .option('--scope <expr>', "with --sync: the records the input stands for ('label=Chinook Records'), or all")

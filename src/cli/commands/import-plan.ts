@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, extname, join } from 'node:path';
 import type { Transport } from '../../client/transport.js';
 import type { ImportOptions, ImportSummary } from '../../import/engine.js';
-import { DEFAULT_KEYS, KeyIndex } from '../../import/keys.js';
+import { KeyIndex } from '../../import/keys.js';
 import { parseRef } from '../../import/names.js';
 import { type ImportPlan, loadPlan, type PlanEntry, SOURCE_NAME } from '../../import/plan-file.js';
 import { type PlanReject, SourceIds, sourceIdsSupported, transformFile } from '../../import/plan-transform.js';
@@ -92,7 +92,7 @@ export function singleFilePlan(o: { file: string; table: TableDef; source: strin
     path: o.file,
     table: o.table,
     sourceId: o.sourceId,
-    key: o.key?.length ? [o.key] : (DEFAULT_KEYS[o.table.name] ?? null),
+    key: o.key?.length ? [o.key] : (o.table.naturalKey ?? null),
     map: o.map ?? {},
     ignore: [],
     ignoreUnknown: Boolean(o.ignoreUnknown),

@@ -83,7 +83,7 @@ export async function runInteractiveAdd(opts: InteractiveAddOptions, ctx: Contex
         rows.push({ field: k, after: v });
       }
     }
-    const fields = await chooseFields(ask, ctx, askable, 'add', (f) => isKeyField(f) || f.name in presets);
+    const fields = await chooseFields(ask, ctx, askable, 'add', (f) => isKeyField(table, f) || f.name in presets);
     for (const field of fields) {
       const initial = field.name in presets ? { value: presets[field.name], given: true } : field.name in record ? { value: record[field.name], given: false } : undefined;
       const answer = await askField(ask, ctx, field, 'add', initial, undefined, record, name);

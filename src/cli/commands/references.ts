@@ -14,7 +14,7 @@ export async function resolveReferences(records: WriteRecord[], collection: stri
   const schema = await ctx.schema();
   const table = schema.tables.get(collection);
   if (!table) return;
-  const [{ DEFAULT_REFS, NameResolver, parseRef }, { contextTransport }, { ImportError }] = await Promise.all([
+  const [{ NameResolver, parseRef, tableReferences }, { contextTransport }, { ImportError }] = await Promise.all([
     import('../../import/names.js'),
     import('../transport.js'),
     import('../../import/types.js'),
@@ -26,7 +26,7 @@ export async function resolveReferences(records: WriteRecord[], collection: stri
     if (err instanceof ImportError) throw new UsageError(err.message);
     throw err;
   }
-  const refs = [...extra, ...(DEFAULT_REFS[collection] ?? []).filter((d) => !extra.some((e) => e.idField === d.idField))];
+  const refs = tableReferences(table, extra);
   for (const ref of refs) {
     const wanted = records.filter((r) => typeof r[ref.field] === 'string' && (r[ref.field] as string).trim() !== '' && !(ref.idField in r));
     if (wanted.length === 0) continue;

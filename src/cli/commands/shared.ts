@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { TableDef } from '../../schema/model.js';
+import { type TableDef, titleOf } from '../../schema/model.js';
 
 /** Thrown by a placeholder command when commander picked it: the caller rebuilds the whole tree. */
 export class NeedsWholeTree extends Error {}
@@ -61,10 +61,9 @@ export function collectionDescription(table: { name: string }): string {
 /** The `/collection` path of a table. */
 export const pathOf = (table: { name: string }) => `/${table.name}`;
 
-/** A readable title field for examples of each collection. */
+/** A readable title field for examples of each collection: its title (TableDef.title), else `id`. */
 export function titleField(table: TableDef): string {
-  const names = table.columns.map((c) => c.name);
-  return ['stage_name', 'release_title', 'track_title', 'name'].find((n) => names.includes(n)) ?? 'id';
+  return titleOf(table) ?? 'id';
 }
 
 // "artist" for artists, as the table model derives it (src/schema/model.ts)

@@ -1,6 +1,6 @@
 import { resolveRelativeDate } from '../flags/relative-date.js';
 import { isDate, isTimestamp } from '../flags/values.js';
-import { type ColumnDef, displayDefault, type TableDef, typeKind } from '../../schema/model.js';
+import { type ColumnDef, displayDefault, type TableDef, titleOf, typeKind } from '../../schema/model.js';
 import { UUID_TEXT } from '../../schema/codecs.js';
 
 /** How a field is asked for. */
@@ -9,16 +9,14 @@ export type PromptKind = 'text' | 'boolean' | 'date' | 'uuid' | 'reference' | 'j
 /** Fields the service fills in itself: never asked. */
 const SERVICE_FIELDS = new Set(['created', 'updated']);
 
-/** Title-like fields: asked first and always offered (preselected) when the table is long. */
-const TITLES = ['name', 'stage_name', 'release_title', 'track_title'];
-
 /** Above this many fields, the user first picks which ones to fill in instead of answering every one. */
 export const MANY_FIELDS = 12;
 
 /** The fields interactive entry asks for, title first: everything but the primary key and created/updated. */
 export function askableFields(table: TableDef): ColumnDef[] {
   const fields = table.columns.filter((f) => !f.primaryKey && !SERVICE_FIELDS.has(f.name));
-  const rank = (f: ColumnDef) => (TITLES.includes(f.name) ? 0 : 1);
+  const title = titleOf(table);
+  const rank = (f: ColumnDef) => (f.name === title ? 0 : 1);
   return fields.map((f, i) => ({ f, i })).sort((a, b) => rank(a.f) - rank(b.f) || a.i - b.i).map(({ f }) => f);
 }
 
@@ -29,9 +27,9 @@ export function promptKind(field: ColumnDef): PromptKind {
   return k === 'other' ? 'text' : k;
 }
 
-/** Fields worth filling in on a new record of a long table: titles, foreign keys and dates. */
-export function isKeyField(field: ColumnDef): boolean {
-  return TITLES.includes(field.name) || Boolean(field.foreignKey) || typeKind(field.type) === 'date';
+/** Fields worth filling in on a new record of a long table: its title (always offered, preselected), foreign keys and dates. */
+export function isKeyField(table: TableDef, field: ColumnDef): boolean {
+  return field.name === titleOf(table) || Boolean(field.foreignKey) || typeKind(field.type) === 'date';
 }
 
 const PARTIAL_DATE = /^\d{0,4}(-(\d{0,2}(-\d{0,2})?)?)?$/;

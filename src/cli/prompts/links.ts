@@ -3,7 +3,7 @@ import type { Query } from '../../grammar/types.js';
 import { CREDIT_FIELDS } from '../../schema/links.js';
 import type { Context } from '../context.js';
 import type { Asker, Choice } from './asker.js';
-import { LOOKUP_LIMIT, referenceFinder } from './lookup.js';
+import { LOOKUP_LIMIT, nameFieldOf, referenceFinder } from './lookup.js';
 
 /**
  * Interactive entry of a link field (docs/links.md): a release's tracks picked by title or ISRC,
@@ -29,12 +29,12 @@ interface Pick {
   name: string;
 }
 
-/** The ISRC search: codes starting with what was typed, separators and case aside. */
-function isrcQuery(term: string): string | null {
+/** The ISRC search: codes starting with what was typed, separators and case aside; `title` the tracks' title field. */
+function isrcQuery(term: string, title: string): string | null {
   const key = term.replace(/[\s._-]/g, '').toUpperCase();
   if (!/^[A-Z]{2}[A-Z0-9]{0,10}$/.test(key) || key.length < 3) return null;
   const q: Query = {
-    select: ['id', 'track_title', 'isrc_code'].map((n) => ({ type: 'field' as const, field: { name: n, jsonPath: [] } })),
+    select: ['id', title, 'isrc_code'].map((n) => ({ type: 'field' as const, field: { name: n, jsonPath: [] } })),
     where: [{ path: [], condition: { kind: 'filter', field: { name: 'isrc_code', jsonPath: [] }, negated: false, op: 'like', value: `${key}*` } }],
     order: [{ path: [], terms: [{ field: { name: 'isrc_code', jsonPath: [] } }] }],
     page: [{ path: [], limit: LOOKUP_LIMIT }],
@@ -46,13 +46,14 @@ function isrcQuery(term: string): string | null {
 async function finderFor(ctx: Context, kind: 'tracks' | 'artists') {
   const table = await ctx.table(kind);
   const byName = referenceFinder(ctx, table);
+  const title = nameFieldOf(table);
   return async (term: string | undefined, signal?: AbortSignal): Promise<Pick[]> => {
     const named = (await byName.search(term, signal)).map((r) => ({ id: r.id, label: r.name, name: r.full ?? r.name }));
-    const q = kind === 'tracks' && term ? isrcQuery(term) : null;
+    const q = kind === 'tracks' && term ? isrcQuery(term, title) : null;
     if (!q) return named;
     const { client } = await ctx.endpoint();
     const res = await client.request({ method: 'GET', path: '/tracks', query: q, headers: { accept: 'application/json' } });
-    const coded = (JSON.parse(res.body || '[]') as Array<Record<string, unknown>>).map((r) => ({ id: String(r.id), label: `${String(r.isrc_code)} · ${String(r.track_title ?? '')}`, name: String(r.track_title ?? '') }));
+    const coded = (JSON.parse(res.body || '[]') as Array<Record<string, unknown>>).map((r) => ({ id: String(r.id), label: `${String(r.isrc_code)} · ${String(r[title] ?? '')}`, name: String(r[title] ?? '') }));
     const seen = new Set(coded.map((p) => p.id));
     return [...coded, ...named.filter((p) => !seen.has(p.id))];
   };

@@ -2,7 +2,7 @@ import { compileQuery } from '../../grammar/compile.js';
 import type { Filter, Query, SelectItem } from '../../grammar/types.js';
 import type { Context } from '../context.js';
 import { accentPattern } from '../flags/accents.js';
-import type { TableDef } from '../../schema/model.js';
+import { type TableDef, titleOf } from '../../schema/model.js';
 
 /** A record a foreign key can point at, by its id and readable name. */
 export interface Reference {
@@ -17,15 +17,13 @@ export interface Reference {
 /** How many matches the searchable list shows per search. */
 export const LOOKUP_LIMIT = 50;
 
-const NAME_FIELDS = ['name', 'stage_name', 'release_title', 'track_title'];
-
 const field = (name: string) => ({ name, jsonPath: [] });
 
 const filter = (name: string, op: Filter['op'], value: string): Filter => ({ kind: 'filter', field: field(name), negated: false, op, value });
 
-/** The field that names records of a table (`name` for labels, genres and subgenres). */
+/** The field that names records of a table (its title: `name` for labels, genres and subgenres), else its key. */
 export function nameFieldOf(table: TableDef): string {
-  return NAME_FIELDS.find((n) => table.columns.some((f) => f.name === n)) ?? table.primaryKey[0] ?? 'id';
+  return titleOf(table) ?? table.primaryKey[0] ?? 'id';
 }
 
 /**

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Transport } from '../../client/transport.js';
 import type { ColumnDef, TableDef } from '../../schema/catalog.js';
-import { DEFAULT_KEYS, KeyIndex, type KeySpec, keyColumns, keyOfRow, showKey } from '../keys.js';
-import { CREDIT_REF, creditNames, DEFAULT_REFS, NameResolver, type RefSpec } from '../names.js';
+import { KeyIndex, type KeySpec, keyColumns, keyOfRow, showKey } from '../keys.js';
+import { CREDIT_REF, creditNames, NameResolver, type RefSpec, tableReferences } from '../names.js';
+import { describeKey } from '../../schema/facts.js';
 import { ImportError } from '../types.js';
 import type { RowFault } from './check.js';
 import type { ShapePlan } from './shape.js';
@@ -19,9 +20,9 @@ import type { ShapePlan } from './shape.js';
  */
 
 export interface MatchOptions {
-  /** `--key COLS`: the natural key (default: the collection's, DEFAULT_KEYS). */
+  /** `--key COLS`: the natural key (default: the collection's, TableDef.naturalKey). */
   key?: string[];
-  /** `--ref FIELD=COLLECTION.COLUMN`, parsed (besides the collection's DEFAULT_REFS). */
+  /** `--ref FIELD=COLLECTION.COLUMN`, parsed (besides the collection's own, TableDef.references). */
   refs?: RefSpec[];
   createMissing?: boolean;
   /** A sync needs every stored id (a file with ids too), to find what the input no longer has. */
@@ -86,7 +87,7 @@ export class Matcher {
     const natural = plan.conflictKey === null && spec !== null;
     const keyed = plan.conflictKey !== null && plan.conflictKey.length === 1 && plan.conflictKey[0] === 'id';
     if (opts.sync && !natural && !keyed) {
-      throw new ImportError(`--sync needs rows it can match: an id field, or a key (${table.name} has ${DEFAULT_KEYS[table.name] ? `the key ${describeKey(DEFAULT_KEYS[table.name])}` : 'no default key: give --key COLS'})`, 'usage');
+      throw new ImportError(`--sync needs rows it can match: an id field, or a key (${table.name} has ${table.naturalKey ? `the key ${describeKey(table.naturalKey)}` : 'no default key: give --key COLS'})`, 'usage');
     }
     const creditColumns = opts.createMissing ? table.columns.filter((c) => c.keyList === 'artists' && plan.columns.includes(c.name)).map((c) => c.name) : [];
     if (!natural && !opts.sync && refs.length === 0 && creditColumns.length === 0) return null;
@@ -217,8 +218,7 @@ export class Matcher {
   }
 }
 
-/** `isrc_code`, `upc_code, else catalog_number`. */
-export const describeKey = (spec: KeySpec): string => spec.map((a) => a.join('+')).join(', else ');
+export { describeKey } from '../../schema/facts.js';
 
 /** The natural key that applies: `--key`, else the collection's default, when the input has its columns. */
 function naturalKey(table: TableDef, plan: ShapePlan, key: string[] | undefined): KeySpec | null {
@@ -228,7 +228,7 @@ function naturalKey(table: TableDef, plan: ShapePlan, key: string[] | undefined)
     if (missing.length) throw new ImportError(`--key ${key.join(',')}: the input has no ${missing.join(', ')} field`, 'usage');
     return [key];
   }
-  const spec = DEFAULT_KEYS[table.name];
+  const spec = table.naturalKey;
   if (!spec) return null;
   const present = spec.filter((alt) => alt.every((c) => plan.columns.includes(c)));
   return present.length ? present : null;
@@ -236,6 +236,5 @@ function naturalKey(table: TableDef, plan: ShapePlan, key: string[] | undefined)
 
 /** The references to resolve by name: text given, id field not in the input. */
 function referencesOf(table: TableDef, plan: ShapePlan, extra: RefSpec[]): RefSpec[] {
-  const all = [...extra, ...(DEFAULT_REFS[table.name] ?? []).filter((d) => !extra.some((e) => e.idField === d.idField))];
-  return all.filter((r) => plan.columns.includes(r.field) && !plan.columns.includes(r.idField));
+  return tableReferences(table, extra).filter((r) => plan.columns.includes(r.field) && !plan.columns.includes(r.idField));
 }

@@ -2,6 +2,7 @@ import type { Transport } from '../../client/transport.js';
 import type { ColumnDef, TableDef } from '../../schema/catalog.js';
 import { fetchExisting } from '../existing.js';
 import { KeyIndex } from '../keys.js';
+import { CREDIT_REF } from '../names.js';
 import { isrcBare, nameKey } from '../../schema/keys.js';
 import { UUID_TEXT } from '../../schema/codecs.js';
 import { jsonbKeys, jsonbText } from '../../format/csv-dialect.js';
@@ -113,7 +114,7 @@ export class ReferenceCheck {
 
   /** Every artist's stage name, by name key (read once; credit names resolve against them as the database's do). */
   private artistNames(): Promise<KeyIndex> {
-    this.names$ ??= KeyIndex.load(this.transport, 'artists', [['stage_name']]);
+    this.names$ ??= KeyIndex.load(this.transport, CREDIT_REF.collection, [[CREDIT_REF.column]]);
     return this.names$;
   }
 
