@@ -95,7 +95,7 @@ export const TABLES: readonly TableDef[] = ([
 ] satisfies TableDef[]).map(withFacts);
 
 /**
- * `removals` (migration 9, src/schema/migrations-removals.ts): what was removed from the eight
+ * `removals` (migration 9, migrations/0009-removals.sql): what was removed from the eight
  * collections, written by their delete triggers. The service serves it read-only, as a PostgREST
  * over the same schema serves the table; it is not one of the catalog's collections (no
  * commands, import, seed or check of its own): `catalog changes` reads it.

@@ -6,8 +6,8 @@
  * (catalog.ts `TABLES`) and a service's root description (`schemaFromOpenApi`, by collection
  * name) both take them from here, and commands, import, sync and check read them off the table.
  * Kept apart from catalog.ts because model.ts reads them too (catalog.ts imports model.ts).
- * The migrations' SQL restates some of them (frozen text: migrations-source-ids.ts's key
- * indexes, migrations-removals.ts's titles); test/schema/facts.test.ts pins the facts.
+ * The migrations' SQL restates some of them (frozen text: migrations/0006-source-ids.sql's key
+ * indexes, 0009-removals.sql's titles); test/schema/facts.test.ts pins the facts.
  */
 
 /** A natural key: alternatives tried in order (releases: UPC, else catalog number), each a list of columns. */

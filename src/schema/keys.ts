@@ -10,7 +10,7 @@ const SPACES = /[\t\n\v\f\r \u1680\u2000-\u200a\u2028\u2029\u205f\u3000]+/g;
 
 /**
  * Trimmed, case-folded, accents removed, runs of white space as one: the key duplicates compare
- * by. The same rule as the database's `catalog_name_key` (src/schema/migrations-links.ts), which
+ * by. The same rule as the database's `catalog_name_key` (migration 4, migrations/0004-links.sql), which
  * resolves the names in credit lists, so the client and the service agree on what names a record
  * (a property test compares them): the accents removed are the combining diacritical marks
  * U+0300–U+036F after NFKD (so が stays apart from か), and case is folded one character at a time
