@@ -1,11 +1,11 @@
 import type { Readable } from 'node:stream';
 import type { TableDef } from '../schema/catalog.js';
 import { DEFAULT_NULL_TOKEN } from '../schema/conventions.js';
-import { type DateFormat, parseDateFormat } from './date-format.js';
-import type { RowCheck } from './stages/check.js';
+import { type DateFormat, parseDateFormat } from './shape/date-format.js';
+import type { RowCheck } from './shape/check.js';
 import { ImportError, type InputFormat } from './types.js';
-import type { RefSpec } from './names.js';
-import type { SyncOptions, SyncReport } from './sync.js';
+import type { RefSpec } from './match/names.js';
+import type { SyncOptions, SyncReport } from './match/sync.js';
 
 export type DedupePolicy = 'last' | 'first' | 'error';
 export const DEDUPE_POLICIES: readonly DedupePolicy[] = ['last', 'first', 'error'];

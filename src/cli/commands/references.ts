@@ -15,7 +15,7 @@ export async function resolveReferences(records: WriteRecord[], collection: stri
   const table = schema.tables.get(collection);
   if (!table) return;
   const [{ NameResolver, parseRef, tableReferences }, { contextTransport }, { ImportError }] = await Promise.all([
-    import('../../import/names.js'),
+    import('../../import/match/names.js'),
     import('../transport.js'),
     import('../../import/types.js'),
   ]);
