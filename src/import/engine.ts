@@ -55,9 +55,9 @@ function cancellation(stop: AbortSignal | undefined): { signal: AbortSignal; pla
 }
 
 /**
- * Imports a file into a table through a Transport, as a pipeline of stages (src/import/stages/,
- * described in src/import/README.md): source → shape (and checks) → dedupe → batch → send →
- * account. A scan pass first validates every record and finds duplicate conflict keys; the load
+ * Imports a file into a table through a Transport, as a pipeline of stages (a folder each in
+ * src/import/, described in src/import/README.md): source → shape (and checks) → dedupe → batch →
+ * send → account. A scan pass first validates every record and finds duplicate conflict keys; the load
  * pass then streams rows in batches as upserts; bad rows go to the rejects file, and a checkpoint
  * lets an interrupted import resume where it stopped.
  */

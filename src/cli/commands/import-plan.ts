@@ -15,7 +15,7 @@ import { UsageError } from '../errors.js';
 
 /**
  * `catalog import DIR --plan FILE`: each file of the plan made into a file of ours
- * (src/import/plan-transform.ts) and imported by the engine, in the plan's order (parents first),
+ * (src/import/plan/plan-transform.ts) and imported by the engine, in the plan's order (parents first),
  * with the source's ids kept and looked up across files.
  */
 

@@ -5,7 +5,7 @@ import type { WriteRecord } from '../flags/body.js';
 /**
  * `add`/`update` with text references (issue 26): a release given `label='Blue Note'` and no
  * `label_id` gets the id of the label with that name, matched as an import matches names
- * (src/import/names.ts); `--ref FIELD=COLLECTION.COLUMN` names other references. A name no
+ * (src/import/match/names.ts); `--ref FIELD=COLLECTION.COLUMN` names other references. A name no
  * record has is refused with the closest one; nothing is sent then. A `--dry-run` (nothing sent,
  * reads included) leaves the names as they are.
  */

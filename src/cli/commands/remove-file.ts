@@ -9,7 +9,7 @@ import type { TableDef } from '../../schema/model.js';
 
 /**
  * `remove --file ids.csv`: the rows named by a file's column of ids, or of keys (a header naming
- * a field: `isrc_code`, `name`), which are matched as an import matches them (src/import/keys.ts).
+ * a field: `isrc_code`, `name`), which are matched as an import matches them (src/import/match/keys.ts).
  * Returns the removals as `id=in.(…)` queries that each fit a URL.
  */
 

@@ -11,7 +11,7 @@ import { byteCheck, type Source, sourceRecords } from '../source/source.js';
 
 /**
  * The dedupe stage. Before anything is sent, the scan pass (a visitor of the pass driver,
- * stages/pass.ts) reads the whole input once: it counts the records, resolves every field (so
+ * pass/pass.ts) reads the whole input once: it counts the records, resolves every field (so
  * unknown headers stop the import before any row is sent), checks the bytes are UTF-8 when
  * nothing else did, and notes every conflict key in a Bloom filter (src/io/duplicate-finder.ts);
  * a key that is probably a repeat is kept exactly, with the index of its last valid occurrence and

@@ -22,7 +22,7 @@ import { UUID_TEXT } from '../../schema/codecs.js';
  * - `KeyIndex.load(transport, table, spec)`: every stored id and key of a collection, read in
  *   id order with keyset pages (works against any PostgREST), kept compactly (16 bytes an id);
  * - `index.find(alt, key)`: the one record with that key, both ids when two records share it;
- * - `NameResolver` (src/import/references.ts): names → ids of a parent collection.
+ * - `NameResolver` (src/import/match/names.ts): names → ids of a parent collection.
  */
 
 // A natural key's alternatives; each collection's default is on the table model (TableDef.naturalKey, src/schema/facts.ts).

@@ -10,13 +10,13 @@ import type { ShapePlan } from '../shape/shape.js';
 
 /**
  * The match stage (between shape and dedupe): a row without an id gets one. With a natural key
- * (src/import/keys.ts: the collection's default or `--key`) the stored record with the same key
+ * (src/import/match/keys.ts: the collection's default or `--key`) the stored record with the same key
  * lends its id, so the row becomes an upsert on id like any exported file; a key found nowhere
  * gets a new id (and joins the index, so a repeat of it in the input is seen). Text references
- * (a release's `label`) get the id of the parent they name (src/import/names.ts). The ids are
+ * (a release's `label`) get the id of the parent they name (src/import/match/names.ts). The ids are
  * columns written before the file's own: on the COPY byte path they are a prefix of each line,
  * on the record path fields of the row. Every matched record is marked: a sync deletes the
- * unmarked ones in its scope (src/import/sync.ts).
+ * unmarked ones in its scope (src/import/match/sync.ts).
  */
 
 export interface MatchOptions {

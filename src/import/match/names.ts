@@ -11,7 +11,7 @@ import { keyList } from '../../schema/links.js';
 /**
  * References by name: a text field of a row (a release's `label`) that names a record of a parent
  * collection (`labels.name`) stands for that record's id (`label_id`). Names match the way keys do
- * (src/import/keys.ts: trimmed, case and accents folded). An unknown name is the row's fault,
+ * (src/import/match/keys.ts: trimmed, case and accents folded). An unknown name is the row's fault,
  * with the closest known name as a hint, or, with `createMissing`, a new parent record made with
  * an id chosen here (sent by `flush` before any row that uses it).
  */

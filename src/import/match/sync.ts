@@ -8,7 +8,7 @@ import { ImportError } from '../types.js';
 
 /**
  * `import --sync`: after the input has landed, the records in the scope that the input did not
- * have (no row matched their key or id: the match stage's marks, src/import/stages/match.ts) are
+ * have (no row matched their key or id: the match stage's marks, src/import/match/match.ts) are
  * removed, in `id=in.(…)` lists cut under the URL limit. A record another collection refers to
  * blocks the sync (the blocking rows are named) unless `--cascade` removes those first. Nothing is
  * removed when a row of the input was rejected: its record would look gone when it is only

@@ -167,7 +167,7 @@ function injectCells(lines: LineBuffers, prefix: string, reserve: number, end: n
 }
 
 /**
- * The load pass as a visitor of the pass driver (stages/pass.ts). With COPY bodies a CSV record
+ * The load pass as a visitor of the pass driver (pass/pass.ts). With COPY bodies a CSV record
  * the transcoder could write is a COPY line already in its batch's buffer (the byte way: no
  * strings or objects per cell); every other record (another format, JSON bodies, a value to
  * check, a default to fill) is shaped and checked (the record way).

@@ -6,8 +6,8 @@ import { type Source, sourceRecords } from '../source/source.js';
 
 /**
  * The one pass driver of an import. A pass reads the source from its start, CSV as bytes through
- * the COPY transcoder (src/import/copy-transcode.ts), any other format through its reader, and
- * hands each record to a visitor. The scan (stages/dedupe.ts) and the load (stages/load.ts) are
+ * the COPY transcoder (src/import/pass/copy-transcode.ts), any other format through its reader, and
+ * hands each record to a visitor. The scan (dedupe/dedupe.ts) and the load (pass/load.ts) are
  * its two visitors, so an import reads its file twice: once to scan (the UTF-8 check, the
  * duplicate keys and their exact counts, the record count, the header and the dates, all before
  * anything is sent) and once to load.

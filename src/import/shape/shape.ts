@@ -19,7 +19,7 @@ export class RowShaper {
     readonly fromText: boolean,
     readonly nullToken: string | null,
     readonly checks: readonly RowCheck[],
-    /** Date cells written the `--date-format` way (src/import/stages/dates.ts), when the import has date columns. */
+    /** Date cells written the `--date-format` way (src/import/shape/dates.ts), when the import has date columns. */
     readonly dates: DateCells | null = null,
   ) {}
 
@@ -55,7 +55,7 @@ export interface ShapePlan {
   /** Columns compared with stored rows (the input's). */
   compareColumns: ColumnDef[];
   ignoredFields: string[];
-  /** Columns the match stage writes before the input's own (src/import/stages/match.ts). */
+  /** Columns the match stage writes before the input's own (src/import/match/match.ts). */
   injected?: string[];
 }
 
@@ -98,7 +98,7 @@ export interface PendingRow {
 }
 
 /**
- * A row the COPY transcoder wrote as a line; its record (a CsvBytesRecord, stages/pass.ts) is
+ * A row the COPY transcoder wrote as a line; its record (a CsvBytesRecord, pass/pass.ts) is
  * made from the bytes only when asked (a reject, a JSON body): most rows never are, and make none.
  */
 export class CopyRow implements PendingRow {
