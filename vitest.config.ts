@@ -14,7 +14,7 @@ const SLOW = [
   'test/import/resume.test.ts',
   'test/import/roundtrip.test.ts',
   'test/import/commands.test.ts',
-  'test/import/stages/check.test.ts',
+  'test/import/shape/check.test.ts',
   'test/export/copy-read.test.ts',
   'test/server/copy-out.test.ts',
   'test/server/fuzz.test.ts',

@@ -2,7 +2,7 @@
  * `--only orphans`: tracks imported before their artists (a directory imported in the wrong
  * order, another system's export): every track credits artists the catalog does not have, so the
  * database refuses nearly every row (23503). Measures how long the import takes to reject them:
- * the send stage checks references in advance once 16 rows were refused (src/import/stages/
+ * the send stage checks references in advance once 16 rows were refused (src/import/send/
  * references.ts) instead of bisecting every batch down to single rows.
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

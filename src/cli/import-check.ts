@@ -1,5 +1,5 @@
 // The glue between two engines: check's per-row rules as an import RowCheck (the CLI composes engines; they never import each other).
-import type { RowCheck } from '../import/stages/check.js';
+import type { RowCheck } from '../import/shape/check.js';
 import { isrcKey, RULES, rowFindings, SEVERITY_RANK as RANK, type Severity, type Today, upcKey } from '../check/rules.js';
 
 /** The per-row rules (those that need no other row). */

@@ -1,18 +1,18 @@
 import type { Transport } from '../client/transport.js';
-import { FieldResolver } from './mapping.js';
+import { FieldResolver } from './shape/mapping.js';
 import { ImportError } from './types.js';
 import { DEFAULT_COPY_BATCH_ROWS, type ImportOptions, type ImportSummary, settle } from './options.js';
-import { Account, rejectsPathOf, resumePoint, summarize } from './stages/account.js';
-import { Batcher } from './stages/batch.js';
-import { Deduper, scanInput } from './stages/dedupe.js';
-import { loadInput } from './stages/load.js';
-import { Sender } from './stages/send.js';
-import { RowShaper, Shape, planShape } from './stages/shape.js';
-import { DateCells } from './stages/dates.js';
-import { openSource } from './stages/source.js';
+import { Account, rejectsPathOf, resumePoint, summarize } from './account/account.js';
+import { Batcher } from './batch/batch.js';
+import { Deduper, scanInput } from './dedupe/dedupe.js';
+import { loadInput } from './pass/load.js';
+import { Sender } from './send/send.js';
+import { RowShaper, Shape, planShape } from './shape/shape.js';
+import { DateCells } from './shape/dates.js';
+import { openSource } from './source/source.js';
 import { renderMatch } from '../schema/match.js';
-import { Matcher } from './stages/match.js';
-import { planSync, runSync } from './sync.js';
+import { Matcher } from './match/match.js';
+import { planSync, runSync } from './match/sync.js';
 import { refuseOutputsOverInput } from './output-paths.js';
 
 export * from './options.js';
@@ -55,9 +55,9 @@ function cancellation(stop: AbortSignal | undefined): { signal: AbortSignal; pla
 }
 
 /**
- * Imports a file into a table through a Transport, as a pipeline of stages (src/import/stages/,
- * described in src/import/README.md): source → shape (and checks) → dedupe → batch → send →
- * account. A scan pass first validates every record and finds duplicate conflict keys; the load
+ * Imports a file into a table through a Transport, as a pipeline of stages (a folder each in
+ * src/import/, described in src/import/README.md): source → shape (and checks) → dedupe → batch →
+ * send → account. A scan pass first validates every record and finds duplicate conflict keys; the load
  * pass then streams rows in batches as upserts; bad rows go to the rejects file, and a checkpoint
  * lets an interrupted import resume where it stopped.
  */

@@ -1,11 +1,11 @@
 import type { Readable } from 'node:stream';
 import type { TableDef } from '../schema/catalog.js';
 import { DEFAULT_NULL_TOKEN } from '../schema/conventions.js';
-import { type DateFormat, parseDateFormat } from './date-format.js';
-import type { RowCheck } from './stages/check.js';
+import { type DateFormat, parseDateFormat } from './shape/date-format.js';
+import type { RowCheck } from './shape/check.js';
 import { ImportError, type InputFormat } from './types.js';
-import type { RefSpec } from './names.js';
-import type { SyncOptions, SyncReport } from './sync.js';
+import type { RefSpec } from './match/names.js';
+import type { SyncOptions, SyncReport } from './match/sync.js';
 
 export type DedupePolicy = 'last' | 'first' | 'error';
 export const DEDUPE_POLICIES: readonly DedupePolicy[] = ['last', 'first', 'error'];
@@ -29,13 +29,13 @@ export interface ImportOptions {
   ignoreUnknown?: boolean;
   /** CSV cell text meaning SQL null (default `\N`); null turns the marker off. */
   nullToken?: string | null;
-  /** `--key COLS`: the natural key rows without an id are matched by (default: the collection's, src/import/keys.ts). */
+  /** `--key COLS`: the natural key rows without an id are matched by (default: the collection's, src/import/match/keys.ts). */
   key?: string[];
   /** `--ref FIELD=COLLECTION.COLUMN`, parsed: text fields resolved to ids by name (besides the defaults). */
   refs?: RefSpec[];
   /** `--create-missing`: a name no parent has creates the parent instead of rejecting the row. */
   createMissing?: boolean;
-  /** `--sync`: records in the scope the input does not have are removed (src/import/sync.ts). */
+  /** `--sync`: records in the scope the input does not have are removed (src/import/match/sync.ts). */
   sync?: SyncOptions;
   /** Conflict columns; default the primary key when the input has it. */
   onConflict?: string[];
@@ -51,7 +51,7 @@ export interface ImportOptions {
   sheet?: string;
   /** `--header-row` of an xlsx input: the sheet row holding the header (default the first row with cells). */
   headerRow?: number;
-  /** Per-row checks (the check stage, src/import/stages/check.ts): a failing row is rejected. */
+  /** Per-row checks (the check stage, src/import/shape/check.ts): a failing row is rejected. */
   checks?: RowCheck[];
   batchRows?: number;
   batchBytes?: number;

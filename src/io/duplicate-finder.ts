@@ -7,7 +7,7 @@
  * 1M-row file needs about 9 MB (the filter is sized at 1/16 of the input's bytes, 1–64 MB) instead
  * of a key set of 40–150 MB. False positives never drop a row: the load pass decides with exact
  * comparisons (`last`: the candidate's recorded index; `first`: an exact set of candidates
- * already sent; `error`: exact counts from the scan itself, see `Flagged` in src/import/dedupe.ts).
+ * already sent; `error`: exact counts from the scan itself, see `Flagged` in src/import/dedupe/judge.ts).
  */
 export class DuplicateFinder {
   private readonly bits: Uint32Array;

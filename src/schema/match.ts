@@ -55,7 +55,7 @@ export function renderMatch(alts: readonly MatchAlternative[]): string {
 /**
  * The SQL that normalises one key column's value for comparison (the same expression the key
  * indexes of migration 6 are built on, so a lookup is an index scan): `catalog_isrc_key`,
- * `catalog_upc_key` or `catalog_name_key` (nameKey's rule), as src/import/keys.ts's
+ * `catalog_upc_key` or `catalog_name_key` (nameKey's rule), as src/import/match/keys.ts's
  * normalizeKeyPart chooses. `expr` is a trusted SQL expression of the column.
  * @example keyPartSql('isrc_code', 'text', 'x."isrc_code"') // 'catalog_isrc_key(x."isrc_code")'
  */

@@ -5,7 +5,7 @@ import { SRC, sources } from './sources.js';
 
 /**
  * Issue 25, item 4: one import pipeline. An import reads its input only through the pass driver
- * (src/import/stages/pass.ts), whose two visitors are the scan and the load; a module that opened
+ * (src/import/pass/pass.ts), whose two visitors are the scan and the load; a module that opened
  * the bytes or iterated a reader's records itself would be a second pipeline (and another read of
  * the file).
  */
@@ -15,12 +15,12 @@ const READS_INPUT = /\bByteCsvFile\.open\(|\.records\(\)/;
 
 /** The modules that may, and why. */
 const READERS: Record<string, string> = {
-  'import/stages/pass.ts': 'the pass driver (and its malformed-CSV error path)',
+  'import/pass/pass.ts': 'the pass driver (and its malformed-CSV error path)',
   // the header row only: its checks and messages are the record reader's; the driver reads the rest
-  'import/stages/dedupe.ts': 'the scan reads the CSV header row before the driver starts',
+  'import/dedupe/dedupe.ts': 'the scan reads the CSV header row before the driver starts',
   // not a second pipeline: a plan's source file (another system's shape) is made into a file of
   // ours first, which the import then reads through the driver like any other input
-  'import/plan-transform.ts': 'a plan makes another system\'s file into a file of ours before the import',
+  'import/plan/plan-transform.ts': 'a plan makes another system\'s file into a file of ours before the import',
 };
 
 describe('one import pipeline', () => {
@@ -33,14 +33,14 @@ describe('one import pipeline', () => {
     for (const line of ['const file = await ByteCsvFile.open(c.source.path);', 'for await (const rec of reader.records()) {', 'for await (const r of sourceRecords(source).records())']) {
       expect(READS_INPUT.test(line), line).toBe(true);
     }
-    expect(files.some(([rel, text]) => rel === 'import/stages/pass.ts' && READS_INPUT.test(text))).toBe(true);
+    expect(files.some(([rel, text]) => rel === 'import/pass/pass.ts' && READS_INPUT.test(text))).toBe(true);
   });
 
   it('the scan and the load are the driver’s visitors', () => {
     const text = (rel: string) => files.find(([r]) => r === rel)?.[1] ?? '';
-    expect(text('import/stages/dedupe.ts')).toMatch(/class ScanVisitor implements PassVisitor/);
-    expect(text('import/stages/load.ts')).toMatch(/class LoadVisitor implements PassVisitor/);
-    expect(text('import/stages/dedupe.ts')).toMatch(/runPass\(/);
-    expect(text('import/stages/load.ts')).toMatch(/runPass\(/);
+    expect(text('import/dedupe/dedupe.ts')).toMatch(/class ScanVisitor implements PassVisitor/);
+    expect(text('import/pass/load.ts')).toMatch(/class LoadVisitor implements PassVisitor/);
+    expect(text('import/dedupe/dedupe.ts')).toMatch(/runPass\(/);
+    expect(text('import/pass/load.ts')).toMatch(/runPass\(/);
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { OMIT, coerce, instantKey } from '../../src/import/coerce.js';
-import { FieldResolver, parseMaps, resolveFields } from '../../src/import/mapping.js';
-import { sameValue } from '../../src/import/existing.js';
+import { OMIT, coerce, instantKey } from '../../src/import/shape/coerce.js';
+import { FieldResolver, parseMaps, resolveFields } from '../../src/import/shape/mapping.js';
+import { sameValue } from '../../src/import/send/existing.js';
 import type { ColumnDef } from '../../src/schema/catalog.js';
 import { table } from './support-files.js';
 

@@ -2,8 +2,8 @@ import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CopyTranscoder, fieldPlans, MALFORMED, MORE, NEEDS_JSON, OK, OVERFLOW, RAGGED, REFUSED, validJson } from '../../src/import/copy-transcode.js';
-import { FieldResolver } from '../../src/import/mapping.js';
+import { CopyTranscoder, fieldPlans, MALFORMED, MORE, NEEDS_JSON, OK, OVERFLOW, RAGGED, REFUSED, validJson } from '../../src/import/pass/copy-transcode.js';
+import { FieldResolver } from '../../src/import/shape/mapping.js';
 import { table } from './support.js';
 
 /** Transcodes the records of `csv` (no header) for `headers` of `tableName`; one status (and line) per record. */

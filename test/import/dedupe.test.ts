@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DedupeJudge, type Flagged } from '../../src/import/dedupe.js';
+import { DedupeJudge, type Flagged } from '../../src/import/dedupe/judge.js';
 import { DuplicateFinder } from '../../src/io/duplicate-finder.js';
 
 /** The verdicts for a sequence of keys, the way the engine uses the two classes. */

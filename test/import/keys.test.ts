@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { importFile } from '../../src/import/engine.js';
-import { KeyIndex, keyOfRow, keyText, normalizeKeyPart } from '../../src/import/keys.js';
-import { NameResolver } from '../../src/import/names.js';
+import { KeyIndex, keyOfRow, keyText, normalizeKeyPart } from '../../src/import/match/keys.js';
+import { NameResolver } from '../../src/import/match/names.js';
 import { checkCatalog } from '../../src/check/check.js';
 import { TABLES } from '../../src/schema/catalog.js';
 import type { Finding } from '../../src/check/rules.js';

@@ -1,7 +1,7 @@
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadPlan } from '../../src/import/plan-file.js';
+import { loadPlan } from '../../src/import/plan/plan-file.js';
 import { TABLES } from '../../src/schema/catalog.js';
 import { tempDir } from '../support/stores.js';
 

@@ -3,7 +3,7 @@ import { REMOVED_FIELDS, TABLES } from '../../src/schema/catalog.js';
 import { COLLECTION_FACTS, collectionFacts, defaultKeysText, defaultReferencesText, TITLE_FIELDS } from '../../src/schema/facts.js';
 import { NAME_FIELD } from '../../src/schema/keys.js';
 import { schemaFromOpenApi, type TableDef, titleOf } from '../../src/schema/model.js';
-import { CREDIT_REF } from '../../src/import/names.js';
+import { CREDIT_REF } from '../../src/import/match/names.js';
 import { openApiDocument } from '../../src/server/openapi.js';
 
 /**

@@ -3,8 +3,8 @@ import { writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { Command } from 'commander';
 import type { ImportOptions, ImportSummary } from '../../import/engine.js';
-import type { KeyIndex } from '../../import/keys.js';
-import type { SyncOptions } from '../../import/sync.js';
+import type { KeyIndex } from '../../import/match/keys.js';
+import type { SyncOptions } from '../../import/match/sync.js';
 import { foreignKeyOrder, type TableDef } from '../../schema/model.js';
 import type { Context } from '../context.js';
 import { Interrupted, PartialFailure, UsageError } from '../errors.js';
@@ -100,7 +100,7 @@ const importCommand = () => import('./import.js');
 
 /** Imports every file, then (a sync) removes what no file has, children first. */
 async function importAll(opts: ImportDirOptions, ctx: Context, tables: readonly TableDef[], dryRun: boolean, extra: Partial<ImportOptions> = {}, perFile: PerFile = () => ({})): Promise<ImportSummary[]> {
-  const [{ importFile }, { planSync, runSync }, { importOptions }, { contextTransport }] = await Promise.all([import('../../import/engine.js'), import('../../import/sync.js'), importCommand(), import('../transport.js')]);
+  const [{ importFile }, { planSync, runSync }, { importOptions }, { contextTransport }] = await Promise.all([import('../../import/engine.js'), import('../../import/match/sync.js'), importCommand(), import('../transport.js')]);
   const transport = await contextTransport(ctx);
   const abort = new AbortController();
   void ctx.waitForSignal().then(() => abort.abort());
@@ -135,7 +135,7 @@ async function importAll(opts: ImportDirOptions, ctx: Context, tables: readonly 
     });
     // a dry run: the names this file would add are there for the next files' references
     if (dryRun && REFERRED_BY_NAME.includes(table.name)) {
-      const { parseMaps } = await import('../../import/mapping.js');
+      const { parseMaps } = await import('../../import/shape/mapping.js');
       const how = entry ?? { ...opts, map: opts.map ? parseMaps(opts.map) : {} };
       prospective.set(table.name, await namesIn(file, table, how, (id) => madeUp.add(`${table.name}/${id}`)));
     }
@@ -176,7 +176,7 @@ async function namesIn(
   how: { map: Record<string, string>; format?: string; delimiter?: string; sheet?: string },
   made: (id: string) => void,
 ): Promise<Array<Record<string, string>>> {
-  const [{ detectFormat, openReader }, { normalizeName }, { randomUUID }] = await Promise.all([import('../../import/readers/index.js'), import('../../import/mapping.js'), import('node:crypto')]);
+  const [{ detectFormat, openReader }, { normalizeName }, { randomUUID }] = await Promise.all([import('../../import/readers/index.js'), import('../../import/shape/mapping.js'), import('node:crypto')]);
   const { map } = how;
   const fieldOf = (h: string) => map[h] ?? table.columns.find((c) => c.name === h || normalizeName(c.name) === normalizeName(h))?.name;
   const rows: Array<Record<string, string>> = [];
@@ -226,7 +226,7 @@ export async function runImportDir(opts: ImportDirOptions, ctx: Context, extra: 
   if (!existsSync(opts.dir) || !statSync(opts.dir).isDirectory()) throw new UsageError(`${opts.dir} is not a directory`);
   // the collections the service describes, parents first: the files are matched against these
   const tables = foreignKeyOrder(await ctx.tables());
-  const { findPlan } = await import('../../import/plan-file.js');
+  const { findPlan } = await import('../../import/plan/plan-file.js');
   const planPath = findPlan(opts.dir, opts.plan);
   if (planPath) {
     // the plan is checked whole (files, fields, links) before anything is read or sent

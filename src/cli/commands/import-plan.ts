@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, extname, join } from 'node:path';
 import type { Transport } from '../../client/transport.js';
 import type { ImportOptions, ImportSummary } from '../../import/engine.js';
-import { KeyIndex } from '../../import/keys.js';
-import { parseRef } from '../../import/names.js';
-import { type ImportPlan, loadPlan, type PlanEntry, SOURCE_NAME } from '../../import/plan-file.js';
-import { type PlanReject, SourceIds, sourceIdsSupported, transformFile } from '../../import/plan-transform.js';
-import { RejectsWriter } from '../../import/rejects.js';
+import { KeyIndex } from '../../import/match/keys.js';
+import { parseRef } from '../../import/match/names.js';
+import { type ImportPlan, loadPlan, type PlanEntry, SOURCE_NAME } from '../../import/plan/plan-file.js';
+import { type PlanReject, SourceIds, sourceIdsSupported, transformFile } from '../../import/plan/plan-transform.js';
+import { RejectsWriter } from '../../import/account/rejects.js';
 import type { TableDef } from '../../schema/model.js';
 import { renderMatch } from '../../schema/match.js';
 import { SOURCE_IDS } from '../../schema/source-ids.js';
@@ -15,7 +15,7 @@ import { UsageError } from '../errors.js';
 
 /**
  * `catalog import DIR --plan FILE`: each file of the plan made into a file of ours
- * (src/import/plan-transform.ts) and imported by the engine, in the plan's order (parents first),
+ * (src/import/plan/plan-transform.ts) and imported by the engine, in the plan's order (parents first),
  * with the source's ids kept and looked up across files.
  */
 

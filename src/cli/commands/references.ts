@@ -5,7 +5,7 @@ import type { WriteRecord } from '../flags/body.js';
 /**
  * `add`/`update` with text references (issue 26): a release given `label='Blue Note'` and no
  * `label_id` gets the id of the label with that name, matched as an import matches names
- * (src/import/names.ts); `--ref FIELD=COLLECTION.COLUMN` names other references. A name no
+ * (src/import/match/names.ts); `--ref FIELD=COLLECTION.COLUMN` names other references. A name no
  * record has is refused with the closest one; nothing is sent then. A `--dry-run` (nothing sent,
  * reads included) leaves the names as they are.
  */
@@ -15,7 +15,7 @@ export async function resolveReferences(records: WriteRecord[], collection: stri
   const table = schema.tables.get(collection);
   if (!table) return;
   const [{ NameResolver, parseRef, tableReferences }, { contextTransport }, { ImportError }] = await Promise.all([
-    import('../../import/names.js'),
+    import('../../import/match/names.js'),
     import('../transport.js'),
     import('../../import/types.js'),
   ]);

@@ -9,7 +9,7 @@ import type { TableDef } from '../../schema/model.js';
 
 /**
  * `remove --file ids.csv`: the rows named by a file's column of ids, or of keys (a header naming
- * a field: `isrc_code`, `name`), which are matched as an import matches them (src/import/keys.ts).
+ * a field: `isrc_code`, `name`), which are matched as an import matches them (src/import/match/keys.ts).
  * Returns the removals as `id=in.(…)` queries that each fit a URL.
  */
 
@@ -52,7 +52,7 @@ export async function idsFromFile(file: string, table: TableDef, ctx: Context): 
     return ids;
   }
   if (!table.columns.some((f) => f.name === header)) throw new UsageError(`${file}: the header "${header}" is no field of ${table.name}`, 'name the column id, or the key field (isrc_code, name, …)');
-  const [{ KeyIndex, keyText }, { contextTransport }] = await Promise.all([import('../../import/keys.js'), import('../transport.js')]);
+  const [{ KeyIndex, keyText }, { contextTransport }] = await Promise.all([import('../../import/match/keys.js'), import('../transport.js')]);
   const index = await KeyIndex.load(await contextTransport(ctx), table.name, [[header]]);
   const ids = new Set<string>();
   const missing: Array<{ value: string; line: number }> = [];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkSingleHeader, detectDelimiter, parseDelimiter } from '../../../src/import/readers/delimiter.js';
-import { parseDateFormat, unreadableDate } from '../../../src/import/date-format.js';
+import { parseDateFormat, unreadableDate } from '../../../src/import/shape/date-format.js';
 
 describe('delimiters', () => {
   it('detects , ; tab | from the header line; .tsv means tab; the flag wins', () => {

@@ -1,11 +1,11 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import iconv from 'iconv-lite';
 import { describe, expect, it } from 'vitest';
-import { CopyTranscoder, fieldPlans, OK, REFUSED } from '../../../src/import/copy-transcode.js';
-import { FieldResolver } from '../../../src/import/mapping.js';
-import { scanInput } from '../../../src/import/stages/dedupe.js';
-import { RowShaper } from '../../../src/import/stages/shape.js';
-import { openSource, sourceRecords } from '../../../src/import/stages/source.js';
+import { CopyTranscoder, fieldPlans, OK, REFUSED } from '../../../src/import/pass/copy-transcode.js';
+import { FieldResolver } from '../../../src/import/shape/mapping.js';
+import { scanInput } from '../../../src/import/dedupe/dedupe.js';
+import { RowShaper } from '../../../src/import/shape/shape.js';
+import { openSource, sourceRecords } from '../../../src/import/source/source.js';
 import { file, tmp } from '../support-files.js';
 import { table } from '../support.js';
 
