@@ -90,7 +90,6 @@ export function factsFor(name: string, columns: readonly string[]): CollectionFa
 /** Every collection's title field, each once (`name`, `stage_name`, …): what names a record of a table the catalog does not know. */
 export const TITLE_FIELDS: readonly string[] = [...new Set(Object.values(COLLECTION_FACTS).map((f) => f.title!))];
 
-
 /**
  * Each collection's default natural key, collections with the same key together, for help text.
  * @example defaultKeysText() // 'countries, languages, genres, labels name; subgenres genre+name; artists none; …'

@@ -1,8 +1,6 @@
 import { type CollectionFacts, factsFor, TITLE_FIELDS } from './facts.js';
 import { COMPUTED_RELATIONSHIPS } from './links.js';
 
-export type { CollectionFacts, KeySpec, RefSpec } from './facts.js';
-
 /**
  * The one table model: what the tool knows of a collection, whether it comes from the compiled
  * catalog (`TABLES` in catalog.ts: the embedded store, migrations, the service) or from a

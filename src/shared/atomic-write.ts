@@ -1,5 +1,4 @@
 import { closeSync, constants, fchmodSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
-import { open, rename, rm, stat } from 'node:fs/promises';
 
 /**
  * Writing a file whole or not at all: the content goes to a temporary file beside it (same
@@ -48,30 +47,13 @@ export function writeFileAtomicSync(path: string, content: FileContent, opts: At
   }
 }
 
-/** Replaces `path` with `content` whole (see above). */
+/**
+ * Replaces `path` with `content` whole (see above), for a caller that awaits: the same write as
+ * writeFileAtomicSync, one implementation. Its callers write small files (an import's checkpoint,
+ * a few hundred bytes after each batch), where the synchronous calls take well under a millisecond.
+ */
 export async function writeFileAtomic(path: string, content: FileContent, opts: AtomicWriteOptions = {}): Promise<void> {
-  const mode = opts.mode ?? (await stat(path).then((s) => s.mode & 0o777, () => undefined));
-  const tmp = tempPathFor(path);
-  try {
-    const create = () => open(tmp, 'wx', mode ?? 0o666);
-    // as freshFile: a leftover of a dead process of this pid is removed
-    const file = await create().catch(async (err: NodeJS.ErrnoException) => {
-      if (err.code !== 'EEXIST') throw err;
-      await rm(tmp, { force: true });
-      return create();
-    });
-    try {
-      if (mode !== undefined) await file.chmod(mode);
-      // writeFile on a handle writes all of it, from where the last piece ended
-      for (const piece of pieces(content)) await file.writeFile(piece);
-    } finally {
-      await file.close();
-    }
-    await rename(tmp, path);
-  } catch (err) {
-    await rm(tmp, { force: true });
-    throw err;
-  }
+  writeFileAtomicSync(path, content, opts);
 }
 
 /**

@@ -218,8 +218,6 @@ export class Matcher {
   }
 }
 
-export { describeKey } from '../../schema/facts.js';
-
 /** The natural key that applies: `--key`, else the collection's default, when the input has its columns. */
 function naturalKey(table: TableDef, plan: ShapePlan, key: string[] | undefined): KeySpec | null {
   if (key?.length) {
