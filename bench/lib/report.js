@@ -283,9 +283,14 @@ export function buildRows(R, o) {
         scenario: `re-import ${fmtRows(n)} keyed tracks, nothing changed`, store: 'PostgreSQL', catalog: rerun, catalogText: naText(rerun) ?? timeRate(rerun, n),
         peer: 'staging table + MERGE … WHEN MATCHED AND … IS DISTINCT FROM (issue 35)', peerR: R.get(`keyed.merge.${n}`), peerText: timeRate(R.get(`keyed.merge.${n}`), n), target: { min: 1 },
       }));
-      for (const k of ['first', 'rerun']) {
+      const recheck = R.get(`keyed.recheck.${n}`);
+      rows.push(line({
+        scenario: `re-import ${fmtRows(n)} keyed tracks, nothing changed, --recheck (every row compared)`, store: 'PostgreSQL', catalog: recheck, catalogText: naText(recheck) ?? timeRate(recheck, n),
+        peer: 'staging table + MERGE … WHEN MATCHED AND … IS DISTINCT FROM', peerR: R.get(`keyed.merge.${n}`), peerText: timeRate(R.get(`keyed.merge.${n}`), n),
+      }));
+      for (const k of ['first', 'rerun', 'recheck']) {
         const rss = R.get(`keyed.${k}.rss.${n}`);
-        rows.push(absolute({ scenario: `keyed ${k === 'first' ? 'import' : 're-import'} ${fmtRows(n)}: peak RSS of the import process`, store: 'PostgreSQL', r: rss, text: rss?.value ? `${rss.value.toFixed(0)} MB` : '', bound: n >= 1_000_000 ? 200 : undefined, unitText: '200 MB' }));
+        rows.push(absolute({ scenario: `keyed ${k === 'first' ? 'import' : k === 'rerun' ? 're-import' : 're-import --recheck'} ${fmtRows(n)}: peak RSS of the import process`, store: 'PostgreSQL', r: rss, text: rss?.value ? `${rss.value.toFixed(0)} MB` : '', bound: n >= 1_000_000 ? 200 : undefined, unitText: '200 MB' }));
       }
     }
   }

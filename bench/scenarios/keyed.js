@@ -58,8 +58,11 @@ export async function keyedRun(pgUrl, n, tracksFile) {
     if ((await countTracks(pgUrl)) !== n) throw new Error(`first keyed import did not leave ${n} rows`);
     const again = assertOk(await cli(['tracks', 'import', file]), 'catalog tracks import (keyed, re-run)');
     if (!/0 inserted, 0 updated, [\d,]+ unchanged/.test(again.stderr)) throw new Error(`the re-run changed something: ${again.stderr.trim().split('\n')[0]}`);
+    // the same re-run comparing every row (--recheck): what it costs when something else wrote meanwhile
+    const full = assertOk(await cli(['tracks', 'import', file, '--recheck']), 'catalog tracks import (keyed, --recheck)');
+    if (!/0 inserted, 0 updated, [\d,]+ unchanged/.test(full.stderr) || /nothing was sent/.test(full.stderr)) throw new Error(`the --recheck re-run did not compare: ${full.stderr.trim()}`);
     const mb = (r) => (r.peakKb ? Math.round(r.peakKb / 1024) : null);
-    return { rows: n, copyMs: Math.round(copy.ms), firstMs: Math.round(first.ms), firstRssMb: mb(first), rerunMs: Math.round(again.ms), rerunRssMb: mb(again), peerMs: Math.round(peer.ms), mergeMs: Math.round(merge.ms) };
+    return { rows: n, copyMs: Math.round(copy.ms), firstMs: Math.round(first.ms), firstRssMb: mb(first), rerunMs: Math.round(again.ms), rerunRssMb: mb(again), recheckMs: Math.round(full.ms), recheckRssMb: mb(full), peerMs: Math.round(peer.ms), mergeMs: Math.round(merge.ms) };
   } finally {
     await service.stop();
     for (const side of ['.rejects.csv', '.checkpoint.json']) rmSync(`${file}${side}`, { force: true });
@@ -68,12 +71,14 @@ export async function keyedRun(pgUrl, n, tracksFile) {
 
 /** For bench/run.js: `keyed.{copy,first,rerun,peer}.N` (ms) and `keyed.{first,rerun}.rss.N` (MB). */
 export async function keyedSize(ctx, n) {
-  const keys = ['copy', 'first', 'rerun', 'peer', 'merge'].map((k) => `keyed.${k}.${n}`);
-  await ctx.R.attempt([...keys, `keyed.first.rss.${n}`, `keyed.rerun.rss.${n}`], async () => {
+  const keys = ['copy', 'first', 'rerun', 'recheck', 'peer', 'merge'].map((k) => `keyed.${k}.${n}`);
+  await ctx.R.attempt([...keys, `keyed.first.rss.${n}`, `keyed.rerun.rss.${n}`, `keyed.recheck.rss.${n}`], async () => {
     const r = await keyedRun(ctx.pgUrl, n, ctx.tracksFile(n));
     ctx.R.add(`keyed.copy.${n}`, r.copyMs);
     ctx.R.add(`keyed.first.${n}`, r.firstMs);
     ctx.R.add(`keyed.rerun.${n}`, r.rerunMs);
+    ctx.R.add(`keyed.recheck.${n}`, r.recheckMs);
+    ctx.R.add(`keyed.recheck.rss.${n}`, r.recheckRssMb);
     ctx.R.add(`keyed.peer.${n}`, r.peerMs);
     ctx.R.add(`keyed.merge.${n}`, r.mergeMs);
     ctx.R.add(`keyed.first.rss.${n}`, r.firstRssMb);

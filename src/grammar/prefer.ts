@@ -2,7 +2,8 @@
  * The `Prefer` request header (parse, server side; render, client side) and the
  * `Preference-Applied` response header. Parsing follows PostgREST 12.2.3: repeated headers and
  * comma lists, tokens trimmed, empty tokens skipped, the first occurrence of each kind wins.
- * `count=none`, `return=none` and `unchanged=skip` are our documented extensions and count as valid.
+ * `count=none`, `return=none`, `unchanged=skip` and `run=<uuid>` are our documented extensions and
+ * count as valid (`run` is never echoed in Preference-Applied: it names the import a write belongs to).
  */
 import type { Preferences } from './types.js';
 
@@ -22,6 +23,7 @@ const ENUMS: Record<Kind, readonly string[]> = {
 // An IANA-looking zone name (`UTC`, `America/Los_Angeles`, `Etc/GMT+5`); the server checks it exists.
 const TIMEZONE = /^[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+)*$/;
 const INTEGER = /^-?\d+$/;
+const RUN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
  * Parse one or more `Prefer` header values. Never throws.
@@ -40,6 +42,8 @@ export function parsePrefer(headerValues: string | string[] | null | undefined):
       if (set[name] === undefined) set[name] = value;
     } else if (name === 'timezone' && TIMEZONE.test(value)) {
       prefs.timezone ??= value;
+    } else if (name === 'run' && RUN.test(value)) {
+      prefs.run ??= value;
     } else if (name === 'max-affected' && INTEGER.test(value) && Number.isSafeInteger(Number(value))) {
       prefs.maxAffected ??= Number(value);
     } else {

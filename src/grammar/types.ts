@@ -155,6 +155,12 @@ export interface Preferences {
   unchanged?: 'skip';
   timezone?: string;
   maxAffected?: number;
+  /**
+   * Our extension: the import run (a lower-case uuid) a write belongs to. The write's transaction
+   * sets `catalog.run` to it, and migration 11's write counter tallies the run's own statements
+   * (src/server/runs.ts).
+   */
+  run?: string;
   /** Tokens that are not valid preferences, in the order given (for PGRST122). */
   invalid: string[];
 }

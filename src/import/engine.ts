@@ -2,7 +2,7 @@ import type { Transport } from '../client/transport.js';
 import { FieldResolver } from './shape/mapping.js';
 import { ImportError } from './types.js';
 import { DEFAULT_COPY_BATCH_ROWS, type ImportOptions, type ImportSummary, settle } from './options.js';
-import { Account, rejectsPathOf, resumePoint, summarize } from './account/account.js';
+import { Account, rejectsPathOf, resumePoint, summarize, unchangedRun } from './account/account.js';
 import { Batcher } from './batch/batch.js';
 import { Deduper, scanInput } from './dedupe/dedupe.js';
 import { loadInput } from './pass/load.js';
@@ -14,12 +14,13 @@ import { renderMatch } from '../schema/match.js';
 import { Matcher } from './match/match.js';
 import { planSync, runSync } from './match/sync.js';
 import { refuseOutputsOverInput } from './output-paths.js';
+import { askUnchanged, type CountedRun, recordClean, tagged } from './account/unchanged.js';
 
 export * from './options.js';
 
 /** A transport that counts the requests it sends (the summary reports them) and cancels them with `signal`. */
-function counting(t: Transport, signal: AbortSignal): Transport & { count: number } {
-  const c = { count: 0, send: (req: Parameters<Transport['send']>[0]) => (c.count++, t.send({ ...req, signal })) };
+function counting(t: Transport, signal: AbortSignal): Transport & { count: number; run: CountedRun | null } {
+  const c = { count: 0, run: null as CountedRun | null, send: (req: Parameters<Transport['send']>[0]) => (c.count++, t.send(tagged({ ...req, signal }, c.run))) };
   return c;
 }
 
@@ -86,6 +87,8 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
       const limits = { rows: settings.batchRows, bytes: settings.batchBytes };
       return summarize({ opts, source, account, resume, records: 0, finished: false, interrupted: true, plan, limits, requests: 0, seconds: (settings.clock() - started) / 1000 });
     }
+    const same = await askUnchanged(opts, source.rawPath, transport);
+    if (same) return unchangedRun(opts, source.format, same, transport.count, (settings.clock() - started) / 1000);
     const scan = await scanInput({ source, shaper, ...settings });
     const shaped = planShape(settings.table, shaper.resolver, settings.keyColumns, { onConflict: opts.onConflict, ignoreDuplicates: settings.ignoreDuplicates });
     const matcher = await Matcher.open(transport, settings.table, shaped, { key: opts.key, refs: opts.refs, createMissing: opts.createMissing, sync: Boolean(opts.sync), prospective: opts.prospective });
@@ -127,8 +130,9 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
     if (opts.sync?.deferred && finished && matcher?.index) opts.sync.deferred(matcher.index, account.totals.rejected);
     const sync = opts.sync && !opts.sync.deferred && finished && matcher?.index ? await planSync(transport, settings.table, matcher.index, opts.sync, account.totals.rejected, true, !settings.dryRun) : null;
     if (sync && !settings.dryRun) await runSync(transport, settings.table, sync, opts.sync!, opts.signal);
+    const recorded = await recordClean(transport, finished && account.totals.rejected === 0, scan.records);
     const seconds = (settings.clock() - started) / 1000;
-    const summary = summarize({ opts, source, account, resume, records: scan.records, finished, interrupted, plan, limits, requests: transport.count, seconds });
+    const summary = summarize({ opts, source, account, resume, records: scan.records, finished, interrupted, plan, limits, requests: transport.count, seconds, recorded });
     summary.created = matcher?.created() ?? {};
     summary.naturalKey = matcher?.natural ? matcher.index!.spec.map((a) => [...a]) : null;
     if (sync) summary.sync = sync.report;

@@ -88,6 +88,14 @@ export interface ImportOptions {
    * rows are matched by it.
    */
   match?: string;
+  /**
+   * Ask the service first whether nothing has written the catalog since this file was imported
+   * with these settings (then send nothing), and record a clean run so a re-run can ask
+   * (src/import/account/unchanged.ts). The CLI asks unless `--recheck`; off by default here.
+   */
+  unchangedRuns?: boolean;
+  /** The tool's version: part of a run's fingerprint (another version may write another way). */
+  toolVersion?: string;
 }
 
 /** What the progress display shows; reported every few hundred records and after each batch. */
@@ -151,6 +159,13 @@ export interface ImportSummary {
   created?: Record<string, number>;
   /** A sync's deletes (planned in a dry run). */
   sync?: SyncReport;
+  /**
+   * When nothing was sent because nothing has written the catalog since this file was imported
+   * with these settings: when that run finished (its rows are all counted as unchanged).
+   */
+  unchangedSince?: string;
+  /** Whether this run was recorded, so that an unchanged re-run sends nothing. */
+  recorded?: boolean;
 }
 
 /** The options every stage reads, checked and with their defaults. */

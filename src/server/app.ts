@@ -7,6 +7,7 @@ import { fromRequest, type Incoming, type Reply, toResponse } from './exchange.j
 import { execute } from './execute.js';
 import { planRequest, type Planned } from './plan.js';
 import { parseRequest } from './request.js';
+import { runReply } from './runs.js';
 import { decorate, shapeResponse, specialResponse } from './response.js';
 import { buildPlannedCount, buildRead, buildWrite, type Statement } from './sql.js';
 
@@ -55,6 +56,7 @@ export function createApp(opts: AppOptions): App {
 
   async function answer(req: Incoming): Promise<Reply> {
     const request = await parseRequest(req, requestOptions);
+    if (request.kind === 'run') return runReply(store, request);
     if (request.kind !== 'table') return specialResponse(request);
     const planned = planRequest(request, { schema, maxRows: opts.maxRows });
     if (planned.representation.copy) {

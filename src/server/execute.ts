@@ -10,6 +10,7 @@ import { copyShapeCheck, copyShapeError, mergeSourceIds, sourceIdConflict } from
 import { afterWrite, bindMoves, buildCopyRead, buildRepresentation, copyStage, ident, stagedTarget, tableRef, type Statement } from './sql.js';
 import { stagedCopyColumns, stagedCreate, stagedFillJson } from './staged.js';
 import { actAs, runsAsRole } from './db-role.js';
+import { RUN_SETTING_SQL } from './runs.js';
 
 /**
  * The transaction step, the only one that touches the database: the session time zone (when
@@ -349,6 +350,8 @@ export async function execute(store: Store, planned: Planned, statement: Stateme
   try {
     const result = await store.transaction(async (tx): Promise<ExecResult> => {
       await actAs(tx, planned.request.principal); // --db-roles: the JWT's database role (db-role.ts)
+      // `Prefer: run=`: the write counter tallies this transaction's statements as the run's own (runs.ts)
+      if (prefs.run !== undefined && planned.plan.kind !== 'read') await tx.query(RUN_SETTING_SQL, [prefs.run]);
       const timezoneApplied = await applyTimezone(tx, prefs);
       if (prefs.timezone !== undefined && !timezoneApplied && prefs.handling === 'strict') {
         fail(new ApiError(400, 'PGRST122', 'Invalid preferences given with handling=strict', {

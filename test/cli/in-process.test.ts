@@ -31,7 +31,9 @@ describe('commands over an in-process Transport', () => {
     expect((JSON.parse(listed.out) as Array<{ name: string }>).map((r) => r.name)).toEqual(['Ninja Tune', 'Warp']);
     expect(transport.requests.filter((r) => r.method === 'POST').length).toBeGreaterThan(0);
     expect(transport.requests.length).toBeGreaterThan(0);
-    expect(transport.requests.every((r) => r.path === '/labels')).toBe(true);
+    // the collection's requests, and the import's question and record of an unchanged re-run (docs/service.md)
+    expect(transport.requests.every((r) => r.path === '/labels' || /^\/rpc\/catalog_import_run_(check|record)$/.test(r.path))).toBe(true);
+    expect(transport.requests.filter((r) => r.path.startsWith('/rpc/')).length).toBe(2);
   });
 
   it('maps engine and service errors to exit codes in cli/errors.ts: usage 2, service 1', async () => {

@@ -21,6 +21,7 @@ const FROZEN: ReadonlyArray<[version: number, sha256: string]> = [
   [8, 'c9195ad174b51439'],
   [9, '618731073392d5d7'],
   [10, '4dd014bea00a319b'],
+  [11, '2d0879a7d00be4b3'],
 ];
 
 const digest = (sql: string) => createHash('sha256').update(sql).digest('hex').slice(0, 16);

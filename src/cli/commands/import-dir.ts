@@ -122,6 +122,8 @@ async function importAll(opts: ImportDirOptions, ctx: Context, tables: readonly 
       ...perFile(table.name, file),
       dryRun,
       sync,
+      // a directory's files are one run (links and removals after every file): each is compared
+      unchangedRuns: false,
       signal: abort.signal,
       clock: () => ctx.clock.now(),
       onNotice: (m: string) => void ctx.note(ctx.style().dim(`${table.name}: ${m}`)),

@@ -27,6 +27,7 @@ export function importFlags(cmd: Command): Command {
     .option('--checkpoint <file>', 'checkpoint file (default <file>.checkpoint.json beside the input)')
     .option('--resume', 'continue an interrupted import from its checkpoint')
     .option('--dry-run', 'validate everything and ask the service which rows exist; write nothing')
+    .option('--recheck', 'compare every row even when nothing has written the catalog since this file was last imported with these settings (default: such a re-run sends nothing)')
     .option('--summary <file>', 'also write the summary as JSON (for CI)')
     .option('--check [level]', 'also reject rows `catalog check` rules flag at or above LEVEL (error: malformed ISRC, bad UPC check digit, an ISRC/UPC repeated in the file; warning: spaces, implausible dates too); the rest are counted in the summary')
     .option('--key <cols>', `natural key rows without an id are matched by (default: ${defaultKeysText()})`)

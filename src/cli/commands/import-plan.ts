@@ -164,6 +164,8 @@ export async function planRunOf(plan: ImportPlan, tables: readonly TableDef[], t
           dateFormat: entry.dateFormat,
           rejectsPath,
           checkpointPath: null,
+          // the file sent is a transform made from the catalog's source ids: always compared
+          unchangedRuns: false,
         },
         transport,
       );

@@ -33,6 +33,7 @@ export interface ImportFlags {
   checkpoint?: string;
   resume?: boolean;
   dryRun?: boolean;
+  recheck?: boolean;
   summary?: string;
   encoding?: string;
   delimiter?: string;
@@ -100,6 +101,12 @@ export function byteSize(flag: string, text: string | undefined): number | undef
 
 const fmt = (n: number) => n.toLocaleString('en-US');
 
+/** A run's end as people read it: `2026-11-28 15:31 UTC` (the text as given when it is not a time). */
+function whenText(iso: string): string {
+  const t = new Date(iso);
+  return Number.isNaN(t.getTime()) ? iso : `${t.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
 /** The summary lines for stderr. */
 export function summaryText(s: ImportSummary): string[] {
   const source = s.input === '-' ? 'stdin' : basename(s.input);
@@ -117,7 +124,8 @@ export function summaryText(s: ImportSummary): string[] {
   for (const [collection, n] of Object.entries(s.created ?? {})) lines.push(`  ${s.dryRun ? 'would create' : 'created'} ${fmt(n)} ${collection} for names that had none (--create-missing)`);
   if (s.sync) lines.push(...syncLines(s));
   const removed = s.sync && !s.sync.held ? s.sync.deletes : 0;
-  if (!s.dryRun && s.inserted + s.updated + removed === 0 && s.rejected === 0 && s.records > 0 && !s.interrupted) lines.push('  nothing changed: the catalog already matches the input');
+  if (s.unchangedSince) lines.push(`  nothing changed: nothing has written the catalog since this file was imported with these settings (${whenText(s.unchangedSince)}), so nothing was sent (--recheck compares every row)`);
+  else if (!s.dryRun && s.inserted + s.updated + removed === 0 && s.rejected === 0 && s.records > 0 && !s.interrupted) lines.push('  nothing changed: the catalog already matches the input');
   if (s.rejected > 0) {
     lines.push(`  rejected rows${s.rejectsFile ? ` (all in ${s.rejectsFile})` : ''}:`);
     for (const r of s.rejectedRows.slice(0, 10)) lines.push(`    line ${r.line}: ${r.code} ${r.message}`);
@@ -175,6 +183,8 @@ export function importOptions(opts: RunImportOptions, table: TableDef, tables: r
     refs: (opts.ref ?? []).map((r) => parseRef(table, r, tables)),
     createMissing: opts.createMissing,
     sync: syncOptions(opts, tables),
+    unchangedRuns: !opts.recheck,
+    toolVersion: ctx.version,
   };
 }
 
@@ -225,6 +235,16 @@ async function sourceRun(opts: RunImportOptions, table: TableDef, tables: readon
   return (o) => run.importEntry(plan.entries[0], o);
 }
 
+/**
+ * Whether the service says nothing has written the catalog since this file was imported with these
+ * settings (src/import/account/unchanged.ts): a sync then has nothing to plan or ask about.
+ */
+async function unchangedSinceRun(o: ImportOptions, transport: Transport, planned: boolean): Promise<boolean> {
+  const { checkRun, notCountable, runFingerprint } = await import('../../import/account/unchanged.js');
+  if (planned || o.input === '-' || notCountable(o) !== null) return false;
+  return (await checkRun(transport, await runFingerprint(o, o.input)))?.fresh === true;
+}
+
 /** Runs an import: the engine with progress on stderr, the summary, the exit status. */
 export async function runImport(opts: RunImportOptions, ctx: Context): Promise<ImportSummary> {
   const [{ importFile }, { createProgress }, { boundHeapGrowth }] = await Promise.all([
@@ -264,7 +284,7 @@ export async function runImport(opts: RunImportOptions, ctx: Context): Promise<I
     const transport = await contextTransport(ctx);
     const withSource = await sourceRun(opts, table, tables, transport, abort.signal);
     const importOne = (o: ImportOptions) => (withSource ? withSource(o) : importFile(o, transport));
-    if (base.sync && !dryRun && !opts.yes) {
+    if (base.sync && !dryRun && !opts.yes && !(await unchangedSinceRun(engineOpts, transport, withSource !== null))) {
       // the plan first: the same import as a dry run (reads only), then the question
       const plan = await importOne({ ...engineOpts, dryRun: true, checkpointPath: null, onProgress: undefined });
       progress.done();

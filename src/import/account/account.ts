@@ -169,6 +169,8 @@ export function summarize(parts: {
   limits: { rows: number; bytes: number };
   requests: number;
   seconds: number;
+  /** Whether the run was recorded for unchanged re-runs (undefined: not asked, unchanged.ts). */
+  recorded?: boolean;
 }): ImportSummary {
   const { opts, account, resume, finished } = parts;
   const t = account.totals;
@@ -195,5 +197,42 @@ export function summarize(parts: {
     requests: parts.requests,
     seconds: Math.round(parts.seconds * 1000) / 1000,
     rowsPerSecond: parts.seconds > 0 ? Math.round(processed / parts.seconds) : processed,
+    ...(parts.recorded === undefined ? {} : { recorded: parts.recorded }),
+  };
+}
+
+/**
+ * The summary of a run that sent nothing: the service says nothing has written the catalog since
+ * the same file was imported with the same settings (unchanged.ts), so each of its rows is unchanged.
+ */
+export function unchangedRun(opts: ImportOptions, format: ImportSummary['format'], check: { records: number; finished: string }, requests: number, seconds: number): ImportSummary {
+  const n = check.records;
+  return {
+    table: opts.table.name,
+    input: opts.input,
+    format,
+    dryRun: false,
+    records: n,
+    processed: n,
+    inserted: 0,
+    updated: 0,
+    unchanged: n,
+    rejected: 0,
+    deduped: 0,
+    rejectedRows: [],
+    rejectsFile: null,
+    conflictKey: null,
+    columns: [],
+    ignoredFields: [],
+    interrupted: false,
+    stoppedAtLine: null,
+    resumedFrom: 0,
+    checkpointFile: null,
+    batchRows: 0,
+    batchBytes: 0,
+    requests,
+    seconds: Math.round(seconds * 1000) / 1000,
+    rowsPerSecond: seconds > 0 ? Math.round(n / seconds) : n,
+    unchangedSince: check.finished,
   };
 }

@@ -1,0 +1,152 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import type { Transport } from '../../client/transport.js';
+import { LATEST_VERSION } from '../../schema/migrations.js';
+import type { ImportOptions } from '../options.js';
+
+/**
+ * Unchanged re-runs, the client's side (the service's: src/server/runs.ts, migration 11). A run
+ * that left the catalog as its file says is recorded under a fingerprint of the file's bytes and
+ * every setting that decides what the run writes, with the catalog's write count after it. The
+ * next run with the same fingerprint asks first: when nothing has written the catalog since, it
+ * would find every row unchanged, so it sends nothing and says so (`--recheck` compares anyway).
+ *
+ * Exact, not a guess: the count advances at every statement that writes a collection, whoever
+ * writes (psql, a real PostgREST, another import); a run is recorded only when nobody else wrote
+ * while it ran (the count moved by exactly the run's own statements, each tagged `Prefer: run=`)
+ * and no other writer was open when it started or ended. Anything else (a service without the
+ * functions, a plain PostgREST, a database role that may not call them) means a full run.
+ */
+
+/** What the service answered for this fingerprint. */
+export type RunCheck = { fresh: true; records: number; finished: string } | { fresh: false; generation: number | null };
+
+/** A run being counted: its tag for `Prefer: run=`, and the write count when it started (null: another writer was open). */
+export interface CountedRun {
+  fingerprint: string;
+  id: string;
+  started: number | null;
+}
+
+/** The settings that decide what a run writes (not batch sizes, paths or callbacks), in a fixed order. */
+function decisive(opts: ImportOptions, tool: string): unknown[] {
+  const t = opts.table;
+  return [
+    'catalog import run 1',
+    tool,
+    LATEST_VERSION,
+    t.name,
+    t.columns.map((c) => [c.name, c.type]),
+    opts.format ?? null,
+    opts.map ?? null,
+    Boolean(opts.ignoreUnknown),
+    opts.nullToken === undefined ? '(default)' : opts.nullToken,
+    opts.key ?? null,
+    opts.refs ?? null,
+    Boolean(opts.createMissing),
+    opts.sync ? { scope: opts.sync.scopeText, cascade: opts.sync.cascade } : null,
+    opts.onConflict ?? null,
+    Boolean(opts.ignoreDuplicates),
+    opts.dedupe ?? null,
+    opts.encoding ?? null,
+    opts.delimiter ?? null,
+    opts.dateFormat ?? null,
+    opts.sheet ?? null,
+    opts.headerRow ?? null,
+    opts.match ?? null,
+  ];
+}
+
+/**
+ * Why this run cannot be recorded or skipped, or null when it can: not asked for
+ * (`ImportOptions.unchangedRuns`; the CLI's `--recheck`), a dry run, a resume, row checks
+ * (a check may read today's date), or a file that is one step of a directory run (the directory's
+ * links and removals come after every file).
+ */
+export function notCountable(opts: ImportOptions): string | null {
+  if (!opts.unchangedRuns) return 'not asked (--recheck)';
+  if (opts.dryRun) return 'a dry run';
+  if (opts.resume) return '--resume';
+  if (opts.checks?.length) return '--check';
+  if (opts.sync?.deferred || opts.prospective || opts.knownIds) return 'a directory run';
+  return null;
+}
+
+/** The run's fingerprint: SHA-256 of the decisive settings and the file's bytes. */
+export async function runFingerprint(opts: ImportOptions, path: string): Promise<string> {
+  const hash = createHash('sha256').update(JSON.stringify(decisive(opts, opts.toolVersion ?? ''))).update('\n');
+  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20, signal: opts.signal })) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+async function call(transport: Transport, name: string, args: Record<string, unknown>): Promise<unknown> {
+  const res = await transport.send({ method: 'POST', path: `/rpc/${name}`, headers: { 'Content-Type': 'application/json', Accept: 'application/json' }, body: JSON.stringify(args) });
+  if (res.status !== 200) return null;
+  try {
+    return JSON.parse(res.body);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Asks whether the run with this fingerprint left the catalog as it is now. Null: the service
+ * cannot say (not ours, or an older one, or not for this principal): then a full run.
+ */
+export async function checkRun(transport: Transport, fingerprint: string): Promise<RunCheck | null> {
+  const r = (await call(transport, 'catalog_import_run_check', { fingerprint }).catch(() => null)) as Record<string, unknown> | null;
+  if (!r || typeof r !== 'object') return null;
+  if (r.fresh === true && typeof r.records === 'number') return { fresh: true, records: r.records, finished: String(r.finished) };
+  if (r.fresh === false) return { fresh: false, generation: typeof r.generation === 'number' ? r.generation : null };
+  return null;
+}
+
+/** A run to count: a new tag, started at the count the check gave. */
+export function startRun(fingerprint: string, check: RunCheck & { fresh: false }): CountedRun {
+  return { fingerprint, id: randomUUID(), started: check.generation };
+}
+
+/** Records a finished run that left the catalog as its file says; true when the service kept it. */
+export async function recordRun(transport: Transport, run: CountedRun, records: number): Promise<boolean> {
+  const r = await call(transport, 'catalog_import_run_record', { fingerprint: run.fingerprint, run: run.id, started: run.started, records }).catch(() => null);
+  return r === true;
+}
+
+/** A request tagged as the run's own: `Prefer: run=<id>` added to what it prefers. */
+export function tagged<R extends { headers?: Record<string, string> }>(req: R, run: CountedRun | null): R {
+  if (!run) return req;
+  const headers = { ...(req.headers ?? {}) };
+  const key = Object.keys(headers).find((k) => k.toLowerCase() === 'prefer');
+  if (key) headers[key] = `${headers[key]}, run=${run.id}`;
+  else headers.Prefer = `run=${run.id}`;
+  return { ...req, headers };
+}
+
+/** A transport that tags the run's requests once `run` is set (engine.ts `counting`). */
+export interface RunTransport extends Transport {
+  run: CountedRun | null;
+}
+
+/**
+ * The start of a run: when it may ask (notCountable), asks whether the file and settings left
+ * the catalog as it is now. Fresh: what the service recorded (the caller sends nothing). Else the
+ * run is counted from here (its requests tagged), and null.
+ */
+export async function askUnchanged(opts: ImportOptions, path: string, transport: RunTransport): Promise<{ records: number; finished: string } | null> {
+  if (notCountable(opts) !== null) return null;
+  const fingerprint = await runFingerprint(opts, path);
+  const check = await checkRun(transport, fingerprint);
+  if (check?.fresh) return check;
+  if (check) transport.run = startRun(fingerprint, check);
+  return null;
+}
+
+/**
+ * The end of a run: recorded when it is `clean` (finished, nothing rejected) and the service
+ * finds that nobody else wrote meanwhile. Undefined when the run was not counted.
+ */
+export async function recordClean(transport: RunTransport, clean: boolean, records: number): Promise<boolean | undefined> {
+  const run = transport.run;
+  if (!run) return undefined;
+  return clean && run.started !== null ? recordRun(transport, run, records) : false;
+}

@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { parsePrefer, renderPreferenceApplied } from '../../src/grammar/prefer.js';
+import { ApiError } from '../../src/server/errors.js';
+import { isRunFunction, parseRunCall } from '../../src/server/runs.js';
+import { checkRun, notCountable, recordRun, tagged } from '../../src/import/account/unchanged.js';
+import type { HttpRequest, Transport } from '../../src/client/transport.js';
+import type { ImportOptions } from '../../src/import/options.js';
+
+/** Issue 35's unchanged re-runs: the service's calls and the client's rules, without a database. */
+
+const FP = 'ab'.repeat(32);
+const RUN = '0b7c1e6a-5d0f-4f52-9a57-3c2f1d0e9b11';
+
+const refusal = (f: () => unknown): ApiError => {
+  try {
+    f();
+  } catch (e) {
+    if (e instanceof ApiError) return e;
+    throw e;
+  }
+  throw new Error('accepted');
+};
+
+describe('the service: /rpc/<name> for the two run functions', () => {
+  it('serves exactly the two names', () => {
+    expect(isRunFunction('catalog_import_run_check')).toBe(true);
+    expect(isRunFunction('catalog_import_run_record')).toBe(true);
+    for (const other of ['catalog_import_run', 'toString', '__proto__', 'catalog_writes_now']) expect(isRunFunction(other)).toBe(false);
+  });
+
+  it('takes named arguments in order and refuses anything else with the argument named', () => {
+    expect(parseRunCall('catalog_import_run_check', JSON.stringify({ fingerprint: FP }))).toEqual({ kind: 'run', name: 'catalog_import_run_check', args: [FP] });
+    expect(parseRunCall('catalog_import_run_record', JSON.stringify({ records: 5, started: null, run: RUN, fingerprint: FP })).args).toEqual([FP, RUN, null, 5]);
+    expect(refusal(() => parseRunCall('catalog_import_run_check', 'not json')).message).toBe('Empty or invalid json');
+    expect(refusal(() => parseRunCall('catalog_import_run_check', '[]')).message).toMatch(/an object of named arguments/);
+    expect(refusal(() => parseRunCall('catalog_import_run_check', JSON.stringify({ fingerprint: FP, extra: 1 }))).message).toMatch(/has no argument extra/);
+    expect(refusal(() => parseRunCall('catalog_import_run_check', JSON.stringify({ fingerprint: 'AB'.repeat(32) }))).message).toMatch(/fingerprint is missing or not 64 lower-case hex digits/);
+    expect(refusal(() => parseRunCall('catalog_import_run_record', JSON.stringify({ fingerprint: FP, run: "x'; drop table tracks; --", started: 1, records: 1 }))).message).toMatch(/run is missing or not a lower-case uuid/);
+    expect(refusal(() => parseRunCall('catalog_import_run_record', JSON.stringify({ fingerprint: FP, run: RUN, started: 1.5, records: 1 }))).status).toBe(400);
+    expect(refusal(() => parseRunCall('catalog_import_run_record', JSON.stringify({ fingerprint: FP, run: RUN, started: 1, records: -1 }))).code).toBe('PGRST102');
+  });
+
+  it('Prefer: run=<uuid> is a valid preference, never echoed; anything else after run= is invalid', () => {
+    expect(parsePrefer(`return=minimal, run=${RUN}`)).toEqual({ return: 'minimal', run: RUN, invalid: [] });
+    expect(parsePrefer('run=not-a-uuid').invalid).toEqual(['run=not-a-uuid']);
+    expect(parsePrefer(`run=${RUN.toUpperCase()}`).invalid).toHaveLength(1);
+    expect(renderPreferenceApplied(parsePrefer(`return=minimal, run=${RUN}`))).toBe('return=minimal');
+  });
+});
+
+/** A transport answering every request with `status` and `body` (a service without the functions, or a failing one). */
+const answering = (status: number, body: string, seen: HttpRequest[] = []): Transport => ({
+  send: async (req) => (seen.push(req), { status, headers: {}, body }),
+});
+
+describe('the client: when a run may be skipped or recorded', () => {
+  it('a service without the functions, a refusal or a reset means a full run (a mocked transport: no real PostgREST here, and a reset mid-call cannot be produced on demand)', async () => {
+    expect(await checkRun(answering(404, '{"code":"PGRST202"}'), FP)).toBeNull();
+    expect(await checkRun(answering(401, '{"code":"PGRST301"}'), FP)).toBeNull();
+    expect(await checkRun(answering(200, '"odd"'), FP)).toBeNull();
+    const broken: Transport = { send: () => Promise.reject(new Error('connection reset')) };
+    expect(await checkRun(broken, FP)).toBeNull();
+    expect(await recordRun(broken, { fingerprint: FP, id: RUN, started: 3 }, 10)).toBe(false);
+  });
+
+  it('reads what the service says', async () => {
+    expect(await checkRun(answering(200, '{"fresh":true,"records":7,"finished":"2026-11-28T15:31:48+00:00"}'), FP)).toEqual({ fresh: true, records: 7, finished: '2026-11-28T15:31:48+00:00' });
+    expect(await checkRun(answering(200, '{"fresh":false,"generation":41}'), FP)).toEqual({ fresh: false, generation: 41 });
+    expect(await checkRun(answering(200, '{"fresh":false,"generation":null}'), FP)).toEqual({ fresh: false, generation: null });
+  });
+
+  it("tags every request of the run with Prefer: run=, beside what it already prefers", () => {
+    const run = { fingerprint: FP, id: RUN, started: 1 };
+    expect(tagged({ method: 'POST', path: '/tracks', headers: { Prefer: 'return=minimal' } }, run).headers).toEqual({ Prefer: `return=minimal, run=${RUN}` });
+    expect(tagged({ method: 'GET', path: '/tracks' }, run).headers).toEqual({ Prefer: `run=${RUN}` });
+    const untouched = { method: 'GET', path: '/tracks' };
+    expect(tagged(untouched, null)).toBe(untouched);
+  });
+
+  it('dry runs, resumes, row checks, directory steps and --recheck are never skipped or recorded', () => {
+    const base = { table: { name: 'tracks' }, input: 'x.csv', unchangedRuns: true } as unknown as ImportOptions;
+    expect(notCountable(base)).toBeNull();
+    expect(notCountable({ ...base, dryRun: true })).toBe('a dry run');
+    expect(notCountable({ ...base, resume: true })).toBe('--resume');
+    expect(notCountable({ ...base, unchangedRuns: false })).toBe('not asked (--recheck)');
+    expect(notCountable({ ...base, unchangedRuns: undefined })).toBe('not asked (--recheck)');
+    expect(notCountable({ ...base, checks: [{ name: 'q', check: () => null }] })).toBe('--check');
+    expect(notCountable({ ...base, knownIds: () => false })).toBe('a directory run');
+  });
+});
