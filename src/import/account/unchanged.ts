@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import type { Transport } from '../../client/transport.js';
 import { LATEST_VERSION } from '../../schema/migrations.js';
 import type { ImportOptions } from '../options.js';
@@ -72,10 +73,19 @@ export function notCountable(opts: ImportOptions): string | null {
   return null;
 }
 
-/** The run's fingerprint: SHA-256 of the decisive settings and the file's bytes. */
+/**
+ * The run's fingerprint: SHA-256 of the decisive settings and the file's bytes (about 0.1 s per
+ * 40 MB here; the bytes read are reported as the scan's progress, so a large file shows it).
+ */
 export async function runFingerprint(opts: ImportOptions, path: string): Promise<string> {
   const hash = createHash('sha256').update(JSON.stringify(decisive(opts, opts.toolVersion ?? ''))).update('\n');
-  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20, signal: opts.signal })) hash.update(chunk as Buffer);
+  const totalBytes = (await stat(path)).size;
+  let bytes = 0;
+  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20, signal: opts.signal })) {
+    hash.update(chunk as Buffer);
+    bytes += (chunk as Buffer).length;
+    opts.onProgress?.({ phase: 'scan', bytes, totalBytes, records: 0, totalRecords: null, written: 0, rejected: 0 });
+  }
   return hash.digest('hex');
 }
 
