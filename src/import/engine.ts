@@ -4,7 +4,7 @@ import { ImportError } from './types.js';
 import { DEFAULT_COPY_BATCH_ROWS, type ImportOptions, type ImportSummary, settle } from './options.js';
 import { Account, rejectsPathOf, resumePoint, summarize, unchangedRun } from './account/account.js';
 import { Batcher } from './batch/batch.js';
-import { Deduper, scanInput } from './dedupe/dedupe.js';
+import { Deduper, type Scan, scanInput } from './dedupe/dedupe.js';
 import { loadInput } from './pass/load.js';
 import { Sender } from './send/send.js';
 import { RowShaper, Shape, planShape } from './shape/shape.js';
@@ -14,7 +14,7 @@ import { renderMatch } from '../schema/match.js';
 import { Matcher } from './match/match.js';
 import { planSync, runSync } from './match/sync.js';
 import { refuseOutputsOverInput } from './output-paths.js';
-import { askUnchanged, type CountedRun, recordClean, tagged } from './account/unchanged.js';
+import { askUnchanged, type CountedRun, recordClean, type RunTransport, tagged } from './account/unchanged.js';
 
 export * from './options.js';
 
@@ -56,6 +56,23 @@ function cancellation(stop: AbortSignal | undefined): { signal: AbortSignal; pla
 }
 
 /**
+ * The scan pass, and beside it (the file hashed on the other core) the question whether nothing
+ * has written the catalog since this file's last run with these settings (account/unchanged.ts):
+ * that answer stops the scan, and nothing is sent.
+ */
+async function scanAsking(opts: ImportOptions, c: Parameters<typeof scanInput>[0], transport: RunTransport): Promise<{ scan: Scan } | { same: { records: number; finished: string } }> {
+  let same: { records: number; finished: string } | null = null;
+  const asking = askUnchanged(opts, c.source.rawPath, transport).then((s) => (same = s));
+  const scanning = scanInput({ ...c, stopping: () => c.stopping() || same !== null });
+  const answer = await asking;
+  if (answer) {
+    await scanning.catch(() => null);
+    return { same: answer };
+  }
+  return { scan: await scanning };
+}
+
+/**
  * Imports a file into a table through a Transport, as a pipeline of stages (a folder each in
  * src/import/, described in src/import/README.md): source → shape (and checks) → dedupe → batch →
  * send → account. A scan pass first validates every record and finds duplicate conflict keys; the load
@@ -87,9 +104,9 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
       const limits = { rows: settings.batchRows, bytes: settings.batchBytes };
       return summarize({ opts, source, account, resume, records: 0, finished: false, interrupted: true, plan, limits, requests: 0, seconds: (settings.clock() - started) / 1000 });
     }
-    const same = await askUnchanged(opts, source.rawPath, transport);
-    if (same) return unchangedRun(opts, source.format, same, transport.count, (settings.clock() - started) / 1000);
-    const scan = await scanInput({ source, shaper, ...settings });
+    const scanned = await scanAsking(opts, { source, shaper, ...settings }, transport);
+    if ('same' in scanned) return unchangedRun(opts, source.format, scanned.same, transport.count, (settings.clock() - started) / 1000);
+    const { scan } = scanned;
     const shaped = planShape(settings.table, shaper.resolver, settings.keyColumns, { onConflict: opts.onConflict, ignoreDuplicates: settings.ignoreDuplicates });
     const matcher = await Matcher.open(transport, settings.table, shaped, { key: opts.key, refs: opts.refs, createMissing: opts.createMissing, sync: Boolean(opts.sync), prospective: opts.prospective });
     const plan = matcher ? matcher.adjust(shaped, settings.table) : shaped;

@@ -71,9 +71,12 @@ describe('the client: when a run may be skipped or recorded', () => {
 
   it("tags every request of the run with Prefer: run=, beside what it already prefers", () => {
     const run = { fingerprint: FP, id: RUN, started: 1 };
-    expect(tagged({ method: 'POST', path: '/tracks', headers: { Prefer: 'return=minimal' } }, run).headers).toEqual({ Prefer: `return=minimal, run=${RUN}` });
-    expect(tagged({ method: 'GET', path: '/tracks' }, run).headers).toEqual({ Prefer: `run=${RUN}` });
-    const untouched = { method: 'GET', path: '/tracks' };
+    const post: HttpRequest = { method: 'POST', path: '/tracks', headers: { Prefer: 'return=minimal' } };
+    const get: HttpRequest = { method: 'GET', path: '/tracks' };
+    expect(tagged(post, run).headers).toEqual({ Prefer: `return=minimal, run=${RUN}` });
+    expect(tagged(get, run).headers).toEqual({ Prefer: `run=${RUN}` });
+    expect(post.headers).toEqual({ Prefer: 'return=minimal' });
+    const untouched: HttpRequest = { method: 'GET', path: '/tracks' };
     expect(tagged(untouched, null)).toBe(untouched);
   });
 
