@@ -61,15 +61,20 @@ function cancellation(stop: AbortSignal | undefined): { signal: AbortSignal; pla
  * that answer stops the scan, and nothing is sent.
  */
 async function scanAsking(opts: ImportOptions, c: Parameters<typeof scanInput>[0], transport: RunTransport): Promise<{ scan: Scan } | { same: { records: number; finished: string } }> {
+  const quit = new AbortController();
   let same: { records: number; finished: string } | null = null;
-  const asking = askUnchanged(opts, c.source.rawPath, transport).then((s) => (same = s));
-  const scanning = scanInput({ ...c, stopping: () => c.stopping() || same !== null });
-  const answer = await asking;
-  if (answer) {
-    await scanning.catch(() => null);
-    return { same: answer };
+  const asking = askUnchanged(opts, c.source.rawPath, transport, quit.signal).then((s) => (same = s));
+  let scan: Scan;
+  try {
+    scan = await scanInput({ ...c, stopping: () => c.stopping() || same !== null });
+  } catch (err) {
+    // a file the scan refuses was never recorded: its error does not wait for the hash
+    quit.abort();
+    if (await asking) return { same: same! };
+    throw err;
   }
-  return { scan: await scanning };
+  const answer = await asking;
+  return answer ? { same: answer } : { scan };
 }
 
 /**
