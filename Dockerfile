@@ -21,7 +21,7 @@ WORKDIR /src
 COPY package.json package-lock.json ./
 # --ignore-scripts: package.json's `dependencies` script (npm run build) would run before the sources are here
 RUN npm ci --ignore-scripts
-COPY tsconfig.json README.md LICENSE ./
+COPY tsconfig*.json README.md LICENSE ./
 COPY bin ./bin
 COPY scripts ./scripts
 COPY src ./src

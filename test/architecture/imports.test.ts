@@ -1,17 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT, sources, SRC } from './sources.js';
-
-/** Every relative import of a file (static, type-only and dynamic), as absolute .ts paths. */
-function importsOf(file: string): string[] {
-  const text = readFileSync(file, 'utf8');
-  const specs = [
-    ...[...text.matchAll(/^(?:import|export)\s[^;]*?from\s+'(\.[^']+)'/gms)].map((m) => m[1]),
-    ...[...text.matchAll(/import\('(\.[^']+)'\)/g)].map((m) => m[1]),
-  ];
-  return specs.map((s) => resolve(dirname(file), s).replace(/\.js$/, '.ts'));
-}
+import { importsOf, ROOT, sources, SRC } from './sources.js';
 
 /** Strongly connected groups of more than one file (Tarjan): each is an import circle. */
 function circles(graph: Map<string, string[]>): string[][] {

@@ -1,5 +1,5 @@
-import { readdirSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 
 /** The repository root and its src/ folder. */
 export const ROOT = resolve(import.meta.dirname, '../..');
@@ -13,4 +13,14 @@ export function sources(dir: string, out: string[] = []): string[] {
     else if (p.endsWith('.ts')) out.push(p);
   }
   return out;
+}
+
+/** Every relative import of a file (static, type-only and dynamic), as absolute .ts paths. */
+export function importsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const specs = [
+    ...[...text.matchAll(/^(?:import|export)\s[^;]*?from\s+'(\.[^']+)'/gms)].map((m) => m[1]),
+    ...[...text.matchAll(/import\('(\.[^']+)'\)/g)].map((m) => m[1]),
+  ];
+  return specs.map((s) => resolve(dirname(file), s).replace(/\.js$/, '.ts'));
 }

@@ -1,13 +1,10 @@
 import { Readable } from 'node:stream';
-import { afterAll, beforeAll } from 'vitest';
 import { Context, type ServerControl } from '../../src/cli/context.js';
 import type { Transport } from '../../src/client/transport.js';
 import { run } from '../../src/cli/main.js';
 import type { Prompter } from '../../src/io/prompt.js';
 import { bufferOutput, type BufferOutput } from '../../src/io/streams.js';
-import { startServer } from '../../src/server/listen.js';
-import type { Store } from '../../src/store/store.js';
-import { makePGliteStore, tempDir } from '../support/stores.js';
+import { tempDir } from '../support/stores.js';
 
 export interface TestContextOptions {
   env?: Record<string, string | undefined>;
@@ -54,35 +51,4 @@ export async function runCli(args: string[], o: TestContextOptions = {}): Promis
   return { code, out: t.stdout.text(), err: t.stderr.text(), ctx: t.ctx };
 }
 
-/** A running service for a test file (see useTestService). */
-export interface TestService {
-  readonly url: string;
-  readonly store: Store;
-}
-
-/**
- * Starts a real service on a fresh in-memory catalog before the file's tests and stops it after.
- * Call at the top level of a test file; read `url` inside tests.
- */
-export function useTestService(): TestService {
-  let store: Store | undefined;
-  let server: { url: string; close(): Promise<void> } | undefined;
-  beforeAll(async () => {
-    store = await makePGliteStore();
-    server = await startServer({ store, port: 0, host: '127.0.0.1' });
-  });
-  afterAll(async () => {
-    await server?.close();
-    await store?.close();
-  });
-  return {
-    get url() {
-      if (!server) throw new Error('the test service is not running yet');
-      return server.url;
-    },
-    get store() {
-      if (!store) throw new Error('the test service is not running yet');
-      return store;
-    },
-  };
-}
+export { type TestService, useTestService } from '../support/service.js';

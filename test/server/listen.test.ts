@@ -2,7 +2,7 @@ import { request } from 'node:http';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/server/app.js';
 import { startServer } from '../../src/server/listen.js';
-import { useTestService } from '../cli/support.js';
+import { useTestService } from '../support/service.js';
 import { L, R, seedFixture, U } from './support.js';
 
 const service = useTestService();

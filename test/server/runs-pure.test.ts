@@ -2,11 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { parsePrefer, renderPreferenceApplied } from '../../src/grammar/prefer.js';
 import { ApiError } from '../../src/server/errors.js';
 import { isRunFunction, parseRunCall } from '../../src/server/runs.js';
-import { checkRun, notCountable, recordRun, tagged } from '../../src/import/account/unchanged.js';
-import type { HttpRequest, Transport } from '../../src/client/transport.js';
-import type { ImportOptions } from '../../src/import/options.js';
 
-/** Issue 35's unchanged re-runs: the service's calls and the client's rules, without a database. */
+/** Issue 35's unchanged re-runs: the service's calls, without a database (the client's rules: test/import/account/unchanged.test.ts). */
 
 const FP = 'ab'.repeat(32);
 const RUN = '0b7c1e6a-5d0f-4f52-9a57-3c2f1d0e9b11';
@@ -45,49 +42,5 @@ describe('the service: /rpc/<name> for the two run functions', () => {
     expect(parsePrefer('run=not-a-uuid').invalid).toEqual(['run=not-a-uuid']);
     expect(parsePrefer(`run=${RUN.toUpperCase()}`).invalid).toHaveLength(1);
     expect(renderPreferenceApplied(parsePrefer(`return=minimal, run=${RUN}`))).toBe('return=minimal');
-  });
-});
-
-/** A transport answering every request with `status` and `body` (a service without the functions, or a failing one). */
-const answering = (status: number, body: string, seen: HttpRequest[] = []): Transport => ({
-  send: async (req) => (seen.push(req), { status, headers: {}, body }),
-});
-
-describe('the client: when a run may be skipped or recorded', () => {
-  it('a service without the functions, a refusal or a reset means a full run (a mocked transport: no real PostgREST here, and a reset mid-call cannot be produced on demand)', async () => {
-    expect(await checkRun(answering(404, '{"code":"PGRST202"}'), FP)).toBeNull();
-    expect(await checkRun(answering(401, '{"code":"PGRST301"}'), FP)).toBeNull();
-    expect(await checkRun(answering(200, '"odd"'), FP)).toBeNull();
-    const broken: Transport = { send: () => Promise.reject(new Error('connection reset')) };
-    expect(await checkRun(broken, FP)).toBeNull();
-    expect(await recordRun(broken, { fingerprint: FP, id: RUN, started: 3 }, 10)).toBe(false);
-  });
-
-  it('reads what the service says', async () => {
-    expect(await checkRun(answering(200, '{"fresh":true,"records":7,"finished":"2026-11-28T15:31:48+00:00"}'), FP)).toEqual({ fresh: true, records: 7, finished: '2026-11-28T15:31:48+00:00' });
-    expect(await checkRun(answering(200, '{"fresh":false,"generation":41}'), FP)).toEqual({ fresh: false, generation: 41 });
-    expect(await checkRun(answering(200, '{"fresh":false,"generation":null}'), FP)).toEqual({ fresh: false, generation: null });
-  });
-
-  it("tags every request of the run with Prefer: run=, beside what it already prefers", () => {
-    const run = { fingerprint: FP, id: RUN, started: 1 };
-    const post: HttpRequest = { method: 'POST', path: '/tracks', headers: { Prefer: 'return=minimal' } };
-    const get: HttpRequest = { method: 'GET', path: '/tracks' };
-    expect(tagged(post, run).headers).toEqual({ Prefer: `return=minimal, run=${RUN}` });
-    expect(tagged(get, run).headers).toEqual({ Prefer: `run=${RUN}` });
-    expect(post.headers).toEqual({ Prefer: 'return=minimal' });
-    const untouched: HttpRequest = { method: 'GET', path: '/tracks' };
-    expect(tagged(untouched, null)).toBe(untouched);
-  });
-
-  it('dry runs, resumes, row checks, directory steps and --recheck are never skipped or recorded', () => {
-    const base = { table: { name: 'tracks' }, input: 'x.csv', unchangedRuns: true } as unknown as ImportOptions;
-    expect(notCountable(base)).toBeNull();
-    expect(notCountable({ ...base, dryRun: true })).toBe('a dry run');
-    expect(notCountable({ ...base, resume: true })).toBe('--resume');
-    expect(notCountable({ ...base, unchangedRuns: false })).toBe('not asked (--recheck)');
-    expect(notCountable({ ...base, unchangedRuns: undefined })).toBe('not asked (--recheck)');
-    expect(notCountable({ ...base, checks: [{ name: 'q', check: () => null }] })).toBe('--check');
-    expect(notCountable({ ...base, knownIds: () => false })).toBe('a directory run');
   });
 });
