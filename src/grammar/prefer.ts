@@ -5,6 +5,7 @@
  * `count=none`, `return=none`, `unchanged=skip` and `run=<uuid>` are our documented extensions and
  * count as valid (`run` is never echoed in Preference-Applied: it names the import a write belongs to).
  */
+import { UUID_RE } from '../schema/in-database.js';
 import type { Preferences } from './types.js';
 
 type Kind = 'return' | 'resolution' | 'count' | 'missing' | 'handling' | 'tx' | 'params' | 'unchanged';
@@ -23,7 +24,8 @@ const ENUMS: Record<Kind, readonly string[]> = {
 // An IANA-looking zone name (`UTC`, `America/Los_Angeles`, `Etc/GMT+5`); the server checks it exists.
 const TIMEZONE = /^[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+)*$/;
 const INTEGER = /^-?\d+$/;
-const RUN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+// `run=`: an import's tag in the canonical (lower-case) form migration 11's trigger accepts
+const RUN = new RegExp(UUID_RE);
 
 /**
  * Parse one or more `Prefer` header values. Never throws.

@@ -1,3 +1,4 @@
+import { UUID_RE } from '../schema/in-database.js';
 import type { Store } from '../store/store.js';
 import { ApiError } from './errors.js';
 import { reply, type Reply } from './reply.js';
@@ -37,7 +38,8 @@ export function isRunFunction(name: string): name is RunFunction {
 }
 
 const FINGERPRINT = /^[0-9a-f]{64}$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+// a run's tag as migration 11's trigger accepts it: the canonical (lower-case) form
+const UUID = new RegExp(UUID_RE);
 
 /**
  * A call's JSON body (an object of named arguments) checked and in order. A wrong body is a 400

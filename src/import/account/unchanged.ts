@@ -89,17 +89,14 @@ createReadStream(workerData.path, { highWaterMark: 1 << 20 })
 `;
 
 /** The run's fingerprint: SHA-256 of the decisive settings and the file's bytes, hashed in a worker thread. */
-export function runFingerprint(opts: ImportOptions, path: string, quit?: AbortSignal): Promise<string> {
+export function runFingerprint(opts: ImportOptions, path: string): Promise<string> {
   const head = `${JSON.stringify(decisive(opts, opts.toolVersion ?? ''))}\n`;
   return new Promise((resolve, reject) => {
     const worker = new Worker(HASHER, { eval: true, workerData: { head, path } });
     const stop = () => void worker.terminate();
-    const signals = [opts.signal, quit].filter((x): x is AbortSignal => x !== undefined);
-    if (signals.some((x) => x.aborted)) stop();
-    for (const x of signals) x.addEventListener('abort', stop, { once: true });
-    const done = () => {
-      for (const x of signals) x.removeEventListener('abort', stop);
-    };
+    if (opts.signal?.aborted) stop();
+    opts.signal?.addEventListener('abort', stop, { once: true });
+    const done = () => opts.signal?.removeEventListener('abort', stop);
     worker.once('message', (m: unknown) => {
       done();
       void worker.terminate();
@@ -163,13 +160,12 @@ export interface RunTransport extends Transport {
  * The start of a run, before the scan pass: when it may ask (notCountable), hashes the file (in a
  * worker thread) and asks whether the file and settings left the catalog as it is now. Fresh: what
  * the service recorded (the caller sends nothing, not even a scan). Else the run is counted from
- * here (its requests tagged), and null. Never fails: a run that cannot ask is a full run; `quit`
- * (the scan refused the file) stops the hash and asks nothing.
+ * here (its requests tagged), and null. Never fails: a run that cannot ask is a full run.
  */
-export async function askUnchanged(opts: ImportOptions, path: string, transport: RunTransport, quit?: AbortSignal): Promise<{ records: number; finished: string } | null> {
+export async function askUnchanged(opts: ImportOptions, path: string, transport: RunTransport): Promise<{ records: number; finished: string } | null> {
   if (notCountable(opts) !== null) return null;
-  const fingerprint = await runFingerprint(opts, path, quit).catch(() => null);
-  const check = fingerprint === null || quit?.aborted ? null : await checkRun(transport, fingerprint);
+  const fingerprint = await runFingerprint(opts, path).catch(() => null);
+  const check = fingerprint === null ? null : await checkRun(transport, fingerprint);
   if (check?.fresh) return check;
   if (check) transport.run = startRun(fingerprint!, check);
   return null;
