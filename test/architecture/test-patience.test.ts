@@ -12,6 +12,8 @@ import { ROOT, sources } from './sources.js';
  */
 const OWN_TEST_LIMIT = /^\s*\}, \d[\d_]{3,}\);\s*$/m;
 const FIXED_DEADLINE = /Date\.now\(\) \+ \d[\d_]*\s*;/;
+/** A poll that gives up after a counted number of sleeps: `for (let i = 0; i < 200 …` with a setTimeout in its first lines. */
+const COUNTED_POLL = /for \(let \w+ = 0; \w+ < [\d_]+[^\n]*(?:\n[^\n]*){0,4}setTimeout\(/;
 
 describe('tests wait as long as a busy machine needs', () => {
   const TEST = join(ROOT, 'test');
@@ -30,9 +32,17 @@ describe('tests wait as long as a busy machine needs', () => {
     expect(offenders).toEqual([]);
   });
 
+  it('no poll for a condition gives up after a counted number of sleeps (test/support/patience.ts eventually)', () => {
+    const offenders = files.filter(([rel, text]) => rel !== 'architecture/test-patience.test.ts' && COUNTED_POLL.test(text)).map(([rel]) => rel);
+    expect(offenders).toEqual([]);
+  });
+
   it('the patterns catch what they are for', () => {
     expect(OWN_TEST_LIMIT.test("  it('x', async () => {\n  }, 60_000);\n")).toBe(true);
     expect(FIXED_DEADLINE.test('const deadline = Date.now() + 30_000;')).toBe(true);
     expect(FIXED_DEADLINE.test('const deadline = Date.now() + PATIENCE_MS;')).toBe(false);
+    expect(COUNTED_POLL.test('for (let i = 0; i < 200 && !done(); i++) await new Promise((r) => setTimeout(r, 50));')).toBe(true);
+    expect(COUNTED_POLL.test('for (let i = 0; i < 200; i++) {\n  if (await ready()) break;\n  await new Promise((r) => setTimeout(r, 50));\n}')).toBe(true);
+    expect(COUNTED_POLL.test('for (let i = 0; i < 3; i++) rows.push(i);')).toBe(false);
   });
 });

@@ -93,7 +93,7 @@ describe('--admin-port', () => {
     let err = '';
     proc.stderr.on('data', (c) => (err += c));
     try {
-      expect(await eventually(async () => /Admin \(\/live, \/ready, \/metrics\) at (\S+)/.test(err), 300)).toBe(true);
+      expect(await eventually(async () => /Admin \(\/live, \/ready, \/metrics\) at (\S+)/.test(err))).toBe(true);
       const admin = /Admin \(\/live, \/ready, \/metrics\) at (\S+)/.exec(err)![1];
       expect((await fetch(`${admin}/live`)).status).toBe(200);
     } finally {
@@ -114,10 +114,10 @@ describe.skipIf(!PG_URL)(`catalog serve with the database down at start${PG_URL 
     let err = '';
     proc.stderr.on('data', (c) => (err += c));
     try {
-      expect(await eventually(async () => /the database cannot be reached \(.*\): trying again in [\d.]+ s/.test(err), 300)).toBe(true);
+      expect(await eventually(async () => /the database cannot be reached \(.*\): trying again in [\d.]+ s/.test(err))).toBe(true);
       expect(proc.exitCode).toBeNull();
       proxy.restore();
-      expect(await eventually(async () => /Serving the catalog at (\S+)/.test(err), 300), err).toBe(true);
+      expect(await eventually(async () => /Serving the catalog at (\S+)/.test(err)), err).toBe(true);
       const url = /Serving the catalog at (\S+)/.exec(err)![1];
       expect((await fetch(`${url}/labels`)).status).toBe(200);
     } finally {

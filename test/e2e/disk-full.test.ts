@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { checkFreeSpace, MIN_FREE_BYTES } from '../../src/store/pglite.js';
 import { tempDir } from '../support/stores.js';
 import { catalog, ensureBuilt } from './support.js';
+import { eventually } from '../support/patience.js';
 
 ensureBuilt();
 
@@ -53,7 +54,7 @@ describe('a disk that fills up during an import (issue 24)', () => {
       expect(JSON.parse(readFileSync(join(data, 'catalog-serve.json'), 'utf8')).pid).toBe(holder);
       // it stops when asked (a wedged one ignored SIGTERM) and gives the lock up
       process.kill(holder, 'SIGTERM');
-      for (let i = 0; i < 200 && alive(holder); i++) await new Promise((res) => setTimeout(res, 50));
+      await eventually(() => !alive(holder));
       expect(alive(holder)).toBe(false);
       // a disk filled to the last byte by something else: opening says why instead of failing blindly
       const filler = join(mountPoint, 'filler');

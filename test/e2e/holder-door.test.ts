@@ -6,6 +6,7 @@ import { DOOR_FILE, DOOR_PROTOCOL, FRAME, MAX_SOCKET_PATH, STDOUT_GONE } from '.
 import { tempDir } from '../support/stores.js';
 import { asOnScreen, BIN, catalog, ensureBuilt, type Result, ROOT } from './support.js';
 import { PATIENCE_MS } from '../support/patience.js';
+import { eventually } from '../support/patience.js';
 
 ensureBuilt();
 
@@ -86,7 +87,7 @@ function packageCopy(patchBin: (text: string) => string = (t) => t) {
 
 /** Waits (bounded) for the command door of the holder of `dir`. */
 async function doorOpens(dir: string): Promise<void> {
-  for (let i = 0; i < 500 && !existsSync(join(dir, DOOR_FILE)); i++) await new Promise((r) => setTimeout(r, 10));
+  await eventually(() => existsSync(join(dir, DOOR_FILE)), 10);
 }
 
 /** The holder's pid, from its lock. */
@@ -115,7 +116,7 @@ describe.skipIf(!bundled)("the background holder's command door (src/holder/door
     expect(add.code, add.stderr).toBe(0);
     id = (JSON.parse(add.stdout) as { id: string }).id;
     expect((await catalog(['labels', 'add', 'name=Smith & Jones'], { env })).code).toBe(0);
-    for (let i = 0; i < 500 && !existsSync(socket); i++) await new Promise((r) => setTimeout(r, 10));
+    await eventually(() => existsSync(socket), 10);
   });
 
   afterAll(() => {
@@ -219,7 +220,7 @@ describe.skipIf(!bundled)("the background holder's command door (src/holder/door
       copy.stop();
     }
     // the door closes before the server and its lock: once the lock is gone, so is the socket
-    for (let i = 0; i < 1500 && existsSync(join(copy.data, 'catalog-serve.json')); i++) await new Promise((r) => setTimeout(r, 10));
+    await eventually(() => !existsSync(join(copy.data, 'catalog-serve.json')), 10);
     expect(existsSync(join(copy.data, 'catalog-serve.json'))).toBe(false);
     expect(existsSync(join(copy.data, DOOR_FILE))).toBe(false);
   });

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/stores.js';
 import { BIN, ROOT, catalog, ensureBuilt } from './support.js';
 import { PATIENCE_MS } from '../support/patience.js';
+import { eventually } from '../support/patience.js';
 
 ensureBuilt();
 
@@ -178,7 +179,7 @@ describe('the data directory is private, as ssh wants ~/.ssh (issue 24)', () => 
     expect(run(['labels', 'list'], '30').status).toBe(0);
     const holder = lockOf(data);
     process.kill(holder.pid, 'SIGTERM');
-    for (let i = 0; i < 200 && existsSync(join(data, 'catalog-serve.json')); i++) await new Promise((r) => setTimeout(r, 50));
+    await eventually(() => !existsSync(join(data, 'catalog-serve.json')));
     expect(looseModes(data).loose).toEqual([]);
   });
 

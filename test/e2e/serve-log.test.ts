@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../support/stores.js';
 import { BIN, catalog, ensureBuilt, startServe } from './support.js';
+import { eventually } from '../support/patience.js';
 
 ensureBuilt();
 
@@ -36,7 +37,7 @@ describe('catalog serve --log-level / --log-format', () => {
     let err = '';
     proc.stderr.on('data', (c) => (err += c));
     const exited = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)));
-    for (let i = 0; i < 200 && !/trying again in 1 s/.test(err); i++) await new Promise((r) => setTimeout(r, 50));
+    await eventually(() => /trying again in 1 s/.test(err));
     proc.kill('SIGTERM');
     expect(await exited).toBe(0);
     const lines = err.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);

@@ -8,6 +8,7 @@ import { PG_URL, tempDir } from '../support/stores.js';
 import { BIN, ensureBuilt, startServe } from './support.js';
 import { HAS_PROC, listeningPorts, scrape, total, until, waitForLines, withChildren } from './support-serve.js';
 import { PATIENCE_MS } from '../support/patience.js';
+import { eventually } from '../support/patience.js';
 
 ensureBuilt();
 
@@ -80,12 +81,8 @@ describe.skipIf(!PG_URL)(`catalog serve --workers 2: metrics, pool, signals${PG_
       const reads = Array.from({ length: 12 }, () => fetch(`${serve.url}/labels?select=name`).then((r) => r.status));
       // read on a connection of its own: a transaction sees one snapshot of pg_stat_activity
       const sessions = async () => Number((await watch.query('select count(*) as n from pg_stat_activity where application_name = $1', [serve.appName])).rows[0].n);
-      let open = 0;
-      for (let i = 0; i < 200 && open < 4; i++) {
-        open = await sessions();
-        if (open < 4) await new Promise((r) => setTimeout(r, 50));
-      }
-      expect(open).toBe(4); // --db-pool 4 over two workers: never more
+      await eventually(async () => (await sessions()) >= 4);
+      expect(await sessions()).toBe(4); // --db-pool 4 over two workers: never more
       const m = await scrape(serve.adminUrl);
       expect(total(m, 'pgrst_db_pool_available') + total(m, 'catalog_db_pool_in_use')).toBe(await sessions());
       expect(total(m, 'catalog_db_pool_in_use')).toBe(4);
@@ -147,8 +144,8 @@ describe.skipIf(!PG_URL)(`catalog serve --db-pool, --db-pool-acquisition-timeout
       const watch = new pg.Client({ connectionString: PG_URL });
       await watch.connect();
       const waiting = async () => Number((await watch.query(`select count(*) as n from pg_stat_activity where application_name = $1 and wait_event_type = 'Lock'`, [`catalog_pool_${id}`])).rows[0].n);
-      let seen = 0;
-      for (let i = 0; i < 200 && seen === 0; i++) if ((seen = await waiting()) === 0) await new Promise((r) => setTimeout(r, 50));
+      await eventually(async () => (await waiting()) > 0);
+      const seen = await waiting();
       await watch.end();
       expect(seen).toBe(1);
       const second = await fetch(`${serve.url}/labels`);

@@ -95,14 +95,14 @@ describe.skipIf(!PG_URL)(`database sessions terminated under catalog serve${PG_U
         await locker.query('begin');
         await locker.query(`lock table ${schema}.tracks in share mode`);
         const waiting = async () => code !== null || (await admin.query(`select 1 from pg_stat_activity where application_name = $1 and wait_event_type = 'Lock'`, [app])).rowCount! > 0;
-        expect(await eventually(waiting, 300)).toBe(true);
+        expect(await eventually(waiting)).toBe(true);
         const m = (await locker.query(firstMissing)).rows[0].m as number | null;
         if (m !== null && (await terminate()) > 0) terminatedAt.push(m);
         await locker.query('rollback');
         if (m === null) break;
         const last = id(Math.min(m + 59, ROWS - 1));
         const past = async () => code !== null || (await admin.query(`select count(*)::int as n from ${schema}.tracks where id <= $1`, [last])).rows[0].n === Math.min(m + 60, ROWS);
-        expect(await eventually(past, 300)).toBe(true);
+        expect(await eventually(past)).toBe(true);
       }
     } finally {
       await locker.end();

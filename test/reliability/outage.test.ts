@@ -96,9 +96,13 @@ describe.skipIf(!PG_URL)(`a connection pool with no free connection${PG_URL ? ''
   it('answers 504 PGRST003 with Retry-After (not a 500), as PostgREST does, when no connection frees up in time, and serves once one does', async () => {
     // a migrated schema of its own (public of the test database may hold no catalog)
     const migrated = await makePostgresStore();
-    const pool = new pg.Pool({ connectionString: PG_URL, max: 1, connectionTimeoutMillis: 300 });
+    // no limit while the pool's one connection is opened (a loaded machine may take seconds to
+    // connect), then a short one for the request that finds it busy: pg-pool reads the option at
+    // each acquisition
+    const pool = new pg.Pool({ connectionString: PG_URL, max: 1, connectionTimeoutMillis: 0 });
     const app = createApp({ store: new PostgresStore(pool, migrated.schema), log: () => {} });
     const held = await pool.connect(); // the pool's only connection, busy elsewhere
+    pool.options.connectionTimeoutMillis = 300;
     try {
       const res = await app.handle(new Request('http://localhost/labels?limit=0'));
       // was 503 53300 before issue 24: PostgREST answers a pool acquisition timeout 504 PGRST003

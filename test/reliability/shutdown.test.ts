@@ -4,6 +4,7 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { startServer } from '../../src/server/listen.js';
 import { makePGliteStore, PG_URL } from '../support/stores.js';
+import { eventually } from '../support/patience.js';
 
 /**
  * Shutdown drains: close() stops accepting at once, lets requests already being served finish
@@ -80,11 +81,8 @@ describe('graceful shutdown', () => {
       const slow = fetch(`${server.url}/labels?select=name`).then(async (r) => [r.status, await r.json()]);
       await arrived;
       // wait until the query is really waiting on the lock, so close() finds it in flight
-      for (let i = 0; i < 200; i++) {
-        const waiting = await locker.query(`select count(*)::int as n from pg_locks where not granted and relation = '${schema}.labels'::regclass`);
-        if (waiting.rows[0].n > 0) break;
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      const waiting = async () => (await locker.query(`select count(*)::int as n from pg_locks where not granted and relation = '${schema}.labels'::regclass`)).rows[0].n > 0;
+      expect(await eventually(waiting)).toBe(true);
       const closed = server.close().then(() => events.push('closed'));
       await locker.query('rollback');
       expect(await slow).toEqual([200, []]);

@@ -76,14 +76,8 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** Polls `check` until it returns true, at most `tries` times, `everyMs` apart (no timing asserted: only an upper bound). */
-export async function eventually(check: () => Promise<boolean>, tries = 100, everyMs = 100): Promise<boolean> {
-  for (let i = 0; i < tries; i++) {
-    if (await check().catch(() => false)) return true;
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-  return false;
-}
+/** Polls a check until it holds (test/support/patience.ts: bounded by PATIENCE_MS, never a speed check). */
+export { eventually } from '../support/patience.js';
 
 /**
  * A TCP proxy in front of a service that loses the answers to the first `lose` POSTs: the request

@@ -158,10 +158,10 @@ describe.skipIf(!PG_URL)(`statements whose client left, and SIGTERM while waitin
       const importer = spawn(process.execPath, [BIN, '--url', serve.url, 'labels', 'import', input, '--batch-size', '50'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
       importer.stderr.on('data', (c) => (stderr += c));
       const exited = new Promise<number>((resolve) => importer.on('exit', (code, signal) => resolve(code ?? (signal ? -1 : -2))));
-      if (tag === 'Loading') expect(await eventually(async () => (await stored()) > 0, 300)).toBe(true);
+      if (tag === 'Loading') expect(await eventually(async () => (await stored()) > 0)).toBe(true);
       let took = 0;
       await whileLocked('labels', async () => {
-        expect(await eventually(async () => (await waitingOnLock()) > 0, 300)).toBe(true);
+        expect(await eventually(async () => (await waitingOnLock()) > 0)).toBe(true);
         const before = Date.now();
         importer.kill('SIGTERM');
         // before issue 24 it waited for the lock: with the lock held throughout, it never exited

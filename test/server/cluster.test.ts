@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { PG_URL } from '../support/stores.js';
+import { eventually } from '../support/patience.js';
 
 const BIN = new URL('../../bin/catalog.js', import.meta.url).pathname;
 
@@ -50,10 +51,7 @@ describe.skipIf(!PG_URL)(`catalog serve --workers${PG_URL ? '' : ' (SKIPPED: set
     });
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
-    const until = async (check: () => boolean) => {
-      for (let i = 0; i < 300 && !check(); i++) await new Promise((r) => setTimeout(r, 50));
-      return check();
-    };
+    const until = async (check: () => boolean) => eventually(check);
     /** The primary's worker processes. */
     const workers = () => {
       try {
