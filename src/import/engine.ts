@@ -14,7 +14,7 @@ import { renderMatch } from '../schema/match.js';
 import { Matcher } from './match/match.js';
 import { planSync, runSync } from './match/sync.js';
 import { refuseOutputsOverInput } from './output-paths.js';
-import { askUnchanged, type CountedRun, recordClean, type RunTransport, tagged } from './account/unchanged.js';
+import { askUnchanged, type CountedRun, endRun, recordClean, type RunTransport, tagged } from './account/unchanged.js';
 
 export * from './options.js';
 
@@ -150,6 +150,7 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
     if (sync) summary.sync = sync.report;
     return summary;
   } finally {
+    endRun(transport);
     cancel.dispose();
     await source.cleanup();
   }

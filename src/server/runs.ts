@@ -37,7 +37,9 @@ export function isRunFunction(name: string): name is RunFunction {
   return Object.hasOwn(FUNCTIONS, name);
 }
 
-const FINGERPRINT = /^[0-9a-f]{64}$/;
+/** A run's fingerprint, `<probe>.<hash>` (migration 12); a check may also ask by the probe alone. */
+const FINGERPRINT = /^[0-9a-f]{64}\.[0-9a-f]{64}$/;
+const PROBE = /^[0-9a-f]{64}$/;
 // a run's tag as migration 11's trigger accepts it: the canonical (lower-case) form
 const UUID = new RegExp(UUID_RE);
 
@@ -60,8 +62,17 @@ export function parseRunCall(name: RunFunction, body: string): RunCall {
   if (extra.length) throw new ApiError(400, 'PGRST102', `${name} has no argument ${extra.join(', ')} (it takes ${def.args.join(', ')})`);
   const args = def.args.map((a) => {
     const v = given[a];
-    const ok = a === 'fingerprint' ? typeof v === 'string' && FINGERPRINT.test(v) : a === 'run' ? typeof v === 'string' && UUID.test(v) : a === 'started' ? v === null || Number.isSafeInteger(v) : Number.isSafeInteger(v) && (v as number) >= 0;
-    if (!ok) throw new ApiError(400, 'PGRST102', `${name}: argument ${a} is missing or not ${a === 'fingerprint' ? '64 lower-case hex digits' : a === 'run' ? 'a lower-case uuid' : 'an integer'}`);
+    const probeToo = name === 'catalog_import_run_check';
+    const ok =
+      a === 'fingerprint'
+        ? typeof v === 'string' && (FINGERPRINT.test(v) || (probeToo && PROBE.test(v)))
+        : a === 'run'
+          ? typeof v === 'string' && UUID.test(v)
+          : a === 'started'
+            ? v === null || Number.isSafeInteger(v)
+            : Number.isSafeInteger(v) && (v as number) >= 0;
+    const fingerprintForm = `two runs of 64 lower-case hex digits joined by a dot${probeToo ? ' (or the first alone)' : ''}`;
+    if (!ok) throw new ApiError(400, 'PGRST102', `${name}: argument ${a} is missing or not ${a === 'fingerprint' ? fingerprintForm : a === 'run' ? 'a lower-case uuid' : 'an integer'}`);
     return v;
   });
   return { kind: 'run', name, args };

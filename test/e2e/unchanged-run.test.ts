@@ -108,6 +108,20 @@ for (const backend of serveBackends('unchanged-run')) {
       expect((await run(input, '--key', 'isrc_code')).summary.unchangedSince).toBeDefined();
     });
 
+    it('a byte changed in the middle of a large file, its size and both ends the same, is another run (the probe matches, the hash does not)', async () => {
+      const input = tracksFile('QZUNF26', 6000); // ~240 KB: more than the probe's two 64 KiB ends
+      expect((await run(input)).summary.recorded).toBe(true);
+      const text = readFileSync(input, 'utf8');
+      const edited = text.replace('Unchanged 3000,', 'Unchangex 3000,');
+      expect([edited.length, edited === text]).toEqual([text.length, false]);
+      writeFileSync(input, edited);
+      const next = await run(input);
+      expect(next.summary.unchangedSince).toBeUndefined();
+      expect(next.summary).toMatchObject({ updated: 1, unchanged: 5999, recorded: true });
+      expect(await title('QZUNF2603000')).toBe('Unchangex 3000');
+      expect((await run(input)).summary.unchangedSince).toBeDefined();
+    });
+
     it('a sync in the same state has nothing to plan or ask: it goes through without --yes', async () => {
       const input = tracksFile('QZUNH26', 30);
       const scope = ['--sync', '--scope', 'isrc_code=like.QZUNH26*'];

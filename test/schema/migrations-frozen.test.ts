@@ -22,6 +22,7 @@ const FROZEN: ReadonlyArray<[version: number, sha256: string]> = [
   [9, '618731073392d5d7'],
   [10, '4dd014bea00a319b'],
   [11, '2d0879a7d00be4b3'],
+  [12, '76d161b43fa00548'],
 ];
 
 const digest = (sql: string) => createHash('sha256').update(sql).digest('hex').slice(0, 16);

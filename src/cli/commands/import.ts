@@ -240,9 +240,9 @@ async function sourceRun(opts: RunImportOptions, table: TableDef, tables: readon
  * settings (src/import/account/unchanged.ts): a sync then has nothing to plan or ask about.
  */
 async function unchangedSinceRun(o: ImportOptions, transport: Transport, planned: boolean): Promise<boolean> {
-  const { checkRun, notCountable, runFingerprint } = await import('../../import/account/unchanged.js');
-  if (planned || o.input === '-' || notCountable(o) !== null) return false;
-  return (await checkRun(transport, await runFingerprint(o, o.input)))?.fresh === true;
+  const { unchangedNow } = await import('../../import/account/unchanged.js');
+  if (planned || o.input === '-') return false;
+  return unchangedNow(o, o.input, transport);
 }
 
 /** Runs an import: the engine with progress on stderr, the summary, the exit status. */

@@ -1,11 +1,12 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { open } from 'node:fs/promises';
 import { Worker } from 'node:worker_threads';
 import type { Transport } from '../../client/transport.js';
 import { LATEST_VERSION } from '../../schema/migrations.js';
 import type { ImportOptions } from '../options.js';
 
 /**
- * Unchanged re-runs, the client's side (the service's: src/server/runs.ts, migration 11). A run
+ * Unchanged re-runs, the client's side (the service's: src/server/runs.ts, migrations 11 and 12). A run
  * that left the catalog as its file says is recorded under a fingerprint of the file's bytes and
  * every setting that decides what the run writes, with the catalog's write count after it. The
  * next run with the same fingerprint asks first: when nothing has written the catalog since, it
@@ -16,16 +17,26 @@ import type { ImportOptions } from '../options.js';
  * while it ran (the count moved by exactly the run's own statements, each tagged `Prefer: run=`)
  * and no other writer was open when it started or ended. Anything else (a service without the
  * functions, a plain PostgREST, a database role that may not call them) means a full run.
+ *
+ * The fingerprint is `<probe>.<hash>`: the probe (the settings, the file's size and its first and
+ * last 64 KiB) is asked first, and only a probe the service knows at the current count makes the
+ * run wait for the whole file's hash before it reads anything; otherwise the hash runs beside the
+ * run (a worker thread) and is needed only to record it. A first import pays nothing for it.
  */
 
-/** What the service answered for this fingerprint. */
-export type RunCheck = { fresh: true; records: number; finished: string } | { fresh: false; generation: number | null };
+/** What the service answered for this fingerprint or probe (fresh: the fingerprint of the record it found). */
+export type RunCheck = { fresh: true; records: number; finished: string; fingerprint: string | null } | { fresh: false; generation: number | null };
 
-/** A run being counted: its tag for `Prefer: run=`, and the write count when it started (null: another writer was open). */
+/**
+ * A run being counted: its whole fingerprint (still being hashed), its tag for `Prefer: run=`,
+ * and the write count when it started (null: another writer was open). `stop` ends the hashing
+ * when the run will not be recorded.
+ */
 export interface CountedRun {
-  fingerprint: string;
+  fingerprint: Promise<string>;
   id: string;
   started: number | null;
+  stop: () => void;
 }
 
 /** The settings that decide what a run writes (not batch sizes, paths or callbacks), in a fixed order. */
@@ -88,12 +99,40 @@ createReadStream(workerData.path, { highWaterMark: 1 << 20 })
   .on('error', (err) => parentPort.postMessage({ error: String(err && err.message) }));
 `;
 
-/** The run's fingerprint: SHA-256 of the decisive settings and the file's bytes, hashed in a worker thread. */
-export function runFingerprint(opts: ImportOptions, path: string): Promise<string> {
-  const head = `${JSON.stringify(decisive(opts, opts.toolVersion ?? ''))}\n`;
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(HASHER, { eval: true, workerData: { head, path } });
-    const stop = () => void worker.terminate();
+const settingsHead = (opts: ImportOptions) => `${JSON.stringify(decisive(opts, opts.toolVersion ?? ''))}\n`;
+
+/** How much of each end of the file the probe reads. */
+const PROBE_BYTES = 64 * 1024;
+
+/**
+ * The run's probe: SHA-256 of the decisive settings, the file's size and its first and last
+ * PROBE_BYTES (the whole file when it is no longer than both). Read in a millisecond at any size.
+ */
+export async function runProbe(opts: ImportOptions, path: string): Promise<string> {
+  const fh = await open(path, 'r');
+  try {
+    const size = (await fh.stat()).size;
+    const hash = createHash('sha256').update(settingsHead(opts)).update(`${size}\n`);
+    const head = Buffer.alloc(Math.min(size, PROBE_BYTES));
+    await fh.read(head, 0, head.length, 0);
+    hash.update(head);
+    const tailFrom = Math.max(head.length, size - PROBE_BYTES);
+    const tail = Buffer.alloc(size - tailFrom);
+    await fh.read(tail, 0, tail.length, tailFrom);
+    return hash.update(tail).digest('hex');
+  } finally {
+    await fh.close();
+  }
+}
+
+/**
+ * The file's hash: SHA-256 of the decisive settings and the file's bytes, in a worker thread
+ * (`stop` ends it; a stop of the import does too).
+ */
+export function runFingerprint(opts: ImportOptions, path: string): { hash: Promise<string>; stop: () => void } {
+  const worker = new Worker(HASHER, { eval: true, workerData: { head: settingsHead(opts), path } });
+  const stop = () => void worker.terminate();
+  const hash = new Promise<string>((resolve, reject) => {
     if (opts.signal?.aborted) stop();
     opts.signal?.addEventListener('abort', stop, { once: true });
     const done = () => opts.signal?.removeEventListener('abort', stop);
@@ -106,6 +145,8 @@ export function runFingerprint(opts: ImportOptions, path: string): Promise<strin
     worker.once('error', (err) => (done(), reject(err)));
     worker.once('exit', () => (done(), reject(new Error('the hashing thread stopped'))));
   });
+  hash.catch(() => {}); // awaited (or given up) later
+  return { hash, stop };
 }
 
 async function call(transport: Transport, name: string, args: Record<string, unknown>): Promise<unknown> {
@@ -125,19 +166,16 @@ async function call(transport: Transport, name: string, args: Record<string, unk
 export async function checkRun(transport: Transport, fingerprint: string): Promise<RunCheck | null> {
   const r = (await call(transport, 'catalog_import_run_check', { fingerprint }).catch(() => null)) as Record<string, unknown> | null;
   if (!r || typeof r !== 'object') return null;
-  if (r.fresh === true && typeof r.records === 'number') return { fresh: true, records: r.records, finished: String(r.finished) };
+  if (r.fresh === true && typeof r.records === 'number') return { fresh: true, records: r.records, finished: String(r.finished), fingerprint: typeof r.fingerprint === 'string' ? r.fingerprint : null };
   if (r.fresh === false) return { fresh: false, generation: typeof r.generation === 'number' ? r.generation : null };
   return null;
 }
 
-/** A run to count: a new tag, started at the count the check gave. */
-export function startRun(fingerprint: string, check: RunCheck & { fresh: false }): CountedRun {
-  return { fingerprint, id: randomUUID(), started: check.generation };
-}
-
 /** Records a finished run that left the catalog as its file says; true when the service kept it. */
 export async function recordRun(transport: Transport, run: CountedRun, records: number): Promise<boolean> {
-  const r = await call(transport, 'catalog_import_run_record', { fingerprint: run.fingerprint, run: run.id, started: run.started, records }).catch(() => null);
+  const fingerprint = await run.fingerprint.catch(() => null);
+  if (fingerprint === null) return false;
+  const r = await call(transport, 'catalog_import_run_record', { fingerprint, run: run.id, started: run.started, records }).catch(() => null);
   return r === true;
 }
 
@@ -157,17 +195,29 @@ export interface RunTransport extends Transport {
 }
 
 /**
- * The start of a run, before the scan pass: when it may ask (notCountable), hashes the file (in a
- * worker thread) and asks whether the file and settings left the catalog as it is now. Fresh: what
- * the service recorded (the caller sends nothing, not even a scan). Else the run is counted from
- * here (its requests tagged), and null. Never fails: a run that cannot ask is a full run.
+ * The start of a run, before the scan pass: when it may ask (notCountable), asks by the probe
+ * whether a run of this file and these settings left the catalog as it is now, the whole file's
+ * hash started beside it (a worker thread). Only when the probe is known is the hash awaited and
+ * compared with the record's: the same, and the caller sends nothing, not even a scan. Else the
+ * run is counted from here (its requests tagged; its hash finishes beside it), and null. Never
+ * fails: a run that cannot ask is a full run.
  */
 export async function askUnchanged(opts: ImportOptions, path: string, transport: RunTransport): Promise<{ records: number; finished: string } | null> {
   if (notCountable(opts) !== null) return null;
-  const fingerprint = await runFingerprint(opts, path).catch(() => null);
-  const check = fingerprint === null ? null : await checkRun(transport, fingerprint);
-  if (check?.fresh) return check;
-  if (check) transport.run = startRun(fingerprint!, check);
+  const probe = await runProbe(opts, path).catch(() => null);
+  if (probe === null) return null;
+  const hashing = runFingerprint(opts, path);
+  const fingerprint = hashing.hash.then((hash) => `${probe}.${hash}`);
+  let check = await checkRun(transport, probe);
+  if (check?.fresh) {
+    const whole = await fingerprint.catch(() => null);
+    if (whole !== null && whole === check.fingerprint) return check;
+    // another file with the same probe: the count to start from, asked by the whole fingerprint
+    check = whole === null ? null : await checkRun(transport, whole);
+    if (check?.fresh) return check;
+  }
+  if (check) transport.run = { fingerprint, id: randomUUID(), started: check.generation, stop: hashing.stop };
+  else hashing.stop();
   return null;
 }
 
@@ -178,5 +228,25 @@ export async function askUnchanged(opts: ImportOptions, path: string, transport:
 export async function recordClean(transport: RunTransport, clean: boolean, records: number): Promise<boolean | undefined> {
   const run = transport.run;
   if (!run) return undefined;
-  return clean && run.started !== null ? recordRun(transport, run, records) : false;
+  if (clean && run.started !== null) return recordRun(transport, run, records);
+  run.stop();
+  return false;
+}
+
+/**
+ * Whether a run of this file with these settings left the catalog as it is now: the probe asked
+ * first, the file hashed only when the service knows the probe. False whenever it cannot say.
+ */
+export async function unchangedNow(opts: ImportOptions, path: string, transport: Transport): Promise<boolean> {
+  if (notCountable(opts) !== null) return false;
+  const probe = await runProbe(opts, path).catch(() => null);
+  const check = probe === null ? null : await checkRun(transport, probe);
+  if (!check?.fresh) return false;
+  const whole = await runFingerprint(opts, path).hash.then((hash) => `${probe}.${hash}`, () => null);
+  return whole !== null && whole === check.fingerprint;
+}
+
+/** The end of an import however it ended: a hash still running for a run that will not be recorded stops. */
+export function endRun(transport: RunTransport): void {
+  transport.run?.stop();
 }
