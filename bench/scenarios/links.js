@@ -40,19 +40,28 @@ function removeSidecars(file) {
   for (const side of ['.rejects.csv', '.rejects.ndjson', '.checkpoint.json']) rmSync(`${file}${side}`, { force: true });
 }
 
+/**
+ * Each timed load starts from a clean slate: the WAL and dirty pages of the load before it written
+ * out first (a CHECKPOINT), or whichever step came third paid for the first two.
+ */
+const settled = (pgUrl) => withClient(pgUrl, (c) => c.query('checkpoint'));
+
 /** PostgreSQL: \copy into the trigger-less copy, \copy into tracks, catalog import; ms each. */
 export async function linksPostgres(pgUrl, n, file) {
   const header = await headerOf(file);
   await withClient(pgUrl, (c) => c.query('create table if not exists tracks_plain (like tracks including defaults including indexes)'));
   await withClient(pgUrl, (c) => c.query('truncate tracks_plain'));
+  await settled(pgUrl);
   const plain = assertOk(await psql(pgUrl, `\\copy tracks_plain(${header}) from '${file}' csv header`), 'psql \\copy into tracks_plain');
   await withClient(pgUrl, (c) => c.query('truncate tracks_plain'));
   await truncateTracks(pgUrl);
+  await settled(pgUrl);
   const tracks = assertOk(await psql(pgUrl, `\\copy tracks(${header}) from '${file}' csv header`), 'psql \\copy into tracks');
   await truncateTracks(pgUrl);
   await withClient(pgUrl, (c) => c.query('analyze tracks'));
   const service = await startCatalog({ databaseUrl: pgUrl });
   try {
+    await settled(pgUrl);
     const ours = assertOk(await cli(['tracks', 'import', file, '--quiet', '--url', service.url]), 'catalog tracks import');
     const got = await countTracks(pgUrl);
     if (got !== n) throw new Error(`catalog tracks import left ${got} rows, expected ${n}`);

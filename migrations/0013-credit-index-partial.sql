@@ -1,0 +1,16 @@
+
+drop index if exists tracks_credit_ids_idx;
+create index if not exists tracks_credit_ids_idx on tracks using gin ((coalesce(jsonb_path_query_array(primary_artists, '$[*].id'), '[]'::jsonb) || coalesce(jsonb_path_query_array(featuring_artists, '$[*].id'), '[]'::jsonb) || coalesce(jsonb_path_query_array(remix_artists, '$[*].id'), '[]'::jsonb) || coalesce(jsonb_path_query_array(writer_artists, '$[*].id'), '[]'::jsonb) || coalesce(jsonb_path_query_array(performer_artists, '$[*].id'), '[]'::jsonb) || coalesce(jsonb_path_query_array(engineer_artists, '$[*].id'), '[]'::jsonb)) jsonb_path_ops) with (fastupdate = off) where (primary_artists is not null or featuring_artists is not null or remix_artists is not null or writer_artists is not null or performer_artists is not null or engineer_artists is not null);
+create or replace function catalog_artist_renamed() returns trigger language plpgsql as $$
+begin
+  if new.stage_name is not distinct from old.stage_name then return null; end if;
+  update tracks set primary_artists = catalog_credit_renamed(primary_artists, new.id, new.stage_name), featuring_artists = catalog_credit_renamed(featuring_artists, new.id, new.stage_name), remix_artists = catalog_credit_renamed(remix_artists, new.id, new.stage_name), writer_artists = catalog_credit_renamed(writer_artists, new.id, new.stage_name), performer_artists = catalog_credit_renamed(performer_artists, new.id, new.stage_name), engineer_artists = catalog_credit_renamed(engineer_artists, new.id, new.stage_name)
+  where (primary_artists is not null or featuring_artists is not null or remix_artists is not null or writer_artists is not null or performer_artists is not null or engineer_artists is not null) and (coalesce(jsonb_path_query_array(primary_artists, '$[*].id'), '[]'::jsonb) || coalesce(jsonb_path_query_array(featuring_artists, '$[*].id'), '[]'::jsonb) || coalesce(jsonb_path_query_array(remix_artists, '$[*].id'), '[]'::jsonb) || coalesce(jsonb_path_query_array(writer_artists, '$[*].id'), '[]'::jsonb) || coalesce(jsonb_path_query_array(performer_artists, '$[*].id'), '[]'::jsonb) || coalesce(jsonb_path_query_array(engineer_artists, '$[*].id'), '[]'::jsonb)) @> jsonb_build_array(new.id);
+  return null;
+end $$;
+create or replace function tracks(the_artist artists) returns setof tracks language sql stable as $$
+  select t.* from tracks t where (t.primary_artists is not null or t.featuring_artists is not null or t.remix_artists is not null or t.writer_artists is not null or t.performer_artists is not null or t.engineer_artists is not null) and (coalesce(jsonb_path_query_array(t.primary_artists, '$[*].id'), '[]'::jsonb) || coalesce(jsonb_path_query_array(t.featuring_artists, '$[*].id'), '[]'::jsonb) || coalesce(jsonb_path_query_array(t.remix_artists, '$[*].id'), '[]'::jsonb) || coalesce(jsonb_path_query_array(t.writer_artists, '$[*].id'), '[]'::jsonb) || coalesce(jsonb_path_query_array(t.performer_artists, '$[*].id'), '[]'::jsonb) || coalesce(jsonb_path_query_array(t.engineer_artists, '$[*].id'), '[]'::jsonb)) @> jsonb_build_array(the_artist.id)
+  order by t.track_title, t.id
+$$;
+drop index if exists releases_tracks_links_idx;
+create index if not exists releases_tracks_links_idx on releases using gin (tracks jsonb_path_ops) with (fastupdate = off) where tracks is not null;
