@@ -208,6 +208,7 @@ export async function askUnchanged(opts: ImportOptions, path: string, transport:
   if (probe === null) return null;
   const hashing = runFingerprint(opts, path);
   const fingerprint = hashing.hash.then((hash) => `${probe}.${hash}`);
+  fingerprint.catch(() => {}); // a run stopped before its hash is done: the hash is not wanted
   let check = await checkRun(transport, probe);
   if (check?.fresh) {
     const whole = await fingerprint.catch(() => null);

@@ -1,4 +1,5 @@
 import { CopyTranscoder, fieldPlans, RAGGED, REFUSED } from '../pass/copy-transcode.js';
+import { KeyScan } from '../pass/key-scan.js';
 import { DedupeJudge, type Flagged } from './judge.js';
 import { DuplicateFinder } from '../../io/duplicate-finder.js';
 import type { DedupePolicy, ImportProgress } from '../options.js';
@@ -60,7 +61,12 @@ class ScanVisitor implements PassVisitor {
     const cols = headers.map((h) => c.shaper.resolver.resolve(h));
     const keyed = c.keyColumns.every((k) => cols.some((col) => col?.name === k));
     this.dates = c.shaper.dates !== null && !c.shaper.dates.format && cols.some((col) => col?.type === 'date');
-    this.transcoder = new CopyTranscoder(fieldPlans(cols, keyed ? c.keyColumns : null), c.shaper.nullToken, keyed ? c.keyColumns.length : 0, true, c.source.delimiter, this.dates);
+    const plans = fieldPlans(cols, keyed ? c.keyColumns : null);
+    const keyLength = keyed ? c.keyColumns.length : 0;
+    // one uuid or text key (or none) and no dates: read by native byte search (pass/key-scan.ts)
+    this.transcoder = KeyScan.fits(plans, keyLength, this.dates)
+      ? new KeyScan(plans, c.shaper.nullToken, keyLength, c.source.delimiter)
+      : new CopyTranscoder(plans, c.shaper.nullToken, keyLength, true, c.source.delimiter, this.dates);
   }
 
   visit(at: Cursor): 'stop' | void {

@@ -1,0 +1,159 @@
+import { describe, expect, it } from 'vitest';
+import { CR, LF } from '../../src/format/csv-tokens.js';
+import { CopyTranscoder, fieldPlans, MALFORMED, MORE, OK, RAGGED } from '../../src/import/pass/copy-transcode.js';
+import { KeyScan } from '../../src/import/pass/key-scan.js';
+import type { ColumnDef } from '../../src/schema/catalog.js';
+
+/**
+ * The scan's key reader (src/import/pass/key-scan.ts) reads what the transcoder reads: for every
+ * record of generated files (quotes, doubled quotes, line ends inside quotes, CRLF, blank lines,
+ * NULs, empty and null-token keys, ragged and malformed records), the same end, line count, key
+ * and refusal, and the same answer when the bytes are cut anywhere inside a record (MORE).
+ */
+
+const col = (name: string, type: string, nullable = true): ColumnDef => ({ name, type, nullable }) as ColumnDef;
+const COLUMNS: Record<'uuid' | 'text', ColumnDef[]> = {
+  uuid: [col('id', 'uuid'), col('track_title', 'text'), col('lyrics', 'text')],
+  text: [col('track_title', 'text'), col('isrc_code', 'text'), col('lyrics', 'text')],
+};
+
+/** A small deterministic generator (mulberry32), so a failure names its seed. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const CELLS = [
+  '7b000000-0000-4000-8000-000000000001',
+  '7B000000-0000-4000-8000-00000000000A',
+  '"7b000000-0000-4000-8000-000000000002"',
+  '{7b000000-0000-4000-8000-000000000003}',
+  'not-a-uuid',
+  '',
+  '\\N',
+  '"\\N"',
+  'plain text',
+  '"with, a comma"',
+  '"with ""doubled"" quotes"',
+  '"a line\nbreak inside"',
+  '"a CRLF\r\ninside"',
+  '"""',
+  'a\u0000nul',
+  '"quoted\u0000nul"',
+  'Ты и я',
+  '"スタジオ 2, 東京"',
+  'lone\rcr',
+];
+const BROKEN = ['a"quote', '"closed"then', '"never closed'];
+
+function file(seed: number, delimiter: string): Buffer {
+  const r = rng(seed);
+  const pick = <T,>(xs: T[]) => xs[Math.floor(r() * xs.length)];
+  const lines: string[] = ['id,title,lyrics'.replaceAll(',', delimiter)];
+  const count = 5 + Math.floor(r() * 25);
+  for (let i = 0; i < count; i++) {
+    const roll = r();
+    if (roll < 0.05) lines.push('');
+    const width = roll < 0.1 ? 2 : roll < 0.15 ? 4 : 3;
+    const cells = Array.from({ length: width }, () => (r() < 0.02 ? pick(BROKEN) : pick(CELLS)));
+    lines.push(cells.join(delimiter));
+  }
+  const eol = r() < 0.3 ? '\r\n' : '\n';
+  const tail = r() < 0.5 ? eol : r() < 0.5 ? '\r' : '';
+  return Buffer.from(lines.join(eol) + tail, 'utf8');
+}
+
+type Reading = Array<{ at: number; status: string; next?: number; lines?: number; key?: string | null }>;
+
+/** Every record of `buf` as ByteCsvFile reads them (blank lines skipped), and where each started. */
+function readAll(reader: CopyTranscoder, buf: Buffer): Reading {
+  const out: Reading = [];
+  const n = buf.length;
+  let p = 0;
+  while (p < n) {
+    if (buf[p] === LF) {
+      p++;
+      continue;
+    }
+    if (buf[p] === CR && (p + 1 < n ? buf[p + 1] === LF : true)) {
+      p += p + 1 < n ? 2 : 1;
+      continue;
+    }
+    const status = reader.record(buf, p, n, true, null, 0);
+    if (status === MALFORMED) {
+      out.push({ at: p, status: 'malformed' });
+      break;
+    }
+    // the scan notes no key of a ragged record the transcoder counts; the key reader cannot count fields
+    out.push({ at: p, status: 'read', next: reader.next, lines: reader.lines, key: status === RAGGED ? undefined : reader.key });
+    p = reader.next;
+  }
+  return out;
+}
+
+function readers(kind: 'uuid' | 'text', delimiter: string, nullToken: string | null) {
+  const key = kind === 'uuid' ? 'id' : 'isrc_code';
+  const plans = fieldPlans(COLUMNS[kind], [key]);
+  expect(KeyScan.fits(plans, 1, false)).toBe(true);
+  return { tc: new CopyTranscoder(plans, nullToken, 1, true, delimiter), ks: new KeyScan(plans, nullToken, 1, delimiter) };
+}
+
+describe('the scan key reader reads as the transcoder does', () => {
+  for (const kind of ['uuid', 'text'] as const) {
+    for (const delimiter of [',', ';', '\t']) {
+      it(`${kind} key, delimiter ${JSON.stringify(delimiter)}: 150 generated files, whole and cut inside every record`, () => {
+        let records = 0;
+        let malformed = 0;
+        const cuts: unknown[] = [];
+        for (let seed = 1; seed <= 150; seed++) {
+          const buf = file(seed * 7 + kind.length, delimiter);
+          const { tc, ks } = readers(kind, delimiter, seed % 3 === 0 ? null : '\\N');
+          const want = readAll(tc, buf);
+          const got = readAll(ks, buf);
+          for (let i = 0; i < want.length; i++) if (want[i].key === undefined) delete got[i]?.key;
+          expect(got, `seed ${seed}: ${JSON.stringify(buf.toString('utf8'))}`).toEqual(want);
+          records += want.filter((w) => w.status === 'read').length;
+          malformed += want.filter((w) => w.status === 'malformed').length;
+          // cut anywhere inside each record: both ask for more, or both give the same answer
+          for (const { at } of want) {
+            const end = Math.min(buf.length, (want.find((w) => w.at > at)?.at ?? buf.length) + 2);
+            for (let k = at + 1; k < end; k++) {
+              const a = tc.record(buf, at, k, false, null, 0);
+              const b = ks.record(buf, at, k, false, null, 0);
+              const want = a === MORE || a === MALFORMED ? [a] : [OK, tc.next, tc.lines, a === RAGGED ? null : tc.key];
+              const got = b === MORE || b === MALFORMED ? [b] : [OK, ks.next, ks.lines, a === RAGGED ? null : ks.key];
+              if (JSON.stringify(got) !== JSON.stringify(want)) cuts.push({ seed, bytes: buf.subarray(at, k).toString('utf8'), want, got });
+            }
+          }
+        }
+        expect(cuts.slice(0, 3)).toEqual([]);
+        // the generator made what the comparison is about
+        expect(records).toBeGreaterThan(500);
+        expect(malformed).toBeGreaterThan(5);
+      });
+    }
+  }
+
+  it('is used only where it reads enough: one uuid or text key (or none), no dates to check', () => {
+    const uuidPlans = fieldPlans(COLUMNS.uuid, ['id']);
+    expect(KeyScan.fits(uuidPlans, 1, false)).toBe(true);
+    expect(KeyScan.fits(uuidPlans, 1, true)).toBe(false);
+    expect(KeyScan.fits(fieldPlans(COLUMNS.uuid, null), 0, false)).toBe(true);
+    expect(KeyScan.fits(fieldPlans(COLUMNS.text, ['isrc_code', 'track_title']), 2, false)).toBe(false);
+    expect(KeyScan.fits(fieldPlans([col('on', 'boolean')], ['on']), 1, false)).toBe(false);
+  });
+
+  it("gives a record's cells when asked (a probable repeat is shaped in full)", () => {
+    const { ks } = readers('text', ',', '\\N');
+    const buf = Buffer.from('title,isrc_code,lyrics\n"a ""b""",QZ1,"x\ny"\n');
+    expect(ks.record(buf, 23, buf.length, true, null, 0)).not.toBe(MALFORMED);
+    expect(ks.cells(buf)).toEqual(['a "b"', 'QZ1', 'x\ny']);
+    expect([ks.key, ks.lines, ks.next]).toEqual(['QZ1', 2, buf.length]);
+  });
+});
