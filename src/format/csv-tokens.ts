@@ -198,6 +198,137 @@ export class CsvTokenizer {
     return R_MALFORMED;
   }
 
+  /**
+   * Reads the record at buf[p..n) as `read` does, but gives only where it ends (`next`, `lines`)
+   * and the bounds of field `field` (as field 0: `count` is 1 when the record has it; -1 for
+   * none), finding quotes and line ends with the runtime's native byte search instead of visiting
+   * every byte: a record's end is its first line end outside quotes, so only the quotes and line
+   * ends are looked at, each checked where it stands (a quote opens a field or closes one). The
+   * same statuses as `read`, and the same refusals (a malformed record's `problem` is not said:
+   * `read` says it). The field count is not known. test/import/key-scan.test.ts holds it equal to
+   * `read` on generated files cut at every byte. 300k tracks (72 MB): ~0.1 s where `read` takes ~0.4 s.
+   */
+  skim(buf: Buffer, p: number, n: number, eof: boolean, field: number): number {
+    const delim = this.delim;
+    this.count = 0;
+    let extra = 0;
+    let i = p;
+    let f = 0;
+    for (;;) {
+      if (i < n && buf[i] === QUOTE) {
+        const c = this.closing(buf, i, n, eof);
+        if (c < 0) return eof ? this.malformed('a quoted field is not closed before the end of the input', 0) : TOKENS_MORE;
+        extra += this.linesIn(buf, i + 1, c);
+        if (f === field) this.bound(buf, i, c + 1, QUOTED | this.escapedSeen, n);
+        const after = c + 1;
+        if (after >= n) return this.skimmed(n, extra);
+        const b = buf[after];
+        if (b === delim) {
+          i = after + 1;
+          f++;
+          continue;
+        }
+        if (b === LF) return this.skimmed(after + 1, extra);
+        if (b !== CR) return this.malformed('text after a closing quote', 0);
+        if (after + 1 >= n) return eof ? this.skimmed(n, extra) : TOKENS_MORE;
+        if (buf[after + 1] !== LF) return this.malformed('text after a closing quote', 0);
+        return this.skimmed(after + 2, extra);
+      }
+      // an unquoted field: to the next delimiter or line end, with no quote inside
+      const line = this.find(buf, LF, i, n);
+      if (f > field) {
+        // past the field wanted: only quotes and line ends matter; a quote must open a field
+        const q = this.find(buf, QUOTE, i, n);
+        if (q < line) {
+          if (q !== p && buf[q - 1] !== delim) return this.malformed('a quote inside an unquoted field', 0);
+          i = q;
+          continue;
+        }
+        if (line >= n) return eof ? this.skimmed(n, extra) : TOKENS_MORE;
+        return this.skimmed(line + 1, extra);
+      }
+      const d = this.find(buf, delim, i, n);
+      const end = d < line ? d : line;
+      if (this.find(buf, QUOTE, i, n) < end) return this.malformed('a quote inside an unquoted field', 0);
+      if (end >= n && !eof) return TOKENS_MORE;
+      if (f === field) {
+        // a line end's CR is not content (nor a lone CR at the very end of the input)
+        const to = end > i && (end === line || end >= n) && buf[end - 1] === CR && (end < n || eof) ? end - 1 : end;
+        this.bound(buf, i, to, 0, n);
+      }
+      if (end >= n) return this.skimmed(n, extra);
+      if (end === line) return this.skimmed(line + 1, extra);
+      i = d + 1;
+      f++;
+    }
+  }
+
+  /** skim(): the wanted field's bounds as field 0, flagged HAS_NUL when it holds one. */
+  private bound(buf: Buffer, a: number, b: number, flags: number, n: number): void {
+    this.starts[0] = a;
+    this.ends[0] = b;
+    this.flags[0] = flags | (this.find(buf, 0, a, n) < b ? HAS_NUL : 0);
+    this.count = 1;
+  }
+
+  private skimmed(next: number, extra: number): number {
+    this.next = next;
+    this.lines = 1 + extra;
+    return TOKENS_OK;
+  }
+
+  /**
+   * skim()'s search caches for the buffer being read, per byte searched (slot: QUOTE, LF, the
+   * delimiter, NUL): `skimAt` is the first occurrence at or after `skimFrom` (the buffer's length:
+   * none), so a byte that does not occur is searched for once per buffer, not once per record.
+   */
+  private skimBuf: Buffer | null = null;
+  private readonly skimFrom = [0, 0, 0, 0];
+  private readonly skimAt = [-1, -1, -1, -1];
+  /** skim(): whether the quoted field just closed held a doubled quote (ESCAPED, else 0). */
+  private escapedSeen = 0;
+
+  /** The next `byte` at or after `i` in buf[0, n) (n when none). */
+  private find(buf: Buffer, byte: number, i: number, n: number): number {
+    if (buf !== this.skimBuf) {
+      this.skimBuf = buf;
+      this.skimAt.fill(-1);
+    }
+    const slot = byte === QUOTE ? 0 : byte === LF ? 1 : byte === 0 ? 3 : 2;
+    let at = this.skimAt[slot];
+    if (at < 0 || i < this.skimFrom[slot] || at < i) {
+      at = buf.indexOf(byte, i);
+      if (at < 0) at = buf.length;
+      this.skimFrom[slot] = i;
+      this.skimAt[slot] = at;
+    }
+    return at < n ? at : n;
+  }
+
+  /** The closing quote of the quoted field opening at `q` (doubled quotes are content), or -1 when the bytes end first. */
+  private closing(buf: Buffer, q: number, n: number, eof: boolean): number {
+    let j = q + 1;
+    this.escapedSeen = 0;
+    for (;;) {
+      const c = this.find(buf, QUOTE, j, n);
+      if (c >= n) return -1;
+      if (c + 1 >= n && !eof) return -1;
+      if (c + 1 < n && buf[c + 1] === QUOTE) {
+        this.escapedSeen = ESCAPED;
+        j = c + 2;
+        continue;
+      }
+      return c;
+    }
+  }
+
+  /** Line ends inside a quoted field's bytes [a, b): the record's extra lines. */
+  private linesIn(buf: Buffer, a: number, b: number): number {
+    let count = 0;
+    for (let l = this.find(buf, LF, a, b); l < b; l = this.find(buf, LF, l + 1, b)) count++;
+    return count;
+  }
+
   private grow(): void {
     const size = this.starts.length * 2;
     const starts = new Int32Array(size);

@@ -143,8 +143,7 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
     const sync = opts.sync && !opts.sync.deferred && finished && matcher?.index ? await planSync(transport, settings.table, matcher.index, opts.sync, account.totals.rejected, true, !settings.dryRun) : null;
     if (sync && !settings.dryRun) await runSync(transport, settings.table, sync, opts.sync!, opts.signal);
     const recorded = await recordClean(transport, finished && account.totals.rejected === 0, scan.records);
-    const seconds = (settings.clock() - started) / 1000;
-    const summary = summarize({ opts, source, account, resume, records: scan.records, finished, interrupted, plan, limits, requests: transport.count, seconds, recorded });
+    const summary = summarize({ opts, source, account, resume, records: scan.records, finished, interrupted, plan, limits, requests: transport.count, seconds: (settings.clock() - started) / 1000, recorded });
     summary.created = matcher?.created() ?? {};
     summary.naturalKey = matcher?.natural ? matcher.index!.spec.map((a) => [...a]) : null;
     if (sync) summary.sync = sync.report;
