@@ -7,15 +7,9 @@ import { ImportError, type InputFormat } from './types.js';
 import type { RefSpec } from './match/names.js';
 import type { SyncOptions, SyncReport } from './match/sync.js';
 
-export type DedupePolicy = 'last' | 'first' | 'error';
-export const DEDUPE_POLICIES: readonly DedupePolicy[] = ['last', 'first', 'error'];
+import { DEDUPE_POLICIES, DEFAULT_BATCH_BYTES, DEFAULT_BATCH_ROWS, DEFAULT_CONCURRENCY, type DedupePolicy } from './defaults.js';
 
-/** Defaults: 1,000 rows (5,000 as COPY bodies) or 4 MB a batch (whichever first), 3 batches in flight. */
-export const DEFAULT_BATCH_ROWS = 1000;
-/** The default when the service takes COPY bodies (our own service): 5,000 rows (still ≤ 4 MB). */
-export const DEFAULT_COPY_BATCH_ROWS = 5000;
-export const DEFAULT_BATCH_BYTES = 4 * 1024 * 1024;
-export const DEFAULT_CONCURRENCY = 3;
+export { DEDUPE_POLICIES, DEFAULT_BATCH_BYTES, DEFAULT_BATCH_ROWS, DEFAULT_CONCURRENCY, DEFAULT_COPY_BATCH_ROWS, DEFAULT_DEDUPE, type DedupePolicy } from './defaults.js';
 
 export interface ImportOptions {
   table: TableDef;

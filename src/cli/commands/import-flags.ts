@@ -1,42 +1,105 @@
 import { Command, Option } from 'commander';
+import { DEDUPE_POLICIES, DEFAULT_BATCH_BYTES, DEFAULT_BATCH_ROWS, DEFAULT_CONCURRENCY, DEFAULT_COPY_BATCH_ROWS, DEFAULT_DEDUPE } from '../../import/defaults.js';
+import { INPUT_FORMATS } from '../../format/types.js';
+import { DEFAULT_NULL_TOKEN } from '../../schema/conventions.js';
 import { defaultKeysText, defaultReferencesText } from '../../schema/facts.js';
 import { collect } from './shared.js';
 
 // Apart from import.ts (the run, loaded when a command runs): `catalog import DIR` and `seed` are
 // defined at start-up, and defining them must not load the import command's run and its engine.
 
-/** Import's flags, shared by `<collection> import FILE` and `import DIR`. */
+/** One flag of an import: how it is spelled, what it takes, what --help says, and its default. */
+interface ImportFlagRow {
+  /** The long flag without `--`; its camel-case form is the key in ImportFlags. */
+  readonly flag: string;
+  /** One-letter short flag, without `-`. */
+  readonly short?: string;
+  /** The value's name in --help (`--batch-size <rows>`); none for a switch. */
+  readonly value?: string;
+  /** The value may be left out (`--check [level]`: true when it is). */
+  readonly optional?: boolean;
+  /** Repeatable: every value given, in order. */
+  readonly repeatable?: boolean;
+  readonly choices?: readonly string[];
+  readonly help: string;
+  /** What --help says the default is: the engine's own constant, rendered here (never restated). */
+  readonly fallback?: string;
+  /** A default commander fills in when the flag is not given. */
+  readonly preset?: string;
+}
+
+const MB = 1024 * 1024;
+
+/**
+ * Every flag of `<collection> import FILE` and `import DIR`, one row each (issue 39 item 2, as
+ * `serve` has SERVE_SETTINGS): the commander chain (importFlags), the flags' type (ImportFlags)
+ * and the defaults --help shows all come from it. Imports take no environment variables or config
+ * keys of their own (the globals --url, --token and --profile are the root command's).
+ */
+export const IMPORT_FLAGS = [
+  { flag: 'format', value: 'format', choices: INPUT_FORMATS, help: 'input format', fallback: 'from the extension' },
+  { flag: 'encoding', value: 'name', help: 'input encoding: utf-8, windows-1252, latin1, utf-16le, utf-16be (a byte-order mark decides on its own)', fallback: 'utf-8' },
+  { flag: 'delimiter', value: 'char', help: 'CSV field delimiter: , ; tab |', fallback: 'detected from the header line; tab for .tsv' },
+  { flag: 'date-format', value: 'form', help: 'how date cells are written, e.g. DD/MM/YYYY, MM/DD/YYYY, DD.MM.YYYY', fallback: 'ISO YYYY-MM-DD' },
+  { flag: 'sheet', value: 'name', help: 'xlsx: the sheet to import', fallback: 'the first' },
+  { flag: 'header-row', value: 'n', help: 'xlsx: the row holding the header, rows above it (a title, notes) skipped', fallback: 'the first row with cells' },
+  { flag: 'on-conflict', value: 'cols', help: 'conflict columns for upserts', fallback: 'id, when the file has ids' },
+  { flag: 'ignore-duplicates', help: 'keep existing rows as they are instead of updating them' },
+  { flag: 'dedupe', value: 'policy', choices: DEDUPE_POLICIES, preset: DEFAULT_DEDUPE, help: 'a key repeated in the file: keep the last or first row, or reject them all' },
+  { flag: 'map', value: 'header=field', repeatable: true, help: 'map a source header to a field, repeatable ("Release Title=release_title")' },
+  { flag: 'ignore-unknown', help: 'skip (and report) headers that match no field instead of failing' },
+  { flag: 'null', value: 'token', help: 'cell text meaning null; export writes the same', fallback: DEFAULT_NULL_TOKEN },
+  { flag: 'batch-size', value: 'rows', help: 'rows per request (halved automatically on 413)', fallback: `${DEFAULT_BATCH_ROWS}, or ${DEFAULT_COPY_BATCH_ROWS} when the service takes COPY bodies` },
+  { flag: 'batch-bytes', value: 'size', help: 'largest request body, e.g. 4MB', fallback: `${DEFAULT_BATCH_BYTES / MB}MB` },
+  { flag: 'concurrency', value: 'n', help: 'requests in flight', fallback: String(DEFAULT_CONCURRENCY) },
+  { flag: 'rejects', value: 'file', help: 'where rejected rows go', fallback: '<file>.rejects.csv beside the input' },
+  { flag: 'checkpoint', value: 'file', help: 'checkpoint file', fallback: '<file>.checkpoint.json beside the input' },
+  { flag: 'resume', help: 'continue an interrupted import from its checkpoint' },
+  { flag: 'dry-run', help: 'validate everything and ask the service which rows exist; write nothing' },
+  { flag: 'recheck', help: 'compare every row even when nothing has written the catalog since this file was last imported with these settings', fallback: 'such a re-run sends nothing' },
+  { flag: 'summary', value: 'file', help: 'also write the summary as JSON (for CI)' },
+  {
+    flag: 'check',
+    value: 'level',
+    optional: true,
+    help: 'also reject rows `catalog check` rules flag at or above LEVEL (error: malformed ISRC, bad UPC check digit, an ISRC/UPC repeated in the file; warning: spaces, implausible dates too); the rest are counted in the summary',
+  },
+  { flag: 'key', value: 'cols', help: 'natural key rows without an id are matched by', fallback: defaultKeysText() },
+  { flag: 'source', value: 'name', help: "the system the input comes from (e.g. legacy): with --source-id, each row's id there is kept and matched first on a re-run" },
+  { flag: 'source-id', value: 'column', help: "with --source: the column holding the source system's id of each row" },
+  { flag: 'ref', value: 'field=collection.column', repeatable: true, help: `resolve a text field to its id by name, repeatable (${defaultReferencesText()} unasked)` },
+  {
+    flag: 'create-missing',
+    help: "a reference to a name no record has creates that record, and a credit name no artist has (tracks) creates the artist; an unknown ISRC in a release's tracks is still rejected: a track needs more than its ISRC",
+    fallback: 'the row is rejected',
+  },
+  { flag: 'sync', help: 'also remove records in --scope that the input does not have (asks first; see --yes, --dry-run)' },
+  { flag: 'scope', value: 'expr', help: "with --sync: the records the input stands for ('label=Chinook Records'), or all" },
+  { flag: 'cascade', help: 'with --sync: remove rows that refer to removed records first (else they block the sync)' },
+  { flag: 'yes', short: 'y', help: 'with --sync: do not ask before removing' },
+] as const satisfies readonly ImportFlagRow[];
+
+/** `batch-size` → `batchSize`, as commander names an option's value. */
+type Camel<S extends string> = S extends `${infer H}-${infer T}` ? `${H}${Capitalize<Camel<T>>}` : S;
+/** What commander hands over for a row: a list, a string or true, or a switch's boolean. */
+type FlagValue<R> = R extends { repeatable: true } ? string[] : R extends { optional: true } ? boolean | string : R extends { value: string } ? string : boolean;
+
+/** The flags of `catalog <collection> import`, as commander parses them: one key per IMPORT_FLAGS row. */
+export type ImportFlags = { -readonly [R in (typeof IMPORT_FLAGS)[number] as Camel<R['flag']>]?: FlagValue<R> };
+
+/** A row's commander option, its help ending with the default the row names. */
+function importOption(row: ImportFlagRow): Option {
+  const value = row.value === undefined ? '' : row.optional ? ` [${row.value}]` : ` <${row.value}>`;
+  const help = row.fallback === undefined ? row.help : `${row.help} (default: ${row.fallback})`;
+  const option = new Option(`${row.short ? `-${row.short}, ` : ''}--${row.flag}${value}`, help);
+  if (row.choices) option.choices(row.choices);
+  if (row.preset !== undefined) option.default(row.preset);
+  if (row.repeatable) option.argParser(collect);
+  return option;
+}
+
+/** Import's flags, shared by `<collection> import FILE` and `import DIR`: every row of IMPORT_FLAGS. */
 export function importFlags(cmd: Command): Command {
-  return cmd
-    .addOption(new Option('--format <format>', 'input format (default: from the extension)').choices(['csv', 'json', 'ndjson', 'yaml', 'xlsx']))
-    .option('--encoding <name>', 'input encoding: utf-8 (default), windows-1252, latin1, utf-16le, utf-16be (a byte-order mark decides on its own)')
-    .option('--delimiter <char>', 'CSV field delimiter: , ; tab | (default: detected from the header line; tab for .tsv)')
-    .option('--date-format <form>', 'how date cells are written, e.g. DD/MM/YYYY, MM/DD/YYYY, DD.MM.YYYY (default: ISO YYYY-MM-DD)')
-    .option('--sheet <name>', 'xlsx: the sheet to import (default: the first)')
-    .option('--header-row <n>', 'xlsx: the row holding the header, rows above it (a title, notes) skipped (default: the first row with cells)')
-    .option('--on-conflict <cols>', 'conflict columns for upserts (default: id, when the file has ids)')
-    .option('--ignore-duplicates', 'keep existing rows as they are instead of updating them')
-    .addOption(new Option('--dedupe <policy>', 'a key repeated in the file: keep the last or first row, or reject them all').choices(['last', 'first', 'error']).default('last'))
-    .option('--map <header=field>', 'map a source header to a field, repeatable ("Release Title=release_title")', collect)
-    .option('--ignore-unknown', 'skip (and report) headers that match no field instead of failing')
-    .option('--null <token>', 'cell text meaning null (default \\N); export writes the same')
-    .option('--batch-size <rows>', 'rows per request (default 1000, or 5000 when the service takes COPY bodies; halved automatically on 413)')
-    .option('--batch-bytes <size>', 'largest request body, e.g. 4MB (default 4MB)')
-    .option('--concurrency <n>', 'requests in flight (default 3)')
-    .option('--rejects <file>', 'where rejected rows go (default <file>.rejects.csv beside the input)')
-    .option('--checkpoint <file>', 'checkpoint file (default <file>.checkpoint.json beside the input)')
-    .option('--resume', 'continue an interrupted import from its checkpoint')
-    .option('--dry-run', 'validate everything and ask the service which rows exist; write nothing')
-    .option('--recheck', 'compare every row even when nothing has written the catalog since this file was last imported with these settings (default: such a re-run sends nothing)')
-    .option('--summary <file>', 'also write the summary as JSON (for CI)')
-    .option('--check [level]', 'also reject rows `catalog check` rules flag at or above LEVEL (error: malformed ISRC, bad UPC check digit, an ISRC/UPC repeated in the file; warning: spaces, implausible dates too); the rest are counted in the summary')
-    .option('--key <cols>', `natural key rows without an id are matched by (default: ${defaultKeysText()})`)
-    .option('--source <name>', "the system the input comes from (e.g. legacy): with --source-id, each row's id there is kept and matched first on a re-run")
-    .option('--source-id <column>', "with --source: the column holding the source system's id of each row")
-    .option('--ref <field=collection.column>', `resolve a text field to its id by name, repeatable (${defaultReferencesText()} unasked)`, collect)
-    .option('--create-missing', 'a reference to a name no record has creates that record, and a credit name no artist has (tracks) creates the artist (default: the row is rejected); an unknown ISRC in a release\'s tracks is still rejected: a track needs more than its ISRC')
-    .option('--sync', 'also remove records in --scope that the input does not have (asks first; see --yes, --dry-run)')
-    .option('--scope <expr>', "with --sync: the records the input stands for ('label=Chinook Records'), or all")
-    .option('--cascade', 'with --sync: remove rows that refer to removed records first (else they block the sync)')
-    .option('-y, --yes', 'with --sync: do not ask before removing');
+  for (const row of IMPORT_FLAGS as readonly ImportFlagRow[]) cmd.addOption(importOption(row));
+  return cmd;
 }

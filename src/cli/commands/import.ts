@@ -7,7 +7,7 @@ import type { Context } from '../context.js';
 import { Interrupted, PartialFailure, UsageError } from '../errors.js';
 import { parseMaps } from '../../import/shape/mapping.js';
 import { examples, singularOf, titleField } from './shared.js';
-import { importFlags } from './import-flags.js';
+import { type ImportFlags, importFlags } from './import-flags.js';
 import { type QualityCheck, qualityCheck } from '../import-check.js';
 import { todayOf } from '../../check/rules.js';
 import { parseRef } from '../../import/match/names.js';
@@ -17,42 +17,7 @@ import { confirmWrite } from './confirm.js';
 import { contextTransport } from '../transport.js';
 import type { Transport } from '../../client/transport.js';
 
-/** The flags of `catalog <collection> import`, as commander parses them. */
-export interface ImportFlags {
-  format?: string;
-  onConflict?: string;
-  ignoreDuplicates?: boolean;
-  dedupe?: string;
-  batchSize?: string;
-  batchBytes?: string;
-  concurrency?: string;
-  map?: string[];
-  ignoreUnknown?: boolean;
-  null?: string;
-  rejects?: string;
-  checkpoint?: string;
-  resume?: boolean;
-  dryRun?: boolean;
-  recheck?: boolean;
-  summary?: string;
-  encoding?: string;
-  delimiter?: string;
-  dateFormat?: string;
-  sheet?: string;
-  headerRow?: string;
-  check?: boolean | string;
-  key?: string;
-  ref?: string[];
-  createMissing?: boolean;
-  sync?: boolean;
-  scope?: string;
-  cascade?: boolean;
-  yes?: boolean;
-  /** `--source NAME`: the system the file comes from (its ids are kept under this name). */
-  source?: string;
-  /** `--source-id COLUMN`: the column holding that system's id of each row. */
-  sourceId?: string;
-}
+export type { ImportFlags } from './import-flags.js';
 
 export interface RunImportOptions extends ImportFlags {
   collection: string;
