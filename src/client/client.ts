@@ -164,21 +164,29 @@ export class CatalogClient implements ServiceClient {
     return this.retried(r, () => this.openOnce(r), (res) => res.cancel());
   }
 
-  private async openOnce(r: ClientRequest): Promise<HttpStream> {
+  private openOnce(r: ClientRequest): Promise<HttpStream> {
+    return this.exchange(r, ' to the headers', (open, url) => openStream(open, url, { method: r.method, headers: this.headersFor(r), signal: r.signal }, r.body, this.timeoutMs), (res) => res.cancel());
+  }
+
+  /**
+   * One exchange, however its answer is read (`run`): its status noted, a proxy's 407 refused
+   * (`drop` lets the answer go), a socket failure made a ConnectionError, and the exchange's line
+   * told (`onExchange`; `timed` says what the milliseconds measure).
+   */
+  private async exchange<T extends { status: number }>(r: ClientRequest, timed: string, run: (open: Open, url: string) => Promise<T>, drop: (res: T) => void): Promise<T> {
     const url = this.url(r);
     const started = (this.opts.now ?? Date.now)();
     let status = 0;
     try {
-      const open = await this.pool();
-      const res = await openStream(open, url, { method: r.method, headers: this.headersFor(r), signal: r.signal }, r.body, this.timeoutMs);
+      const res = await run(await this.pool(), url);
       status = res.status;
-      this.refusedByProxy(status, () => res.cancel());
+      this.refusedByProxy(status, () => drop(res));
       return res;
     } catch (err) {
       throw this.connectionError(err);
     } finally {
       const ms = Math.round((this.opts.now ?? Date.now)() - started);
-      this.opts.onExchange?.(`${r.method} ${url} → ${status || 'failed'} (${ms} ms to the headers${this.via ? `, through ${this.via}` : ''})`);
+      this.opts.onExchange?.(`${r.method} ${url} → ${status || 'failed'} (${ms} ms${timed}${this.via ? `, through ${this.via}` : ''})`);
     }
   }
 
@@ -227,31 +235,23 @@ export class CatalogClient implements ServiceClient {
     return route.open;
   }
 
-  private async once(r: ClientRequest): Promise<ClientResponse> {
-    const url = this.url(r);
-    const started = (this.opts.now ?? Date.now)();
-    let status = 0;
-    try {
-      const open = await this.pool();
-      const headers = this.headersFor(r);
-      if (r.body !== undefined) headers['content-length'] = String(typeof r.body === 'string' ? Buffer.byteLength(r.body) : r.body.byteLength);
-      const exchange = send(open, url, { method: r.method, headers, signal: r.signal }, r.body, this.timeoutMs);
-      this.inFlight.add(exchange);
-      let res: ClientResponse;
-      try {
-        res = await exchange;
-      } finally {
-        this.inFlight.delete(exchange);
-      }
-      status = res.status;
-      this.refusedByProxy(status, () => {});
-      return res;
-    } catch (err) {
-      throw this.connectionError(err);
-    } finally {
-      const ms = Math.round((this.opts.now ?? Date.now)() - started);
-      this.opts.onExchange?.(`${r.method} ${url} → ${status || 'failed'} (${ms} ms${this.via ? `, through ${this.via}` : ''})`);
-    }
+  private once(r: ClientRequest): Promise<ClientResponse> {
+    return this.exchange(
+      r,
+      '',
+      async (open, url) => {
+        const headers = this.headersFor(r);
+        if (r.body !== undefined) headers['content-length'] = String(typeof r.body === 'string' ? Buffer.byteLength(r.body) : r.body.byteLength);
+        const exchange = send(open, url, { method: r.method, headers, signal: r.signal }, r.body, this.timeoutMs);
+        this.inFlight.add(exchange);
+        try {
+          return await exchange;
+        } finally {
+          this.inFlight.delete(exchange);
+        }
+      },
+      () => {},
+    );
   }
 
   /** Closes pooled connections, after the requests still under way have finished. */

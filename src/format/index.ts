@@ -6,22 +6,18 @@ import { yamlWriter } from './yaml.js';
 
 export * from './types.js';
 
+const WRITERS: Readonly<Record<FormatName, (opts: WriterOptions) => PageWriter>> = {
+  table: tableWriter,
+  json: jsonWriter,
+  ndjson: ndjsonWriter,
+  csv: csvWriter,
+  tsv: tsvWriter,
+  yaml: yamlWriter,
+};
+
 /** The writer for a format: every one takes a page of rows at a time (list, get, export). */
 export function createWriter(format: FormatName, opts: WriterOptions): PageWriter {
-  switch (format) {
-    case 'table':
-      return tableWriter(opts);
-    case 'json':
-      return jsonWriter(opts);
-    case 'ndjson':
-      return ndjsonWriter(opts);
-    case 'csv':
-      return csvWriter(opts);
-    case 'tsv':
-      return tsvWriter(opts);
-    case 'yaml':
-      return yamlWriter(opts);
-  }
+  return WRITERS[format](opts);
 }
 
 /** The format when none is asked for: a table for people, JSON for programs. */

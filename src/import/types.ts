@@ -29,6 +29,22 @@ export interface SourceRecord {
   advice?: string;
 }
 
+/**
+ * A record read as cells under a header row (CSV, an xlsx sheet): each reader's record says how
+ * its `values` are built from the cells (only when something asks).
+ */
+export abstract class CellRecord implements SourceRecord {
+  error?: string;
+  constructor(
+    readonly index: number,
+    readonly line: number,
+    readonly cells: string[],
+    readonly headers: string[],
+  ) {}
+
+  abstract get values(): Record<string, unknown>;
+}
+
 /** A streaming reader over one input. */
 export interface RecordReader {
   /** CSV's header row once the first record has been read; null for self-describing formats. */

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { Command } from 'commander';
+import type { Command } from 'commander';
 import type { ImportOptions, ImportSummary } from '../../import/engine.js';
 import type { KeyIndex } from '../../import/match/keys.js';
 import type { SyncOptions } from '../../import/match/sync.js';
@@ -9,7 +9,7 @@ import { foreignKeyOrder, type TableDef } from '../../schema/model.js';
 import type { Context } from '../context.js';
 import { Interrupted, PartialFailure, UsageError } from '../errors.js';
 import type { ImportFlags } from './import.js';
-import { importFlags } from './import-flags.js';
+import { directoryCommand } from './import-flags.js';
 import { examples } from './shared.js';
 
 /**
@@ -61,12 +61,7 @@ export function directoryFiles(dir: string, tables: readonly TableDef[]): { file
 
 /** `catalog import DIR`. */
 export function defineImportDir(ctx: Context): Command {
-  const cmd = importFlags(
-    new Command('import')
-      .description('Import a directory: every <collection>.csv|tsv|json|ndjson|yaml|xlsx in it (singular or plural names), parents first, in one run')
-      .argument('<dir>', 'directory of per-collection files'),
-  )
-    .option('--skip-unknown', 'skip files named after no collection (default: refuse them, importing nothing)')
+  const cmd = directoryCommand('import', 'Import a directory: every <collection>.csv|tsv|json|ndjson|yaml|xlsx in it (singular or plural names), parents first, in one run', '<dir>', 'directory of per-collection files')
     .option('--plan <file>', 'a YAML plan saying how each file of another system\'s export becomes a collection: source ids, header map, links, constants (default: catalog-plan.yaml in DIR when there is one; docs/import.md)')
     .action(async (dir: string, opts: Omit<ImportDirOptions, 'dir'>) => {
       await runImportDir({ ...opts, dir }, ctx);

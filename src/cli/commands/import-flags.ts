@@ -103,3 +103,11 @@ export function importFlags(cmd: Command): Command {
   for (const row of IMPORT_FLAGS as readonly ImportFlagRow[]) cmd.addOption(importOption(row));
   return cmd;
 }
+
+/**
+ * A command that imports a directory (`import DIR`, `seed [DIR]`): import's flags, and what to do
+ * with files named after no collection.
+ */
+export function directoryCommand(name: string, description: string, argument: string, argumentHelp: string): Command {
+  return importFlags(new Command(name).description(description).argument(argument, argumentHelp)).option('--skip-unknown', 'skip files named after no collection (default: refuse them, importing nothing)');
+}

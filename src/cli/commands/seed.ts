@@ -1,11 +1,11 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Command } from 'commander';
+import type { Command } from 'commander';
 import type { ImportSummary } from '../../import/engine.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { importFlags } from './import-flags.js';
+import { directoryCommand } from './import-flags.js';
 import { directoryFiles, type ImportDirOptions, runImportDir } from './import-dir.js';
 import { examples } from './shared.js';
 
@@ -16,13 +16,12 @@ export function bundledSeedDir(): string {
 
 /** `catalog seed [DIR]`: `catalog import DIR` with the bundled sample as the default directory. */
 export function defineSeed(ctx: Context): Command {
-  const cmd = importFlags(
-    new Command('seed')
-      .description('Load a directory of per-collection files (countries.csv, labels.csv, …) in foreign-key order, as catalog import DIR does; safe to repeat')
-      .argument('[dir]', 'directory with <collection>.csv|json|ndjson|yaml files (default: the bundled seed catalog)'),
-  )
-    .option('--skip-unknown', 'skip files named after no collection (default: refuse them, importing nothing)')
-    .action(async (dir: string | undefined, opts: Omit<ImportDirOptions, 'dir'>) => {
+  const cmd = directoryCommand(
+    'seed',
+    'Load a directory of per-collection files (countries.csv, labels.csv, …) in foreign-key order, as catalog import DIR does; safe to repeat',
+    '[dir]',
+    'directory with <collection>.csv|json|ndjson|yaml files (default: the bundled seed catalog)',
+  ).action(async (dir: string | undefined, opts: Omit<ImportDirOptions, 'dir'>) => {
       await runSeed({ ...opts, dir }, ctx);
     });
   return examples(cmd, ['catalog seed', 'catalog seed ./staging-data', 'catalog --url http://127.0.0.1:3000 seed && npm run e2e']);

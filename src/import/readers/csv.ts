@@ -1,5 +1,5 @@
 import type { RecordReader, SourceRecord } from '../types.js';
-import { ImportError } from '../types.js';
+import { CellRecord, ImportError } from '../types.js';
 import { CsvScanner, CsvSyntaxError } from './csv-scan.js';
 import { checkSingleHeader } from './delimiter.js';
 import { type ByteCheck, clip, MAX_HEADER_BYTES, MAX_RECORD_BYTES, openCounted, textChunks, tooLong } from './input.js';
@@ -18,16 +18,8 @@ function checkPending(path: string, scanner: CsvScanner, inHeader: boolean, reco
   if (scanner.pending > MAX_RECORD_BYTES) throw tooLong(path, `record ${records + 1}`, scanner.line);
 }
 
-/** A CSV record: cells by position, `values` (header → cell) only when something asks. */
-class CsvRow implements SourceRecord {
-  error?: string;
-  constructor(
-    readonly index: number,
-    readonly line: number,
-    readonly cells: string[],
-    readonly headers: string[],
-  ) {}
-
+/** A CSV record: cells by position, `values` (header → cell) only when something asks; a cell the record lacks is left out. */
+class CsvRow extends CellRecord {
   get values(): Record<string, unknown> {
     const values: Record<string, unknown> = {};
     const n = Math.min(this.cells.length, this.headers.length);

@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import type { RecordReader, SourceRecord } from '../types.js';
-import { ImportError } from '../types.js';
+import { CellRecord, ImportError } from '../types.js';
 import { checkXlsxRecords, type Merge } from './xlsx-bounds.js';
 import { readBook, readStrings, readStyles, type Workbook } from './xlsx-book.js';
 import { HeaderFinder, type LaidOut, MergeFill } from './xlsx-header.js';
@@ -28,20 +28,18 @@ export interface XlsxOptions {
 /** The phases of reading a workbook, in order. */
 export type XlsxPhase = 'directory' | 'workbook' | 'bounds' | 'styles' | 'strings' | 'sheet';
 
-/** A record of an xlsx row; `values` built from the cells on demand, as for CSV. */
-class XlsxRow implements SourceRecord {
-  error?: string;
+/** A record of an xlsx row; `values` built from the cells on demand, as for CSV (a cell the row lacks is ''). */
+class XlsxRow extends CellRecord {
   constructor(
-    readonly index: number,
-    readonly line: number,
-    readonly cells: string[],
-    readonly headers: string[],
+    at: { index: number; line: number; cells: string[]; headers: string[] },
     /** What each cell held (a plain number, a date-time), and the workbook's date system. */
     private readonly kinds: Kind[],
     private readonly date1904: boolean,
     /** What to tell the user if the header turns out wrong (a title row, another sheet). */
     readonly advice?: string,
-  ) {}
+  ) {
+    super(at.index, at.line, at.cells, at.headers);
+  }
 
   dateOf(cell: number): string | { error: string } | undefined {
     const kind = this.kinds[cell];
@@ -199,5 +197,5 @@ function* drain(rows: SheetRow[], finder: HeaderFinder): Generator<SourceRecord>
 
 /** A record from a sheet row laid out (HeaderFinder decides which rows are records). */
 function makeRow(index: number, line: number, row: LaidOut, headers: string[], date1904: boolean, advice: string | undefined): SourceRecord {
-  return new XlsxRow(index, line, row.cells, headers, row.kinds, date1904, advice);
+  return new XlsxRow({ index, line, cells: row.cells, headers }, row.kinds, date1904, advice);
 }
