@@ -217,7 +217,7 @@ export class CsvTokenizer {
     for (;;) {
       if (i < n && buf[i] === QUOTE) {
         const c = this.closing(buf, i, n, eof);
-        if (c < 0) return eof ? this.malformed('a quoted field is not closed before the end of the input', 0) : TOKENS_MORE;
+        if (c < 0) return eof ? this.refuse('a quoted field is not closed before the end of the input') : TOKENS_MORE;
         extra += this.linesIn(buf, i + 1, c);
         if (f === field) this.bound(buf, i, c + 1, QUOTED | this.escapedSeen, n);
         const after = c + 1;
@@ -229,9 +229,9 @@ export class CsvTokenizer {
           continue;
         }
         if (b === LF) return this.skimmed(after + 1, extra);
-        if (b !== CR) return this.malformed('text after a closing quote', 0);
+        if (b !== CR) return this.refuse('text after a closing quote');
         if (after + 1 >= n) return eof ? this.skimmed(n, extra) : TOKENS_MORE;
-        if (buf[after + 1] !== LF) return this.malformed('text after a closing quote', 0);
+        if (buf[after + 1] !== LF) return this.refuse('text after a closing quote');
         return this.skimmed(after + 2, extra);
       }
       // an unquoted field: to the next delimiter or line end, with no quote inside
@@ -240,7 +240,7 @@ export class CsvTokenizer {
         // past the field wanted: only quotes and line ends matter; a quote must open a field
         const q = this.find(buf, QUOTE, i, n);
         if (q < line) {
-          if (q !== p && buf[q - 1] !== delim) return this.malformed('a quote inside an unquoted field', 0);
+          if (q !== p && buf[q - 1] !== delim) return this.refuse('a quote inside an unquoted field');
           i = q;
           continue;
         }
@@ -249,7 +249,7 @@ export class CsvTokenizer {
       }
       const d = this.find(buf, delim, i, n);
       const end = d < line ? d : line;
-      if (this.find(buf, QUOTE, i, n) < end) return this.malformed('a quote inside an unquoted field', 0);
+      if (this.find(buf, QUOTE, i, n) < end) return this.refuse('a quote inside an unquoted field');
       if (end >= n && !eof) return TOKENS_MORE;
       if (f === field) {
         // a line end's CR is not content (nor a lone CR at the very end of the input)
@@ -269,6 +269,12 @@ export class CsvTokenizer {
     this.ends[0] = b;
     this.flags[0] = flags | (this.find(buf, 0, a, n) < b ? HAS_NUL : 0);
     this.count = 1;
+  }
+
+  /** skim(): a malformed record, as `read` answers it (its problem said only roughly: `read` says it exactly). */
+  private refuse(problem: string): number {
+    this.malformed(problem, 0);
+    return TOKENS_MALFORMED;
   }
 
   private skimmed(next: number, extra: number): number {

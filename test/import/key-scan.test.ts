@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CR, LF } from '../../src/format/csv-tokens.js';
+import { CR, CsvTokenizer, LF, TOKENS_MALFORMED } from '../../src/format/csv-tokens.js';
 import { CopyTranscoder, fieldPlans, MALFORMED, MORE, OK, RAGGED } from '../../src/import/pass/copy-transcode.js';
 import { KeyScan } from '../../src/import/pass/key-scan.js';
 import type { ColumnDef } from '../../src/schema/catalog.js';
@@ -147,6 +147,14 @@ describe('the scan key reader reads as the transcoder does', () => {
     expect(KeyScan.fits(fieldPlans(COLUMNS.uuid, null), 0, false)).toBe(true);
     expect(KeyScan.fits(fieldPlans(COLUMNS.text, ['isrc_code', 'track_title']), 2, false)).toBe(false);
     expect(KeyScan.fits(fieldPlans([col('on', 'boolean')], ['on']), 1, false)).toBe(false);
+  });
+
+  it("the tokenizer's skim answers read's statuses", () => {
+    for (const text of ['a"b\n', '"a"b\n', '"never closed']) {
+      const buf = Buffer.from(text);
+      expect([text, new CsvTokenizer().skim(buf, 0, buf.length, true, 0)]).toEqual([text, new CsvTokenizer().read(buf, 0, buf.length, true)]);
+      expect(new CsvTokenizer().skim(buf, 0, buf.length, true, 0)).toBe(TOKENS_MALFORMED);
+    }
   });
 
   it("gives a record's cells when asked (a probable repeat is shaped in full)", () => {

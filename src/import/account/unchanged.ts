@@ -130,7 +130,15 @@ export async function runProbe(opts: ImportOptions, path: string): Promise<strin
  * (`stop` ends it; a stop of the import does too).
  */
 export function runFingerprint(opts: ImportOptions, path: string): { hash: Promise<string>; stop: () => void } {
-  const worker = new Worker(HASHER, { eval: true, workerData: { head: settingsHead(opts), path } });
+  let worker: Worker;
+  try {
+    worker = new Worker(HASHER, { eval: true, workerData: { head: settingsHead(opts), path } });
+  } catch (err) {
+    // no thread to be had: the run is simply not recorded (nor skipped)
+    const hash = Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    hash.catch(() => {});
+    return { hash, stop: () => {} };
+  }
   const stop = () => void worker.terminate();
   const hash = new Promise<string>((resolve, reject) => {
     if (opts.signal?.aborted) stop();
@@ -196,8 +204,8 @@ export interface RunTransport extends Transport {
 
 /**
  * The start of a run, before the scan pass: when it may ask (notCountable), asks by the probe
- * whether a run of this file and these settings left the catalog as it is now, the whole file's
- * hash started beside it (a worker thread). Only when the probe is known is the hash awaited and
+ * whether a run of this file and these settings left the catalog as it is now, then starts the
+ * whole file's hash (a worker thread; not against a service that cannot say). Only when the probe is known is the hash awaited and
  * compared with the record's: the same, and the caller sends nothing, not even a scan. Else the
  * run is counted from here (its requests tagged; its hash finishes beside it), and null. Never
  * fails: a run that cannot ask is a full run.
@@ -205,19 +213,20 @@ export interface RunTransport extends Transport {
 export async function askUnchanged(opts: ImportOptions, path: string, transport: RunTransport): Promise<{ records: number; finished: string } | null> {
   if (notCountable(opts) !== null) return null;
   const probe = await runProbe(opts, path).catch(() => null);
-  if (probe === null) return null;
+  let check = probe === null ? null : await checkRun(transport, probe);
+  // a service that cannot say (a plain PostgREST): no hash wanted
+  if (check === null) return null;
   const hashing = runFingerprint(opts, path);
   const fingerprint = hashing.hash.then((hash) => `${probe}.${hash}`);
   fingerprint.catch(() => {}); // a run stopped before its hash is done: the hash is not wanted
-  let check = await checkRun(transport, probe);
-  if (check?.fresh) {
+  if (check.fresh) {
     const whole = await fingerprint.catch(() => null);
     if (whole !== null && whole === check.fingerprint) return check;
     // another file with the same probe: the count to start from, asked by the whole fingerprint
     check = whole === null ? null : await checkRun(transport, whole);
     if (check?.fresh) return check;
   }
-  if (check) transport.run = { fingerprint, id: randomUUID(), started: check.generation, stop: hashing.stop };
+  if (check && !check.fresh) transport.run = { fingerprint, id: randomUUID(), started: check.generation, stop: hashing.stop };
   else hashing.stop();
   return null;
 }
