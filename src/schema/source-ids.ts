@@ -1,4 +1,5 @@
 import { TABLES, type ColumnDef } from './catalog.js';
+import { quoteIdent } from './identifiers.js';
 
 /**
  * Source ids: the id a record has in each other system it was imported from (issue 35), so that
@@ -28,8 +29,7 @@ export const SOURCE_IDS_SCHEMA = 'catalog_source_ids';
  * @example sourceIdsTable('public') // '"catalog_source_ids"."public"'
  */
 export function sourceIdsTable(schema: string): string {
-  const q = (s: string) => `"${s.replace(/"/g, '""')}"`;
-  return `${q(SOURCE_IDS_SCHEMA)}.${q(schema)}`;
+  return `${quoteIdent(SOURCE_IDS_SCHEMA)}.${quoteIdent(schema)}`;
 }
 
 /** A source's name: what `source_ids->>NAME` and `match=source_ids.NAME` address. */

@@ -1,3 +1,4 @@
+import { quoteIdent } from '../schema/identifiers.js';
 import { UUID_RE } from '../schema/in-database.js';
 import type { Store } from '../store/store.js';
 import { ApiError } from './errors.js';
@@ -80,7 +81,7 @@ export function parseRunCall(name: RunFunction, body: string): RunCall {
 
 /** Runs a call as the service's own role (the functions are revoked from PUBLIC) and answers its JSON. */
 export async function runReply(store: Store, call: RunCall): Promise<Reply> {
-  const sql = `SELECT "${store.schema.replace(/"/g, '""')}".${call.name}(${FUNCTIONS[call.name].casts.map((c, i) => `$${i + 1}::${c}`).join(', ')}) AS r`;
+  const sql = `SELECT ${quoteIdent(store.schema)}.${call.name}(${FUNCTIONS[call.name].casts.map((c, i) => `$${i + 1}::${c}`).join(', ')}) AS r`;
   const row = (await store.query<{ r: unknown }>(sql, call.args)).rows[0];
   const value = typeof row?.r === 'string' ? row.r : JSON.stringify(row?.r ?? null);
   return reply(200, { 'content-type': 'application/json; charset=utf-8' }, value);

@@ -1,6 +1,7 @@
 import type { Filter, FilterOp } from '../grammar/types.js';
 import { tableByName, type ColumnDef, type TableDef } from '../schema/catalog.js';
 import { OPERATORS } from '../grammar/operators.js';
+import { quoteIdent } from '../schema/identifiers.js';
 import { SOURCE_IDS, sourceIdsTable } from '../schema/source-ids.js';
 import { ApiError } from './errors.js';
 import { flattenedItems, type ColumnRef, type EmbedNode, type OutItem, type PlannedCondition, type PlannedOrder, type ReadNode, type ReadPlan, type WritePlan } from './plan.js';
@@ -34,7 +35,7 @@ export class Params {
 /** Double-quotes an identifier. NUL cannot travel to PostgreSQL, so it is refused here. */
 export function ident(name: string): string {
   if (name.includes('\u0000')) throw new ApiError(400, '22021', 'invalid byte sequence for encoding "UTF8": 0x00');
-  return `"${name.replace(/"/g, '""')}"`;
+  return quoteIdent(name);
 }
 
 export function tableRef(schema: string, t: TableDef): string {

@@ -5,6 +5,7 @@ import { createRequire } from 'node:module';
 import { homedir, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { PGlite as PGliteType, Transaction } from '@electric-sql/pglite';
+import { quoteIdent } from '../schema/identifiers.js';
 import { LATEST_VERSION, MIGRATIONS } from '../schema/migrations.js';
 import { writeFileAtomicSync } from '../shared/atomic-write.js';
 import { catalogCacheDir } from '../shared/xdg.js';
@@ -217,7 +218,7 @@ export class PGliteStore implements Store {
           this.written.set(table, (this.written.get(table) ?? 0) + rows);
           continue;
         }
-        await this.q.query(`analyze "${this.schema}"."${table.replace(/"/g, '""')}"`);
+        await this.q.query(`analyze ${quoteIdent(this.schema)}.${quoteIdent(table)}`);
       } catch {
         // closed meanwhile, or busy with a fault: the counts go stale until the next write settles
       }

@@ -42,3 +42,16 @@ describe('src/shared/ (what both the CLI and the service use)', () => {
     expect(before.map((text) => patterns.filter(([, re]) => re.test(text)).length)).toEqual([1, 1, 1, 1, 1, 1]);
   });
 });
+
+describe('names quoted as SQL identifiers', () => {
+  it('by quoteIdent (src/schema/identifiers.ts) wherever the service and the store write SQL', () => {
+    // CSV doubles its quotes the same way (format/, codecs' copyText): only the SQL writers are held to it
+    const doubling = /replace\(\/"\/g, '""'\)|replaceAll\('"', '""'\)/;
+    const writers = [...sources(join(SRC, 'server')), ...sources(join(SRC, 'store')), join(SRC, 'schema', 'source-ids.ts'), join(SRC, 'schema', 'identifiers.ts')]
+      .filter((f) => doubling.test(readFileSync(f, 'utf8')))
+      .map((f) => relative(SRC, f).split('\\').join('/'));
+    expect(writers).toEqual(['schema/identifiers.ts']);
+    // the pattern finds the copies this replaced
+    expect(doubling.test("const q = (s: string) => `\"${s.replace(/\"/g, '\"\"')}\"`;")).toBe(true);
+  });
+});
