@@ -3,6 +3,8 @@ import { CR, CsvTokenizer, LF, TOKENS_MALFORMED } from '../../src/format/csv-tok
 import { CopyTranscoder, fieldPlans, MALFORMED, MORE, OK, RAGGED } from '../../src/import/pass/copy-transcode.js';
 import { KeyScan } from '../../src/import/pass/key-scan.js';
 import type { ColumnDef } from '../../src/schema/catalog.js';
+// @ts-expect-error plain ESM JavaScript without type declarations
+import { prng } from '../../bench/lib/generate.js';
 
 /**
  * The scan's key reader (src/import/pass/key-scan.ts) reads what the transcoder reads: for every
@@ -17,17 +19,8 @@ const COLUMNS: Record<'uuid' | 'text', ColumnDef[]> = {
   text: [col('track_title', 'text'), col('isrc_code', 'text'), col('lyrics', 'text')],
 };
 
-/** A small deterministic generator (mulberry32), so a failure names its seed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The bench's deterministic generator (mulberry32), so a failure names its seed. */
+const rng: (seed: number) => () => number = prng;
 
 const CELLS = [
   '7b000000-0000-4000-8000-000000000001',

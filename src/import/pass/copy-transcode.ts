@@ -88,7 +88,8 @@ export class CopyTranscoder {
   private readonly allMapped: boolean;
   /** The input's field delimiter (a byte); the COPY lines written always use commas. */
   private readonly delim: number;
-  private readonly tokens: CsvTokenizer;
+  /** The one tokenizer this reader reads with (key-scan.ts skims with it). */
+  protected readonly tokens: CsvTokenizer;
   /** `field()`'s results: a replacement text for the field (null = its bytes as they are), and the record's status so far. */
   private text: Buffer | null = null;
   private status = OK;
@@ -233,7 +234,7 @@ export class CopyTranscoder {
   }
 
   /** Whether buf[ca, ca+len) is the null token. */
-  private isNull(buf: Buffer, ca: number, len: number): boolean {
+  protected isNull(buf: Buffer, ca: number, len: number): boolean {
     const tok = this.nullToken;
     if (tok === null || len !== tok.length) return false;
     for (let i = 0; i < len; i++) if (buf[ca + i] !== tok[i]) return false;

@@ -1,5 +1,5 @@
 import { canonicalUuid, K_TEXT, K_UUID, normalizeUuid } from '../../schema/codecs.js';
-import { CsvTokenizer, ESCAPED, fieldText, HAS_NUL, QUOTED, TOKENS_MORE, TOKENS_OK } from '../../format/csv-tokens.js';
+import { ESCAPED, fieldText, HAS_NUL, QUOTED, TOKENS_MORE, TOKENS_OK } from '../../format/csv-tokens.js';
 import { CopyTranscoder, type FieldPlan, MALFORMED, MORE, OK } from './copy-transcode.js';
 
 /**
@@ -14,10 +14,8 @@ import { CopyTranscoder, type FieldPlan, MALFORMED, MORE, OK } from './copy-tran
  * to the transcoder on generated files, cut at every byte.
  */
 export class KeyScan extends CopyTranscoder {
-  private readonly skimmer: CsvTokenizer;
   private readonly keyField: number;
   private readonly keyKind: number;
-  private readonly nullBytes: Buffer | null;
   /** Where the record last read starts (its cells are read from there when asked). */
   private start = 0;
 
@@ -34,15 +32,13 @@ export class KeyScan extends CopyTranscoder {
 
   constructor(plans: Array<FieldPlan | null>, nullToken: string | null, keyLength: number, delimiter = ',') {
     super(plans, nullToken, keyLength, true, delimiter);
-    this.skimmer = new CsvTokenizer(delimiter);
     this.keyField = keyLength === 0 ? -1 : plans.findIndex((p) => p !== null && p.keyPart === 0);
     this.keyKind = this.keyField < 0 ? -1 : plans[this.keyField]!.kind;
-    this.nullBytes = nullToken === null ? null : Buffer.from(nullToken);
   }
 
   /** The record at buf[p..n) as the transcoder reads it for the scan (no COPY line: `out` is never given). */
   override record(buf: Buffer, p: number, n: number, eof: boolean, _out: Buffer | null = null, _o = 0): number {
-    const t = this.skimmer;
+    const t = this.tokens;
     const read = t.skim(buf, p, n, eof, this.keyField);
     if (read === TOKENS_MORE) return MORE;
     this.key = null;
@@ -60,8 +56,7 @@ export class KeyScan extends CopyTranscoder {
   /** The key cell's part, as the transcoder notes it (null: empty, the null token, a NUL, not a uuid). */
   private noteKey(buf: Buffer, a: number, b: number, flags: number): void {
     const escaped = (flags & ESCAPED) !== 0;
-    const tok = this.nullBytes;
-    if (!escaped && tok !== null && b - a === tok.length && buf.compare(tok, 0, tok.length, a, b) === 0) return;
+    if (!escaped && this.isNull(buf, a, b - a)) return;
     if (b === a || (flags & HAS_NUL) !== 0) return;
     if (this.keyKind === K_UUID) {
       this.key = (flags & QUOTED) === 0 && canonicalUuid(buf, a, b) ? buf.toString('latin1', a, b) : normalizeUuid(fieldText(buf, a, b, escaped));
@@ -72,7 +67,7 @@ export class KeyScan extends CopyTranscoder {
 
   /** The cells of the record last read (tokenized in full: only a probable repeat's are asked for). */
   override cells(buf: Buffer): string[] {
-    const t = this.skimmer;
+    const t = this.tokens;
     t.read(buf, this.start, this.next, true);
     const cells = new Array<string>(t.count);
     for (let f = 0; f < t.count; f++) cells[f] = fieldText(buf, t.from(f), t.to(f), (t.flags[f] & ESCAPED) !== 0);

@@ -31,14 +31,17 @@ export type XlsxPhase = 'directory' | 'workbook' | 'bounds' | 'styles' | 'string
 /** A record of an xlsx row; `values` built from the cells on demand, as for CSV (a cell the row lacks is ''). */
 class XlsxRow extends CellRecord {
   constructor(
-    at: { index: number; line: number; cells: string[]; headers: string[] },
+    index: number,
+    line: number,
+    cells: string[],
+    headers: string[],
     /** What each cell held (a plain number, a date-time), and the workbook's date system. */
     private readonly kinds: Kind[],
     private readonly date1904: boolean,
     /** What to tell the user if the header turns out wrong (a title row, another sheet). */
     readonly advice?: string,
   ) {
-    super(at.index, at.line, at.cells, at.headers);
+    super(index, line, cells, headers);
   }
 
   dateOf(cell: number): string | { error: string } | undefined {
@@ -197,5 +200,5 @@ function* drain(rows: SheetRow[], finder: HeaderFinder): Generator<SourceRecord>
 
 /** A record from a sheet row laid out (HeaderFinder decides which rows are records). */
 function makeRow(index: number, line: number, row: LaidOut, headers: string[], date1904: boolean, advice: string | undefined): SourceRecord {
-  return new XlsxRow({ index, line, cells: row.cells, headers }, row.kinds, date1904, advice);
+  return new XlsxRow(index, line, row.cells, headers, row.kinds, date1904, advice);
 }
