@@ -1,5 +1,5 @@
 import { ConnectionError, PlainHttpError, ProxySettingError, ServiceError, TimeoutError } from '../client/errors.js';
-import { ImportError } from '../import/types.js';
+import { ImportError, nextStepOf } from '../import/types.js';
 import type { Style } from '../io/style.js';
 
 /** Exit codes, documented in `catalog --help` and the README. */
@@ -67,6 +67,12 @@ export function exitCodeFor(err: unknown): number {
 
 /** What to tell the user about an error, as lines for stderr (without trailing newline). */
 export function describeError(err: unknown, s: Style, opts: { tokenGiven?: boolean; verbose?: boolean } = {}): string[] {
+  const lines = describeOnly(err, s, opts);
+  const next = nextStepOf(err);
+  return next ? [...lines, `  ${s.dim('hint:')} ${next}`] : lines;
+}
+
+function describeOnly(err: unknown, s: Style, opts: { tokenGiven?: boolean; verbose?: boolean }): string[] {
   const head = (msg: string) => `${s.red('error:')} ${msg}`;
   const hint = (h: string) => `  ${s.dim('hint:')} ${h}`;
   if (err instanceof UsageError) return [head(err.message), ...(err.hint ? [hint(err.hint)] : [])];

@@ -1,6 +1,6 @@
 import type { Transport } from '../client/transport.js';
 import { FieldResolver } from './shape/mapping.js';
-import { ImportError } from './types.js';
+import { ImportError, withHint } from './types.js';
 import { DEFAULT_COPY_BATCH_ROWS, type ImportOptions, type ImportSummary, settle } from './options.js';
 import { Account, rejectsPathOf, resumePoint, summarize, unchangedRun } from './account/account.js';
 import { Batcher } from './batch/batch.js';
@@ -138,7 +138,7 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
     const finished = !interrupted && !batcher.fatal;
     await account.close(finished, finished ? batcher.position : batcher.committed());
     account.progress(load.bytes, load.read, scan.records);
-    if (batcher.fatal && !interrupted) throw batcher.fatal;
+    if (batcher.fatal && !interrupted) throw withHint(batcher.fatal, opts.sync ? null : account.resumeHint());
     if (opts.sync?.deferred && finished && matcher?.index) opts.sync.deferred(matcher.index, account.totals.rejected);
     const sync = opts.sync && !opts.sync.deferred && finished && matcher?.index ? await planSync(transport, settings.table, matcher.index, opts.sync, account.totals.rejected, true, !settings.dryRun) : null;
     if (sync && !settings.dryRun) await runSync(transport, settings.table, sync, opts.sync!, opts.signal);

@@ -59,6 +59,18 @@ export interface RecordReader {
  * header, the wrong file: the command line must change) or `input` (the data or the service
  * refused it). The CLI decides the exit code from it (src/cli/errors.ts); the engine never does.
  */
+/** An error as it was (its exit code unchanged) with what to do next, which the CLI shows as a hint under it. */
+export function withHint(err: unknown, hint: string | null): unknown {
+  if (hint && err instanceof Error) Object.assign(err, { nextStep: hint });
+  return err;
+}
+
+/** The hint withHint left on an error, if any. */
+export function nextStepOf(err: unknown): string | null {
+  const next = err instanceof Error ? (err as Error & { nextStep?: unknown }).nextStep : undefined;
+  return typeof next === 'string' ? next : null;
+}
+
 export class ImportError extends Error {
   override readonly name = 'ImportError';
   constructor(

@@ -111,6 +111,9 @@ for (const backend of BACKENDS) {
         if (code === 0 && killedAt.length === 2) break;
         if (code === 0) throw new Error(`the import finished before the server was killed twice (killed at ${killedAt}); make it longer`);
         expect(stderr).not.toMatch(/rejected/);
+        // a run the kill stopped says how to go on, where its checkpoint is
+        expect(stderr).toContain(`hint: every row before line `);
+        expect(stderr).toContain(`run the same command with --resume to continue (checkpoint: ${checkpoint})`);
       }
       expect(killedAt).toHaveLength(2);
       expect(exitCodes.at(-1)).toBe(0);

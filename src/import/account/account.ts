@@ -146,6 +146,13 @@ export class Account {
     await this.chain;
   }
 
+  /** How to go on after a failure stopped the run (shown under the error), or null when this run keeps no checkpoint. */
+  resumeHint(): string | null {
+    const { checkpointPath, fingerprint: fp } = this.resume;
+    if (!checkpointPath || !fp || this.settings.dryRun) return null;
+    return `every row before line ${this.committed.line} is committed; run the same command with --resume to continue (checkpoint: ${checkpointPath})`;
+  }
+
   /** Where a stopped import stands. */
   get position(): Position {
     return this.committed;
