@@ -24,6 +24,7 @@ const FROZEN: ReadonlyArray<[version: number, sha256: string]> = [
   [11, '2d0879a7d00be4b3'],
   [12, '76d161b43fa00548'],
   [13, '2b2ac0487772428d'],
+  [14, '7b81eec7bde526ce'],
 ];
 
 const digest = (sql: string) => createHash('sha256').update(sql).digest('hex').slice(0, 16);

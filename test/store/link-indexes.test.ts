@@ -44,6 +44,15 @@ for (const { kind, make, skip } of STORE_KINDS) {
       expect(defs[1].indexdef).toMatch(/WHERE \(\(primary_artists IS NOT NULL\) OR .*\(engineer_artists IS NOT NULL\)\)$/);
     });
 
+    it('PostgreSQL keeps them without a pending list; the embedded store takes loads through one (migration 14)', async () => {
+      const rows = (await store.query<{ relname: string; o: string[] }>(`select relname, reloptions as o from pg_class where relnamespace = current_schema()::regnamespace and relname in ('tracks_credit_ids_idx', 'releases_tracks_links_idx') order by 1`)).rows;
+      const expected = kind === 'pglite' ? ['fastupdate=on', 'gin_pending_list_limit=16384'] : ['fastupdate=off'];
+      expect(rows).toEqual([
+        { relname: 'releases_tracks_links_idx', o: expected },
+        { relname: 'tracks_credit_ids_idx', o: expected },
+      ]);
+    });
+
     it("an artist's tracks (the embedding's computed relationship) are read through the credits index", async () => {
       const text = await plan(`select t.id from artists a cross join lateral tracks(a) t where a.id = '${ARTIST}'`);
       expect(text).toContain('tracks_credit_ids_idx');
