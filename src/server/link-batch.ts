@@ -4,6 +4,7 @@ import { CHECKED_BATCH_SCHEMA, CHECKED_BATCH_SETTING, CREDIT_SHAPE_PATH, fastTra
 import { sqlString } from '../schema/model.js';
 import type { Queryable, Store } from '../store/store.js';
 import { plainCreditsCell, type CreditSink } from './credit-scan.js';
+import type { CopyCells } from './payload.js';
 import type { WritePlan } from './plan.js';
 import { ident } from './sql.js';
 
@@ -201,6 +202,8 @@ export function copyCreditsPlain(body: Uint8Array, plan: WritePlan, ids?: Credit
   const cols = plan.columns.map((c) => c.name);
   const at = cols.map((c, i) => (CREDIT_FIELDS.includes(c) ? i : -1)).filter((i) => i >= 0);
   if (at.length === 0 || plan.table.name !== 'tracks') return false;
+  const cells = plan.payload?.copy === body ? plan.payload.copyCells : undefined;
+  if (cells && indexed(cells, cols, at)) return indexedCreditsPlain(body, cells, cols, at, ids);
   const t = new CsvTokenizer();
   let p = 0;
   let header = true;
@@ -213,12 +216,38 @@ export function copyCreditsPlain(body: Uint8Array, plan: WritePlan, ids?: Credit
     }
     if (t.count !== cols.length) return false;
     for (const f of at) {
-      if (!(t.flags[f] & QUOTED) && t.to(f) === t.from(f)) continue; // NULL
-      if (plainCreditsCell(body, t.from(f), t.to(f), (t.flags[f] & ESCAPED) !== 0, ids?.sink)) continue;
-      if (!plainCreditsText(fieldText(body, t.from(f), t.to(f), (t.flags[f] & ESCAPED) !== 0), ids)) return false;
+      if (!creditCellPlain(body, t.from(f), t.to(f), t.flags[f], ids)) return false;
     }
   }
   return true;
+}
+
+/** Whether the payload's cell index (payload.ts CopyCells) is of these columns and holds every credit field. */
+function indexed(cells: CopyCells, cols: string[], at: number[]): boolean {
+  return cells.keys.length === cols.length && cells.keys.every((k, i) => k === cols[i]) && at.every((f) => cells.columns.includes(cols[f]));
+}
+
+/** copyCreditsPlain over the cells the payload's depth check found: the body is not tokenized again. */
+function indexedCreditsPlain(body: Uint8Array, cells: CopyCells, cols: string[], at: number[], ids?: CreditIds): boolean {
+  const width = cells.columns.length;
+  const js = at.map((f) => cells.columns.indexOf(cols[f]));
+  for (let r = 0; r < cells.records; r++) {
+    const count = cells.counts[r];
+    if (count === 0) continue; // a blank line
+    if (count !== cols.length) return false;
+    for (const j of js) {
+      const k = r * width + j;
+      if (!creditCellPlain(body, cells.at[k * 2], cells.at[k * 2 + 1], cells.flags[k], ids)) return false;
+    }
+  }
+  return true;
+}
+
+/** One credit cell: NULL, or a list plainCreditsCell reads to the end, or one plainCreditsText passes. */
+function creditCellPlain(body: Uint8Array, from: number, to: number, flags: number, ids?: CreditIds): boolean {
+  if (!(flags & QUOTED) && to === from) return true; // NULL
+  if (plainCreditsCell(body, from, to, (flags & ESCAPED) !== 0, ids?.sink)) return true;
+  return plainCreditsText(fieldText(body, from, to, (flags & ESCAPED) !== 0), ids);
 }
 
 /**

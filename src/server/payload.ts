@@ -35,6 +35,28 @@ export interface Payload {
    * column (checked by the database). `keys` leaves it out: it is no column.
    */
   sourceIds?: boolean;
+  /**
+   * A `COPY_CSV` body's jsonb cells where the depth check read them (checkCopyCells), so the
+   * credits read (link-batch.ts) does not tokenize the body a second time.
+   */
+  copyCells?: CopyCells;
+}
+
+/**
+ * Where a COPY body's jsonb cells are, per record after the header: `counts[r]` the record's field
+ * count (0 for a blank line), and for the j-th of the `columns` (jsonb columns, in header order)
+ * `at[(r * columns.length + j) * 2]` and `+ 1` its byte range (quotes included), `flags[…]` the
+ * tokenizer's flags; a record too short to reach a column has the range -1, -1.
+ */
+export interface CopyCells {
+  /** The body's header, in order. */
+  keys: readonly string[];
+  /** The jsonb columns indexed, in header order. */
+  columns: readonly string[];
+  records: number;
+  counts: Int32Array;
+  at: Int32Array;
+  flags: Uint8Array;
 }
 
 
@@ -240,11 +262,11 @@ function fromCopyCsv(bytes: Uint8Array, opts: PayloadOptions): Payload {
     return m[1] ?? m[2];
   });
   const jsonCells = opts.sourceIds && keys.includes(SOURCE_IDS) ? new Set([...(opts.jsonColumns ?? []), SOURCE_IDS]) : opts.jsonColumns;
-  checkCopyCells(bytes, eol < 0 ? bytes.length : eol + 1, keys, jsonCells);
+  const copyCells = checkCopyCells(bytes, eol < 0 ? bytes.length : eol + 1, keys, jsonCells);
   if (opts.sourceIds && keys.includes(SOURCE_IDS)) {
-    return { json: '', keys: keys.filter((k) => k !== SOURCE_IDS), rows: -1, uniform: true, first: null, copy: bytes, copyColumns: keys, sourceIds: true };
+    return { json: '', keys: keys.filter((k) => k !== SOURCE_IDS), rows: -1, uniform: true, first: null, copy: bytes, copyColumns: keys, sourceIds: true, copyCells };
   }
-  return { json: '', keys, rows: -1, uniform: true, first: null, copy: bytes };
+  return { json: '', keys, rows: -1, uniform: true, first: null, copy: bytes, copyCells };
 }
 
 /**
@@ -254,22 +276,73 @@ function fromCopyCsv(bytes: Uint8Array, opts: PayloadOptions): Payload {
  * RFC 4180 CSV is refused here, since past a record the tokenizer cannot read, the cells COPY sees
  * are not the ones checked.
  */
-function checkCopyCells(bytes: Uint8Array, start: number, keys: string[], jsonColumns: ReadonlySet<string> | undefined): void {
+function checkCopyCells(bytes: Uint8Array, start: number, keys: string[], jsonColumns: ReadonlySet<string> | undefined): CopyCells | undefined {
   const json = keys.map((k) => jsonColumns?.has(k) ?? false);
-  if (!json.includes(true)) return;
+  if (!json.includes(true)) return undefined;
+  const columns = keys.filter((_, f) => json[f]);
+  const index = new CellIndex(keys, columns);
   const t = new CsvTokenizer();
   const length = bytes.length;
   for (let p = start; p < length; p = t.next) {
     if (t.read(bytes, p, length, true) !== TOKENS_OK) throw invalidBody(`Malformed csv on line ${lineAt(bytes, p) + t.problemLine}: ${t.problem}`);
     const count = Math.min(t.count, json.length);
-    for (let f = 0; f < count; f++) {
+    const r = index.record(t.count === 1 && t.to(0) === t.from(0) ? 0 : t.count);
+    for (let f = 0, j = 0; f < json.length; f++) {
+      if (!json[f]) continue;
+      if (f >= count) {
+        index.cell(r, j++, -1, -1, 0);
+        continue;
+      }
       const a = t.from(f);
       const b = t.to(f);
+      index.cell(r, j++, a, b, t.flags[f]);
       // a cell shorter than the limit cannot hold that many brackets: most are skipped unread
-      if (json[f] && b - a > MAX_JSON_DEPTH && jsonTooDeep(bytes, MAX_JSON_DEPTH, a, b, t.flags[f] & QUOTED ? 2 : 1) >= 0) {
+      if (b - a > MAX_JSON_DEPTH && jsonTooDeep(bytes, MAX_JSON_DEPTH, a, b, t.flags[f] & QUOTED ? 2 : 1) >= 0) {
         throw tooDeep(`The ${keys[f]} cell on line ${lineAt(bytes, t.starts[f])}`);
       }
     }
+  }
+  return index.done();
+}
+
+/** Builds a CopyCells, growing its arrays as records come. */
+class CellIndex {
+  private records = 0;
+  private counts = new Int32Array(1024);
+  private at: Int32Array;
+  private flags: Uint8Array;
+  constructor(
+    private readonly keys: string[],
+    private readonly columns: string[],
+  ) {
+    this.at = new Int32Array(1024 * columns.length * 2);
+    this.flags = new Uint8Array(1024 * columns.length);
+  }
+
+  record(count: number): number {
+    if (this.records === this.counts.length) {
+      const grow = <T extends Int32Array | Uint8Array>(a: T, make: (n: number) => T): T => {
+        const b = make(a.length * 2);
+        b.set(a);
+        return b;
+      };
+      this.counts = grow(this.counts, (n) => new Int32Array(n));
+      this.at = grow(this.at, (n) => new Int32Array(n));
+      this.flags = grow(this.flags, (n) => new Uint8Array(n));
+    }
+    this.counts[this.records] = count;
+    return this.records++;
+  }
+
+  cell(r: number, j: number, from: number, to: number, flags: number): void {
+    const k = r * this.columns.length + j;
+    this.at[k * 2] = from;
+    this.at[k * 2 + 1] = to;
+    this.flags[k] = flags;
+  }
+
+  done(): CopyCells {
+    return { keys: this.keys, columns: this.columns, records: this.records, counts: this.counts, at: this.at, flags: this.flags };
   }
 }
 
