@@ -10,32 +10,38 @@ import type { TableDef } from '../../schema/model.js';
 import { UsageError } from '../errors.js';
 import { checkRecords, parseAssignments, type WriteRecord } from '../flags/body.js';
 import { plural, success, writeRows } from '../output.js';
-import { collect, examples, pathOf, singularOf, titleField } from './shared.js';
+import { addFlags, type FlagRow, type FlagsOf } from './flag-table.js';
+import { examples, pathOf, singularOf, titleField } from './shared.js';
 import { resolveReferences } from './references.js';
 
-export interface AddOptions {
+/** Every flag of `catalog <collection> add`, one row each: its commander chain and AddFlags come from it. */
+export const ADD_FLAGS = [
+  { flag: 'json', value: 'json', help: 'the record(s) as JSON: {"field": value} or [{...}, ...]' },
+  { flag: 'file', short: 'f', value: 'file', help: 'read the record(s) from a JSON or YAML file (- for stdin)' },
+  { flag: 'interactive', short: 'i', help: 'ask for each field on the terminal (FIELD=VALUE pairs fill answers in)' },
+  { flag: 'ref', value: 'field=collection.column', repeatable: true, help: 'resolve a text field to its id by name, repeatable (releases do label, genre, subgenre unasked)' },
+] as const satisfies readonly FlagRow[];
+
+/** The flags of `catalog <collection> add`, as commander parses them: one key per ADD_FLAGS row. */
+export type AddFlags = FlagsOf<typeof ADD_FLAGS>;
+
+export interface AddOptions extends Omit<AddFlags, 'interactive'> {
   collection: string;
   pairs: string[];
-  json?: string;
-  file?: string;
-  /** `--ref FIELD=COLLECTION.COLUMN` (releases resolve label, genre, subgenre names unasked). */
-  ref?: string[];
 }
 
 /** `catalog <collection> add`. */
 export function defineAdd(ctx: Context, table: TableDef, interactive?: (opts: Record<string, unknown>, ctx: Context) => Promise<void>): Command {
   const title = titleField(table);
-  const cmd = new Command('add')
-    .description(`Add ${table.name}: FIELD=VALUE pairs, or JSON (one object or an array)`)
-    .argument('[FIELD=VALUE...]', 'field values; text is taken exactly as written, FIELD:=JSON for a raw JSON value')
-    .option('--json <json>', 'the record(s) as JSON: {"field": value} or [{...}, ...]')
-    .option('-f, --file <file>', 'read the record(s) from a JSON or YAML file (- for stdin)')
-    .option('-i, --interactive', 'ask for each field on the terminal (FIELD=VALUE pairs fill answers in)')
-    .option('--ref <field=collection.column>', 'resolve a text field to its id by name, repeatable (releases do label, genre, subgenre unasked)', collect)
-    .action(async (pairs: string[], opts: { json?: string; file?: string; interactive?: boolean; ref?: string[] }) => {
-      if (!opts.interactive || !interactive) return runAdd({ json: opts.json, file: opts.file, pairs, collection: table.name, ref: opts.ref }, ctx);
-      return interactive({ collection: table.name, presets: pairs, json: opts.json, file: opts.file }, ctx);
-    });
+  const cmd = addFlags(
+    new Command('add')
+      .description(`Add ${table.name}: FIELD=VALUE pairs, or JSON (one object or an array)`)
+      .argument('[FIELD=VALUE...]', 'field values; text is taken exactly as written, FIELD:=JSON for a raw JSON value'),
+    ADD_FLAGS,
+  ).action(async (pairs: string[], opts: AddFlags) => {
+    if (!opts.interactive || !interactive) return runAdd({ json: opts.json, file: opts.file, pairs, collection: table.name, ref: opts.ref }, ctx);
+    return interactive({ collection: table.name, presets: pairs, json: opts.json, file: opts.file }, ctx);
+  });
   const extra = table.columns.find((c) => c.type === 'date')?.name;
   return examples(cmd, [
     `catalog ${table.name} add ${title}='Blue Note'${extra ? ` ${extra}=2024-05-17` : ''}`,

@@ -6,19 +6,20 @@ import type { Style } from '../../io/style.js';
 import { INTERFACE_VERSION } from '../../schema/catalog.js';
 import { CHANGELOG, type InterfaceVersion } from '../../schema/changelog.js';
 import type { Context } from '../context.js';
+import { addFlags, type FlagRow, type FlagsOf } from './flag-table.js';
 import { examples } from './shared.js';
 
-export interface ChangelogOptions {
-  /** Show the built-in changelog without asking the service. */
-  builtin?: boolean;
-}
+/** Every flag of `catalog changelog`, one row each: its commander chain and ChangelogOptions come from it. */
+export const CHANGELOG_FLAGS = [
+  { flag: 'builtin', help: 'show the changelog built into this tool instead of asking the service' },
+] as const satisfies readonly FlagRow[];
+
+/** The flags of `catalog changelog`, as commander parses them (`builtin`: show the built-in changelog without asking the service). */
+export type ChangelogOptions = FlagsOf<typeof CHANGELOG_FLAGS>;
 
 /** `catalog changelog`. */
 export function defineChangelog(ctx: Context): Command {
-  const cmd = new Command('changelog')
-    .description("Show what changed in each version of the service's interface (its Atom feed), breaking changes marked")
-    .option('--builtin', 'show the changelog built into this tool instead of asking the service')
-    .action(async (opts: ChangelogOptions) => runChangelog(opts, ctx));
+  const cmd = addFlags(new Command('changelog').description("Show what changed in each version of the service's interface (its Atom feed), breaking changes marked"), CHANGELOG_FLAGS).action(async (opts: ChangelogOptions) => runChangelog(opts, ctx));
   return examples(cmd, ['catalog changelog', 'catalog changelog -o json', 'catalog --url https://catalog.example.com changelog']);
 }
 

@@ -12,6 +12,7 @@ import { UsageError } from '../errors.js';
 import { count } from '../flags/query.js';
 import { RELATIVE_DATE_HELP, resolveRelativeDate } from '../flags/relative-date.js';
 import { plural, writeRows } from '../output.js';
+import { addFlags, type FlagRow, type FlagsOf } from './flag-table.js';
 import { examples, pathOf, titleField } from './shared.js';
 
 /**
@@ -22,25 +23,24 @@ import { examples, pathOf, titleField } from './shared.js';
  * removals are unknown.
  */
 
-export interface ChangesOptions {
-  since: string;
-  collection?: string[];
-  limit?: string;
-}
-
 /** Changes shown at most unless --limit says otherwise. */
 export const DEFAULT_LIMIT = 1000;
 
 const MOMENT_HELP = `${RELATIVE_DATE_HELP}, 2026-11-01, 2026-11-01T09:00:00Z`;
 
+/** Every flag of `catalog changes`, one row each: its commander chain and ChangesOptions come from it. */
+export const CHANGES_FLAGS = [
+  { flag: 'since', short: 's', value: 'when', required: true, help: `from this moment on: ${MOMENT_HELP}` },
+  { flag: 'collection', short: 'c', value: 'name', repeatable: true, help: 'only this collection (repeat for more)' },
+  { flag: 'limit', value: 'n', help: 'at most this many changes, the oldest first', fallback: String(DEFAULT_LIMIT) },
+] as const satisfies readonly FlagRow[];
+
+/** The flags of `catalog changes`, as commander parses them: one key per CHANGES_FLAGS row (`since` always there). */
+export type ChangesOptions = FlagsOf<typeof CHANGES_FLAGS>;
+
 /** `catalog changes`. */
 export function defineChanges(ctx: Context): Command {
-  const cmd = new Command('changes')
-    .description('List what was added, changed and removed in every collection since a moment (oldest first)')
-    .requiredOption('-s, --since <when>', `from this moment on: ${MOMENT_HELP}`)
-    .option('-c, --collection <name>', 'only this collection (repeat for more)', (v: string, p: string[] = []) => [...p, v])
-    .option('--limit <n>', `at most this many changes, the oldest first (default ${DEFAULT_LIMIT})`)
-    .action(async (opts: ChangesOptions) => runChanges(opts, ctx));
+  const cmd = addFlags(new Command('changes').description('List what was added, changed and removed in every collection since a moment (oldest first)'), CHANGES_FLAGS).action(async (opts: ChangesOptions) => runChanges(opts, ctx));
   return examples(cmd, [
     'catalog changes --since yesterday',
     'catalog changes --since -2h --collection tracks --collection releases',

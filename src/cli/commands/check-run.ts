@@ -10,23 +10,10 @@ import { count as countFlag } from '../flags/query.js';
 import { didYouMean } from '../../format/suggest.js';
 import { abbreviationLength } from '../../format/table.js';
 import { outputFormat, plural, success, writeRows } from '../output.js';
+import { type CheckFlags, DEFAULT_EXAMPLES, DEFAULT_FAIL_ON, DEFAULT_SEVERITY } from './check-flags.js';
 import { confirmWrite } from './confirm.js';
 
 /** `catalog check`'s run: reading, reporting, fixing (src/cli/commands/check.ts defines the command). */
-
-export interface CheckFlags {
-  rules?: string;
-  severity?: Severity;
-  failOn?: Severity | 'none';
-  listRules?: boolean;
-  fix?: boolean;
-  yes?: boolean;
-  pageSize?: string;
-  /** Examples a terminal shows per rule (default 3). */
-  limitExamples?: string;
-  /** Every finding in the terminal view. */
-  allFindings?: boolean;
-}
 
 
 /** `--list-rules`: on a terminal each rule with its reason in full; otherwise rows in the chosen format. */
@@ -74,7 +61,7 @@ export async function runCheck(collectionArgs: string[], opts: CheckFlags, ctx: 
   const rules = chosenRules(opts.rules);
   const pageSize = countFlag('--page-size', opts.pageSize);
   if (pageSize === 0) throw new UsageError('--page-size must be at least 1');
-  const threshold = RANK[opts.severity ?? 'warning'];
+  const threshold = RANK[opts.severity ?? DEFAULT_SEVERITY];
   const format = await outputFormat(ctx);
   const [{ checkCatalog }, { createProgress }, { contextTransport }, { boundHeapGrowth }] = await Promise.all([
     import('../../check/check.js'),
@@ -132,14 +119,11 @@ export async function runCheck(collectionArgs: string[], opts: CheckFlags, ctx: 
   await ctx.note(tally.summary(collections.length, total, opts.fix || fixableCount === 0 ? '' : ` (${fixableCount.toLocaleString('en-US')} fixable: catalog check --fix)`));
   let fixed = new Set<Finding>();
   if (opts.fix) fixed = await applyFixes(ctx, fixable, opts.yes);
-  const failOn = opts.failOn ?? 'error';
+  const failOn = opts.failOn ?? DEFAULT_FAIL_ON;
   if (failOn === 'none') return;
   const failing = tally.atLeast(failOn) - [...fixed].filter((f) => RANK[f.severity] >= RANK[failOn]).length;
   if (failing > 0) throw new FindingsFound(`${plural(failing, 'finding', 'findings')} at or above ${failOn} (--fail-on ${failOn})`);
 }
-
-/** Examples per rule on a terminal unless --limit-examples / --all-findings say otherwise. */
-const DEFAULT_EXAMPLES = 3;
 
 /** Findings by rule: counts, and the first few of each for the terminal view (nothing more is kept). */
 class Tally {

@@ -9,24 +9,30 @@ import type { TableDef } from '../../schema/catalog.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { requireField } from '../flags/fields.js';
-import { buildReadQuery, type ReadFlags } from '../flags/query.js';
+import { buildReadQuery } from '../flags/query.js';
 import { writeRows } from '../output.js';
-import { examples, pathOf } from './shared.js';
+import { addFlags, type FlagRow, type FlagsOf } from './flag-table.js';
+import { examples, pathOf, type ReadFlags } from './shared.js';
 
-export interface CountOptions extends ReadFlags {
+/** Every flag of `catalog <collection> count`, one row each: its commander chain and CountFlags come from it. */
+export const COUNT_FLAGS = [
+  { flag: 'by', short: 'b', value: 'field', help: 'count per value of this field (select=FIELD,count()), most first' },
+  { flag: 'where', short: 'w', value: 'expr', repeatable: true, help: 'filter, as for list (repeat to AND)' },
+  { flag: 'or', value: 'expr', repeatable: true, help: 'alternative filter (one or=() group)' },
+] as const satisfies readonly FlagRow[];
+
+/** The flags of `catalog <collection> count`, as commander parses them: one key per COUNT_FLAGS row. */
+export type CountFlags = FlagsOf<typeof COUNT_FLAGS>;
+
+export interface CountOptions extends CountFlags, ReadFlags {
   collection: string;
-  by?: string;
 }
 
 /** `catalog <collection> count [--by FIELD]`. */
 export function defineCount(ctx: Context, table: TableDef): Command {
   const by = ['genre', 'label_id', 'city', 'country', 'name'].find((f) => table.columns.some((c) => c.name === f)) ?? 'created';
-  const cmd = new Command('count')
-    .description(`Count ${table.name} (matching the filters), or count them per value of a field with --by`)
-    .option('-b, --by <field>', 'count per value of this field (select=FIELD,count()), most first')
-    .option('-w, --where <expr>', 'filter, as for list (repeat to AND)', (v: string, p: string[] = []) => [...p, v])
-    .option('--or <expr>', 'alternative filter (one or=() group)', (v: string, p: string[] = []) => [...p, v])
-    .action(async (opts: Omit<CountOptions, 'collection'>) => runCount({ ...opts, collection: table.name }, ctx));
+  const cmd = addFlags(new Command('count').description(`Count ${table.name} (matching the filters), or count them per value of a field with --by`), COUNT_FLAGS)
+    .action(async (opts: CountFlags) => runCount({ ...opts, collection: table.name }, ctx));
   return examples(cmd, [
     `catalog ${table.name} count`,
     `catalog ${table.name} count --by ${by}`,

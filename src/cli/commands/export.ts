@@ -1,45 +1,52 @@
 import { basename, extname } from 'node:path';
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
+import { DEFAULT_PAGE } from '../../client/pages.js';
 import type { TableDef } from '../../schema/catalog.js';
 import type { InputFormat } from '../../format/types.js';
 import type { Context } from '../context.js';
 import { Interrupted, UsageError } from '../errors.js';
-import { buildReadQuery, count, type ReadFlags } from '../flags/query.js';
-import { addReadFlags, examples } from './shared.js';
+import { buildReadQuery, count } from '../flags/query.js';
+import { addFlags, type FlagRow, type FlagsOf } from './flag-table.js';
+import { addReadFlags, examples, type ReadFlags } from './shared.js';
 
-export interface ExportFlags extends ReadFlags {
-  format?: string;
-  delimiter?: string;
-  null?: string;
-  pageSize?: string;
-  bom?: boolean;
-  /** true: --safe-formulas, false: --no-safe-formulas, undefined: as --bom says. */
-  safeFormulas?: boolean;
-}
+const EXPORT_FORMATS = ['csv', 'json', 'ndjson', 'yaml', 'xlsx'] as const satisfies readonly InputFormat[];
+
+/**
+ * Export's own flags, one row each (the read flags come from READ_FLAGS): its commander chain and
+ * ExportFlags come from them. `safeFormulas` is true with --safe-formulas, false with
+ * --no-safe-formulas, undefined (as --bom says) with neither.
+ */
+export const EXPORT_FLAGS = [
+  { flag: 'format', value: 'format', choices: EXPORT_FORMATS, help: 'csv, json, ndjson, yaml or xlsx', fallback: 'from the file name, else csv' },
+  { flag: 'delimiter', value: 'c', help: 'CSV field separator, one character', fallback: 'a tab for .tsv and .tab files, else a comma' },
+  { flag: 'null', value: 'token', help: 'CSV text for null', fallback: 'empty where that reads back as null, else \\N' },
+  // without --page-size the export reads pages of the client's own size (client/pages.ts)
+  { flag: 'page-size', value: 'n', help: 'rows per request', fallback: String(DEFAULT_PAGE) },
+  { flag: 'bom', help: 'CSV for Excel: start with a UTF-8 byte order mark (so Excel reads UTF-8); implies --safe-formulas' },
+  { flag: 'safe-formulas', help: "make cells that start with = + - @, a tab or CR text for spreadsheets (a leading ', quoted; OWASP CSV injection)" },
+  { flag: 'safe-formulas', negate: true, help: 'with --bom: leave formula cells as they are' },
+] as const satisfies readonly FlagRow[];
+
+/** The flags of `catalog <collection> export`, as commander parses them: READ_FLAGS and EXPORT_FLAGS. */
+export type ExportFlags = ReadFlags & FlagsOf<typeof EXPORT_FLAGS>;
 
 export interface RunExportOptions extends ExportFlags {
   collection: string;
   /** Output file; undefined or `-` for stdout. */
   file?: string;
 }
-
-const EXPORT_FORMATS: readonly InputFormat[] = ['csv', 'json', 'ndjson', 'yaml', 'xlsx'];
 const BY_EXTENSION: Record<string, InputFormat> = { '.csv': 'csv', '.tsv': 'csv', '.tab': 'csv', '.json': 'json', '.ndjson': 'ndjson', '.jsonl': 'ndjson', '.yaml': 'yaml', '.yml': 'yaml', '.xlsx': 'xlsx' };
 
 /** `catalog <collection> export [file]`. */
 export function defineExport(ctx: Context, table: TableDef): Command {
-  const cmd = addReadFlags(
-    new Command('export')
-      .description(`Write every matching ${table.singular} to a file (or stdout) page by page, in a format import reads back`)
-      .argument('[file]', 'output file (default: stdout); the format follows its extension'),
+  const cmd = addFlags(
+    addReadFlags(
+      new Command('export')
+        .description(`Write every matching ${table.singular} to a file (or stdout) page by page, in a format import reads back`)
+        .argument('[file]', 'output file (default: stdout); the format follows its extension'),
+    ),
+    EXPORT_FLAGS,
   )
-    .addOption(new Option('--format <format>', 'csv, json, ndjson, yaml or xlsx (default: from the file name, else csv)').choices([...EXPORT_FORMATS]))
-    .option('--delimiter <c>', 'CSV field separator, one character (default: a tab for .tsv and .tab files, else a comma)')
-    .option('--null <token>', 'CSV text for null (default: empty where that reads back as null, else \\N)')
-    .option('--page-size <n>', 'rows per request (default 2000)')
-    .option('--bom', 'CSV for Excel: start with a UTF-8 byte order mark (so Excel reads UTF-8); implies --safe-formulas')
-    .option('--safe-formulas', "make cells that start with = + - @, a tab or CR text for spreadsheets (a leading ', quoted; OWASP CSV injection)")
-    .option('--no-safe-formulas', 'with --bom: leave formula cells as they are')
     .addHelpText(
       'after',
       "\nPlain CSV (no --bom or --safe-formulas) is byte-faithful: it imports back to the same rows. A file made\nwith --bom or --safe-formulas is for spreadsheets: a ' added to a formula cell is kept if it is imported.\n",
@@ -56,7 +63,7 @@ export function defineExport(ctx: Context, table: TableDef): Command {
 
 /** The export format: --format, the file's extension, -o when it names one of ours, else csv. */
 async function exportFormat(opts: RunExportOptions, ctx: Context): Promise<InputFormat> {
-  if (opts.format) return opts.format as InputFormat;
+  if (opts.format) return opts.format;
   if (opts.file && opts.file !== '-') {
     const byExt = BY_EXTENSION[extname(opts.file).toLowerCase()];
     if (byExt) return byExt;

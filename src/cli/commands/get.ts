@@ -7,23 +7,32 @@ import { NotFoundError, UsageError } from '../errors.js';
 import { byId, checkQuery, parseFlag } from '../flags/query.js';
 import { writeRows } from '../output.js';
 import type { TableDef } from '../../schema/model.js';
+import { addFlags, type FlagRow, type FlagsOf } from './flag-table.js';
 import { examples, pathOf, singularOf, titleField } from './shared.js';
 import { idPrefix, resolvePrefix } from './target.js';
 import { isUuid } from '../../schema/codecs.js';
 
-export interface GetOptions {
+/** Every flag of `catalog <collection> get`, one row each: its commander chain and GetFlags come from it. */
+export const GET_FLAGS = [
+  { flag: 'select', short: 's', value: 'cols', help: 'fields and embeds to show (PostgREST select syntax)' },
+] as const satisfies readonly FlagRow[];
+
+/** The flags of `catalog <collection> get`, as commander parses them: one key per GET_FLAGS row. */
+export type GetFlags = FlagsOf<typeof GET_FLAGS>;
+
+export interface GetOptions extends GetFlags {
   collection: string;
   id: string;
-  select?: string;
 }
 
 /** `catalog <collection> get <id>`. */
 export function defineGet(ctx: Context, table: TableDef): Command {
-  const cmd = new Command('get')
-    .description(`Show one ${table.singular} by id, or by a unique id prefix (8+ hex digits)`)
-    .argument('<id>', `the ${table.singular}'s id (a UUID, or a unique prefix of at least 8 hex digits)`)
-    .option('-s, --select <cols>', 'fields and embeds to show (PostgREST select syntax)')
-    .action(async (id: string, opts: { select?: string }) => runGet({ ...opts, id, collection: table.name }, ctx));
+  const cmd = addFlags(
+    new Command('get')
+      .description(`Show one ${table.singular} by id, or by a unique id prefix (8+ hex digits)`)
+      .argument('<id>', `the ${table.singular}'s id (a UUID, or a unique prefix of at least 8 hex digits)`),
+    GET_FLAGS,
+  ).action(async (id: string, opts: GetFlags) => runGet({ ...opts, id, collection: table.name }, ctx));
   const fk = table.columns.find((c) => c.foreignKey);
   return examples(cmd, [
     `catalog ${table.name} get 3f2a9c1e-8b1d-4e7a-9c55-0d6f1b2a4e10`,

@@ -9,7 +9,8 @@ import { foreignKeyOrder, type TableDef } from '../../schema/model.js';
 import type { Context } from '../context.js';
 import { Interrupted, PartialFailure, UsageError } from '../errors.js';
 import type { ImportFlags } from './import.js';
-import { directoryCommand } from './import-flags.js';
+import { addFlags, type FlagRow, type FlagsOf } from './flag-table.js';
+import { type DirectoryFlags, directoryCommand } from './import-flags.js';
 import { examples } from './shared.js';
 
 /**
@@ -20,11 +21,23 @@ import { examples } from './shared.js';
  * has landed, children before parents. `catalog seed` is this with the bundled sample.
  */
 
-export interface ImportDirOptions extends ImportFlags {
+/**
+ * The flag `import DIR` has beside import's and DIRECTORY_FLAGS (seed has none): `--plan FILE` (or a
+ * catalog-plan.yaml in the directory, found by runImportDir) says how each file becomes a collection.
+ * The default names the plan-file names of import/plan/plan-file.ts (PLAN_NAMES) in words: reading
+ * that module here would load the YAML parser at start-up.
+ */
+export const IMPORT_DIR_FLAGS = [
+  {
+    flag: 'plan',
+    value: 'file',
+    help: "a YAML plan saying how each file of another system's export becomes a collection: source ids, header map, links, constants",
+    fallback: 'catalog-plan.yaml in DIR when there is one; docs/import.md',
+  },
+] as const satisfies readonly FlagRow[];
+
+export interface ImportDirOptions extends ImportFlags, DirectoryFlags, FlagsOf<typeof IMPORT_DIR_FLAGS> {
   dir: string;
-  skipUnknown?: boolean;
-  /** `--plan FILE` (or a catalog-plan.yaml in the directory, found by runImportDir): how each file becomes a collection. */
-  plan?: string;
 }
 
 /** Input extensions a directory's files may have. */
@@ -61,11 +74,12 @@ export function directoryFiles(dir: string, tables: readonly TableDef[]): { file
 
 /** `catalog import DIR`. */
 export function defineImportDir(ctx: Context): Command {
-  const cmd = directoryCommand('import', 'Import a directory: every <collection>.csv|tsv|json|ndjson|yaml|xlsx in it (singular or plural names), parents first, in one run', '<dir>', 'directory of per-collection files')
-    .option('--plan <file>', 'a YAML plan saying how each file of another system\'s export becomes a collection: source ids, header map, links, constants (default: catalog-plan.yaml in DIR when there is one; docs/import.md)')
-    .action(async (dir: string, opts: Omit<ImportDirOptions, 'dir'>) => {
-      await runImportDir({ ...opts, dir }, ctx);
-    });
+  const cmd = addFlags(
+    directoryCommand('import', 'Import a directory: every <collection>.csv|tsv|json|ndjson|yaml|xlsx in it (singular or plural names), parents first, in one run', '<dir>', 'directory of per-collection files'),
+    IMPORT_DIR_FLAGS,
+  ).action(async (dir: string, opts: Omit<ImportDirOptions, 'dir'>) => {
+    await runImportDir({ ...opts, dir }, ctx);
+  });
   return examples(cmd, ['catalog import ./export', 'catalog import ./export --dry-run', 'catalog import ./legacy --plan legacy-plan.yaml --dry-run', 'catalog import ./export --sync --scope all --yes']);
 }
 

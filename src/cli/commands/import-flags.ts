@@ -1,32 +1,12 @@
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import { DEDUPE_POLICIES, DEFAULT_BATCH_BYTES, DEFAULT_BATCH_ROWS, DEFAULT_CONCURRENCY, DEFAULT_COPY_BATCH_ROWS, DEFAULT_DEDUPE } from '../../import/defaults.js';
 import { INPUT_FORMATS } from '../../format/types.js';
 import { DEFAULT_NULL_TOKEN } from '../../schema/conventions.js';
 import { defaultKeysText, defaultReferencesText } from '../../schema/facts.js';
-import { collect } from './shared.js';
+import { addFlags, type FlagRow, type FlagsOf } from './flag-table.js';
 
 // Apart from import.ts (the run, loaded when a command runs): `catalog import DIR` and `seed` are
 // defined at start-up, and defining them must not load the import command's run and its engine.
-
-/** One flag of an import: how it is spelled, what it takes, what --help says, and its default. */
-interface ImportFlagRow {
-  /** The long flag without `--`; its camel-case form is the key in ImportFlags. */
-  readonly flag: string;
-  /** One-letter short flag, without `-`. */
-  readonly short?: string;
-  /** The value's name in --help (`--batch-size <rows>`); none for a switch. */
-  readonly value?: string;
-  /** The value may be left out (`--check [level]`: true when it is). */
-  readonly optional?: boolean;
-  /** Repeatable: every value given, in order. */
-  readonly repeatable?: boolean;
-  readonly choices?: readonly string[];
-  readonly help: string;
-  /** What --help says the default is: the engine's own constant, rendered here (never restated). */
-  readonly fallback?: string;
-  /** A default commander fills in when the flag is not given. */
-  readonly preset?: string;
-}
 
 const MB = 1024 * 1024;
 
@@ -77,37 +57,28 @@ export const IMPORT_FLAGS = [
   { flag: 'scope', value: 'expr', help: "with --sync: the records the input stands for ('label=Chinook Records'), or all" },
   { flag: 'cascade', help: 'with --sync: remove rows that refer to removed records first (else they block the sync)' },
   { flag: 'yes', short: 'y', help: 'with --sync: do not ask before removing' },
-] as const satisfies readonly ImportFlagRow[];
-
-/** `batch-size` → `batchSize`, as commander names an option's value. */
-type Camel<S extends string> = S extends `${infer H}-${infer T}` ? `${H}${Capitalize<Camel<T>>}` : S;
-/** What commander hands over for a row: a list, a string or true, or a switch's boolean. */
-type FlagValue<R> = R extends { repeatable: true } ? string[] : R extends { optional: true } ? boolean | string : R extends { value: string } ? string : boolean;
+] as const satisfies readonly FlagRow[];
 
 /** The flags of `catalog <collection> import`, as commander parses them: one key per IMPORT_FLAGS row. */
-export type ImportFlags = { -readonly [R in (typeof IMPORT_FLAGS)[number] as Camel<R['flag']>]?: FlagValue<R> };
-
-/** A row's commander option, its help ending with the default the row names. */
-function importOption(row: ImportFlagRow): Option {
-  const value = row.value === undefined ? '' : row.optional ? ` [${row.value}]` : ` <${row.value}>`;
-  const help = row.fallback === undefined ? row.help : `${row.help} (default: ${row.fallback})`;
-  const option = new Option(`${row.short ? `-${row.short}, ` : ''}--${row.flag}${value}`, help);
-  if (row.choices) option.choices(row.choices);
-  if (row.preset !== undefined) option.default(row.preset);
-  if (row.repeatable) option.argParser(collect);
-  return option;
-}
+export type ImportFlags = FlagsOf<typeof IMPORT_FLAGS>;
 
 /** Import's flags, shared by `<collection> import FILE` and `import DIR`: every row of IMPORT_FLAGS. */
 export function importFlags(cmd: Command): Command {
-  for (const row of IMPORT_FLAGS as readonly ImportFlagRow[]) cmd.addOption(importOption(row));
-  return cmd;
+  return addFlags(cmd, IMPORT_FLAGS);
 }
+
+/** The flags of a directory import (`import DIR`, `seed [DIR]`) beside import's own. */
+export const DIRECTORY_FLAGS = [
+  { flag: 'skip-unknown', help: 'skip files named after no collection', fallback: 'refuse them, importing nothing' },
+] as const satisfies readonly FlagRow[];
+
+/** The flags of DIRECTORY_FLAGS, as commander parses them. */
+export type DirectoryFlags = FlagsOf<typeof DIRECTORY_FLAGS>;
 
 /**
  * A command that imports a directory (`import DIR`, `seed [DIR]`): import's flags, and what to do
  * with files named after no collection.
  */
 export function directoryCommand(name: string, description: string, argument: string, argumentHelp: string): Command {
-  return importFlags(new Command(name).description(description).argument(argument, argumentHelp)).option('--skip-unknown', 'skip files named after no collection (default: refuse them, importing nothing)');
+  return addFlags(importFlags(new Command(name).description(description).argument(argument, argumentHelp)), DIRECTORY_FLAGS);
 }

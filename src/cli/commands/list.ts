@@ -9,28 +9,37 @@ import type { PageWriter, Row, TextSink } from '../../format/types.js';
 import { startSpinner } from '../../io/spinner.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { buildReadQuery, count, type ReadFlags } from '../flags/query.js';
+import { buildReadQuery, count } from '../flags/query.js';
 import { commandWriter, outputFormat, plural, writeRows } from '../output.js';
-import { addReadFlags, examples, pathOf, titleField } from './shared.js';
+import { addFlags, type FlagRow, type FlagsOf } from './flag-table.js';
+import { addReadFlags, examples, pathOf, titleField, type ReadFlags } from './shared.js';
 
-export interface ListOptions extends ReadFlags {
+/** Rows per request with --all unless --page-size says otherwise. */
+export const DEFAULT_PAGE = 1000;
+
+/** List's own flags, one row each (the read flags come from READ_FLAGS): its commander chain and ListFlags come from them. */
+export const LIST_FLAGS = [
+  {
+    flag: 'all',
+    short: 'a',
+    help: 'every matching row, read page by page: on a terminal a table through $PAGER (less -SR by default), piped one JSON array across pages (or -o csv, ndjson, …)',
+  },
+  { flag: 'page-size', value: 'n', help: 'rows per request with --all', fallback: String(DEFAULT_PAGE) },
+  { flag: 'count', short: 'c', help: 'also count every matching row ("N of M" on stderr)' },
+] as const satisfies readonly FlagRow[];
+
+/** The flags of `catalog <collection> list`, as commander parses them: READ_FLAGS and LIST_FLAGS. */
+export type ListFlags = ReadFlags & FlagsOf<typeof LIST_FLAGS>;
+
+export interface ListOptions extends ListFlags {
   collection: string;
-  all?: boolean;
-  count?: boolean;
-  pageSize?: string;
 }
-
-const DEFAULT_PAGE = 1000;
 
 /** `catalog <collection> list`. */
 export function defineList(ctx: Context, table: TableDef): Command {
   const title = titleField(table);
-  const cmd = addReadFlags(new Command('list').description(`List ${table.name}, filtered, sorted and paged`))
-    .alias('ls')
-    .option('-a, --all', 'every matching row, read page by page: on a terminal a table through $PAGER (less -SR by default), piped one JSON array across pages (or -o csv, ndjson, …)')
-    .option('--page-size <n>', `rows per request with --all (default ${DEFAULT_PAGE})`)
-    .option('-c, --count', 'also count every matching row ("N of M" on stderr)')
-    .action(async (opts: Omit<ListOptions, 'collection'>) => runList({ ...opts, collection: table.name }, ctx));
+  const cmd = addFlags(addReadFlags(new Command('list').description(`List ${table.name}, filtered, sorted and paged`)).alias('ls'), LIST_FLAGS)
+    .action(async (opts: ListFlags) => runList({ ...opts, collection: table.name }, ctx));
   const fk = table.columns.find((c) => c.foreignKey);
   return examples(cmd, [
     `catalog ${table.name} list --where '${title}~*blue*' --order ${title} --limit 20`,

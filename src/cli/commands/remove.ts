@@ -6,32 +6,39 @@ import type { Context } from '../context.js';
 import { NotFoundError, UsageError } from '../errors.js';
 import { plural } from '../output.js';
 import { confirmWrite, namedRows, previewRows, stillReferenced } from './confirm.js';
-import { collect, examples, pathOf, singularOf, titleField } from './shared.js';
+import { addFlags, type FlagRow, type FlagsOf } from './flag-table.js';
+import { examples, pathOf, singularOf, titleField } from './shared.js';
 import { targetQuery, type TargetFlags } from './target.js';
 import { idQueries, idsFromFile } from './remove-file.js';
 import { splitLongQuery } from '../../client/in-list.js';
 import type { Query } from '../../grammar/types.js';
 import type { TableDef } from '../../schema/model.js';
 
-export interface RemoveOptions extends TargetFlags {
+/** Every flag of `catalog <collection> remove`, one row each: its commander chain and RemoveFlags come from it. */
+export const REMOVE_FLAGS = [
+  { flag: 'where', short: 'w', value: 'expr', repeatable: true, help: 'choose the rows by filter instead of an id (repeat to AND)' },
+  { flag: 'or', value: 'expr', repeatable: true, help: 'alternative filter (one or=() group)' },
+  { flag: 'all-rows', help: 'remove every row (only with no id and no --where)' },
+  { flag: 'file', value: 'ids.csv', help: 'remove the rows a file names: a column of ids, or of keys under a header naming the field (isrc_code, name)' },
+  { flag: 'yes', short: 'y', help: 'do not ask for confirmation (required when stdin is not a terminal)' },
+] as const satisfies readonly FlagRow[];
+
+/** The flags of `catalog <collection> remove`, as commander parses them: one key per REMOVE_FLAGS row. */
+export type RemoveFlags = FlagsOf<typeof REMOVE_FLAGS>;
+
+export interface RemoveOptions extends RemoveFlags, TargetFlags {
   collection: string;
-  yes?: boolean;
-  /** `--file ids.csv`: a column of ids, or of keys under a header naming the field. */
-  file?: string;
 }
 
 /** `catalog <collection> remove`. */
 export function defineRemove(ctx: Context, table: TableDef): Command {
-  const cmd = new Command('remove')
-    .alias('rm')
-    .description(`Remove one ${table.singular} (by id) or every ${table.singular} matching --where`)
-    .argument('[id]', `the ${table.singular}'s id`)
-    .option('-w, --where <expr>', 'choose the rows by filter instead of an id (repeat to AND)', collect)
-    .option('--or <expr>', 'alternative filter (one or=() group)', collect)
-    .option('--all-rows', 'remove every row (only with no id and no --where)')
-    .option('--file <ids.csv>', 'remove the rows a file names: a column of ids, or of keys under a header naming the field (isrc_code, name)')
-    .option('-y, --yes', 'do not ask for confirmation (required when stdin is not a terminal)')
-    .action(async (id: string | undefined, opts: Omit<RemoveOptions, 'collection' | 'id'>) => runRemove({ ...opts, id, collection: table.name }, ctx));
+  const cmd = addFlags(
+    new Command('remove')
+      .alias('rm')
+      .description(`Remove one ${table.singular} (by id) or every ${table.singular} matching --where`)
+      .argument('[id]', `the ${table.singular}'s id`),
+    REMOVE_FLAGS,
+  ).action(async (id: string | undefined, opts: RemoveFlags) => runRemove({ ...opts, id, collection: table.name }, ctx));
   return examples(cmd, [
     `catalog ${table.name} remove 3f2a9c1e-8b1d-4e7a-9c55-0d6f1b2a4e10`,
     `catalog ${table.name} remove --where '${titleField(table)}~*test*' --yes`,

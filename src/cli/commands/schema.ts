@@ -3,27 +3,32 @@ import { Command } from 'commander';
 import { isFormat } from '../../format/types.js';
 import { type Context, DEFAULT_SERVE_URL } from '../context.js';
 import { UsageError } from '../errors.js';
+import { addFlags, type FlagRow, type FlagsOf } from './flag-table.js';
 import { examples } from './shared.js';
 
-export interface SchemaOptions {
-  format?: string;
+/** Every flag of `catalog schema`, one row each: its commander chain and SchemaFlags come from it. */
+export const SCHEMA_FLAGS = [
+  { flag: 'format', value: 'format', help: 'json or yaml', fallback: 'from the -o file name, else json' },
+] as const satisfies readonly FlagRow[];
+
+/** The flags of `catalog schema`, as commander parses them: one key per SCHEMA_FLAGS row. */
+export type SchemaFlags = FlagsOf<typeof SCHEMA_FLAGS>;
+
+export interface SchemaOptions extends SchemaFlags {
   /** Write here instead of stdout. */
   file?: string;
 }
 
 /** `catalog schema`. */
 export function defineSchema(ctx: Context): Command {
-  const cmd = new Command('schema')
-    .description("Download the service's root description (OpenAPI 2.0) as JSON or YAML")
-    .option('--format <format>', 'json or yaml (default: from the -o file name, else json)')
-    .action(async (opts: { format?: string }) => {
-      // -o is the global output option; here it names a file (or the format, for -o yaml).
-      const o = ctx.globals.output;
-      ctx.globals = { ...ctx.globals, output: undefined };
-      if (o && isFormat(o) && o !== 'json' && o !== 'yaml') throw new UsageError(`the root description is JSON or YAML, not ${o}`, 'catalog schema --format yaml -o catalog.yaml');
-      const asFormat = o === 'json' || o === 'yaml';
-      await runSchema({ format: opts.format ?? (asFormat ? o : undefined), file: asFormat ? undefined : o }, ctx);
-    });
+  const cmd = addFlags(new Command('schema').description("Download the service's root description (OpenAPI 2.0) as JSON or YAML"), SCHEMA_FLAGS).action(async (opts: SchemaFlags) => {
+    // -o is the global output option; here it names a file (or the format, for -o yaml).
+    const o = ctx.globals.output;
+    ctx.globals = { ...ctx.globals, output: undefined };
+    if (o && isFormat(o) && o !== 'json' && o !== 'yaml') throw new UsageError(`the root description is JSON or YAML, not ${o}`, 'catalog schema --format yaml -o catalog.yaml');
+    const asFormat = o === 'json' || o === 'yaml';
+    await runSchema({ format: opts.format ?? (asFormat ? o : undefined), file: asFormat ? undefined : o }, ctx);
+  });
   return examples(cmd, ['catalog schema > catalog.json', 'catalog schema --format yaml -o catalog.yaml', 'catalog --url https://catalog.example.com schema -o remote.json']);
 }
 

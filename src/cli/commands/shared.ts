@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { type TableDef, titleOf } from '../../schema/model.js';
+import { addFlags, type FlagRow, type FlagsOf } from './flag-table.js';
 
 /** Thrown by a placeholder command when commander picked it: the caller rebuilds the whole tree. */
 export class NeedsWholeTree extends Error {}
@@ -30,22 +31,34 @@ export function settlePlaceholders(root: Command): void {
   }
 }
 
-/** Collects a repeatable option's values. */
-export const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+// a repeatable flag's parser lives beside the flag tables; globals.ts takes it from here
+export { collect } from './flag-table.js';
 
-/** Adds the read flags shared by list and export (--where, --or, --select, --order, --limit, --offset). */
+/**
+ * The read flags shared by list and export, one row each: their commander chain (addReadFlags) and
+ * their type (ReadFlags) come from it.
+ */
+export const READ_FLAGS = [
+  {
+    flag: 'where',
+    short: 'w',
+    value: 'expr',
+    repeatable: true,
+    help: "filter: field=op.value or field OP value (OP: = != < <= > >= ~ !~; ~ ignores case and accents, * is a wildcard; dates may be today, -30d, now-6h); repeat to AND. A short-form filter on an embed (labels.name=Verve) keeps only the rows whose embed matches; the raw form labels.name=eq.Verve keeps the others with the embed empty",
+  },
+  { flag: 'or', value: 'expr', repeatable: true, help: 'alternative filter; every --or joins one or=() group' },
+  { flag: 'select', short: 's', value: 'cols', help: 'fields and embeds, PostgREST select syntax: id,name,labels(name)' },
+  { flag: 'order', value: 'spec', help: 'sort: field[.asc|.desc][.nullsfirst|.nullslast], comma-separated' },
+  { flag: 'limit', short: 'l', value: 'n', help: 'at most N rows' },
+  { flag: 'offset', value: 'n', help: 'skip N rows' },
+] as const satisfies readonly FlagRow[];
+
+/** The read flags of list and export, as commander parses them: one key per READ_FLAGS row. */
+export type ReadFlags = FlagsOf<typeof READ_FLAGS>;
+
+/** Adds the read flags shared by list and export (--where, --or, --select, --order, --limit, --offset): every row of READ_FLAGS. */
 export function addReadFlags(cmd: Command): Command {
-  return cmd
-    .option(
-      '-w, --where <expr>',
-      "filter: field=op.value or field OP value (OP: = != < <= > >= ~ !~; ~ ignores case and accents, * is a wildcard; dates may be today, -30d, now-6h); repeat to AND. A short-form filter on an embed (labels.name=Verve) keeps only the rows whose embed matches; the raw form labels.name=eq.Verve keeps the others with the embed empty",
-      collect,
-    )
-    .option('--or <expr>', 'alternative filter; every --or joins one or=() group', collect)
-    .option('-s, --select <cols>', 'fields and embeds, PostgREST select syntax: id,name,labels(name)')
-    .option('--order <spec>', 'sort: field[.asc|.desc][.nullsfirst|.nullslast], comma-separated')
-    .option('-l, --limit <n>', 'at most N rows')
-    .option('--offset <n>', 'skip N rows');
+  return addFlags(cmd, READ_FLAGS);
 }
 
 /** Appends a command's examples (and where they run) to its --help. */

@@ -2,17 +2,27 @@ import { Command } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { loadAuth } from '../embedded.js';
+import { addFlags, type FlagRow, type FlagsOf } from './flag-table.js';
 import { examples } from './shared.js';
 
 /** Roles a minted token may carry (anonymous access needs no token). */
 export const TOKEN_ROLES = ['reader', 'editor', 'admin'] as const;
 
-export interface TokenCreateOptions {
-  role?: string;
-  /** Lifetime such as `1h`, `30m`, `7d`, `1y`; `never` for no expiry. */
-  expires?: string;
-  secret?: string;
-}
+/** A token's lifetime unless --expires says otherwise. */
+export const DEFAULT_LIFETIME = '1h';
+
+/**
+ * Every flag of `catalog token create`, one row each: its commander chain and TokenCreateOptions
+ * come from it. `--expires` takes a lifetime such as `1h`, `30m`, `7d`, `1y`; `never` for no expiry.
+ */
+export const TOKEN_CREATE_FLAGS = [
+  { flag: 'role', value: 'role', required: true, help: `what the token may do: ${TOKEN_ROLES.join('|')} (reader reads, editor also writes, admin also deletes)` },
+  { flag: 'expires', value: 'lifetime', preset: DEFAULT_LIFETIME, help: 'how long it is valid: 30m, 1h, 7d, 1y, or never' },
+  { flag: 'secret', value: 'secret', help: 'the secret the service checks tokens with (env CATALOG_JWT_SECRET)' },
+] as const satisfies readonly FlagRow[];
+
+/** The flags of `catalog token create`, as commander parses them: one key per TOKEN_CREATE_FLAGS row. */
+export type TokenCreateOptions = FlagsOf<typeof TOKEN_CREATE_FLAGS>;
 
 /** The shortest secret PostgREST accepts for HS256. */
 const MIN_SECRET = 32;
@@ -33,12 +43,7 @@ export function tokenLifetime(text: string): string | undefined {
 
 /** `catalog token` with `create`. */
 export function defineToken(ctx: Context): Command {
-  const create = new Command('create')
-    .description('Mint a signed token (HS256) for a role; prints only the token, for scripts and CI')
-    .requiredOption('--role <role>', `what the token may do: ${TOKEN_ROLES.join('|')} (reader reads, editor also writes, admin also deletes)`)
-    .option('--expires <lifetime>', 'how long it is valid: 30m, 1h, 7d, 1y, or never', '1h')
-    .option('--secret <secret>', 'the secret the service checks tokens with (env CATALOG_JWT_SECRET)')
-    .action(async (opts: TokenCreateOptions) => runTokenCreate(opts, ctx));
+  const create = addFlags(new Command('create').description('Mint a signed token (HS256) for a role; prints only the token, for scripts and CI'), TOKEN_CREATE_FLAGS).action(async (opts: TokenCreateOptions) => runTokenCreate(opts, ctx));
   examples(create, [
     'catalog token create --role editor --secret "$CATALOG_JWT_SECRET"',
     'CATALOG_TOKEN=$(catalog token create --role admin --expires 10m) catalog labels list',
@@ -61,7 +66,7 @@ export async function runTokenCreate(opts: TokenCreateOptions, ctx: Context): Pr
   if (secret.length < MIN_SECRET) {
     await ctx.warn(`the secret has ${secret.length} characters; PostgREST refuses secrets shorter than ${MIN_SECRET}`);
   }
-  const lifetime = tokenLifetime(opts.expires ?? '1h');
+  const lifetime = tokenLifetime(opts.expires ?? DEFAULT_LIFETIME);
   const { mintToken } = await loadAuth();
   const token = await mintToken(secret, role, lifetime);
   await ctx.io.stdout.write(`${token}\n`);

@@ -12,38 +12,45 @@ import { confirmWrite, namedRows, previewRows } from './confirm.js';
 import { resolveReferences } from './references.js';
 import { splitLongQuery } from '../../client/in-list.js';
 import type { Query } from '../../grammar/types.js';
-import { collect, examples, pathOf, singularOf, titleField } from './shared.js';
+import { addFlags, type FlagRow, type FlagsOf } from './flag-table.js';
+import { examples, pathOf, singularOf, titleField } from './shared.js';
 import { targetQuery, type TargetFlags } from './target.js';
 
-export interface UpdateOptions extends TargetFlags {
+/** Every flag of `catalog <collection> update`, one row each: its commander chain and UpdateFlags come from it. */
+export const UPDATE_FLAGS = [
+  { flag: 'where', short: 'w', value: 'expr', repeatable: true, help: 'choose the rows by filter instead of an id (repeat to AND)' },
+  { flag: 'or', value: 'expr', repeatable: true, help: 'alternative filter (one or=() group)' },
+  { flag: 'all-rows', help: 'update every row (only with no id and no --where)' },
+  { flag: 'yes', short: 'y', help: 'do not ask before changing more than one row (required when stdin is not a terminal)' },
+  { flag: 'interactive', short: 'i', help: 'ask for each field on the terminal, showing its current value (one id)' },
+  { flag: 'ref', value: 'field=collection.column', repeatable: true, help: 'resolve a text field to its id by name, repeatable (releases do label, genre, subgenre unasked)' },
+] as const satisfies readonly FlagRow[];
+
+/** The flags of `catalog <collection> update`, as commander parses them: one key per UPDATE_FLAGS row. */
+export type UpdateFlags = FlagsOf<typeof UPDATE_FLAGS>;
+
+export interface UpdateOptions extends Omit<UpdateFlags, 'interactive'>, TargetFlags {
   collection: string;
   pairs: string[];
-  yes?: boolean;
-  /** `--ref FIELD=COLLECTION.COLUMN` (releases resolve label, genre, subgenre names unasked). */
-  ref?: string[];
 }
 
 /** `catalog <collection> update`. */
 export function defineUpdate(ctx: Context, table: TableDef, interactive?: (opts: Record<string, unknown>, ctx: Context) => Promise<void>): Command {
   const title = titleField(table);
-  const cmd = new Command('update')
-    .description(`Change fields of one ${table.singular} (by id) or of every ${table.singular} matching --where`)
-    .argument('[ID] [FIELD=VALUE...]', 'the id (unless --where is given), then the new field values')
-    .option('-w, --where <expr>', 'choose the rows by filter instead of an id (repeat to AND)', collect)
-    .option('--or <expr>', 'alternative filter (one or=() group)', collect)
-    .option('--all-rows', 'update every row (only with no id and no --where)')
-    .option('-y, --yes', 'do not ask before changing more than one row (required when stdin is not a terminal)')
-    .option('-i, --interactive', 'ask for each field on the terminal, showing its current value (one id)')
-    .option('--ref <field=collection.column>', 'resolve a text field to its id by name, repeatable (releases do label, genre, subgenre unasked)', collect)
-    .action(async (args: string[], opts: Omit<UpdateOptions, 'collection' | 'pairs' | 'id'> & { interactive?: boolean }) => {
-      const byWhere = (opts.where?.length ?? 0) > 0 || (opts.or?.length ?? 0) > 0 || opts.allRows;
-      const [first, ...rest] = args;
-      const id = !byWhere && first !== undefined && !first.includes('=') ? first : undefined;
-      if (opts.interactive && interactive) {
-        return interactive({ collection: table.name, id, presets: id !== undefined ? rest : args, byFilter: Boolean(byWhere) }, ctx);
-      }
-      await runUpdate({ ...opts, id, pairs: id !== undefined ? rest : args, collection: table.name }, ctx);
-    });
+  const cmd = addFlags(
+    new Command('update')
+      .description(`Change fields of one ${table.singular} (by id) or of every ${table.singular} matching --where`)
+      .argument('[ID] [FIELD=VALUE...]', 'the id (unless --where is given), then the new field values'),
+    UPDATE_FLAGS,
+  ).action(async (args: string[], opts: UpdateFlags) => {
+    const byWhere = (opts.where?.length ?? 0) > 0 || (opts.or?.length ?? 0) > 0 || opts.allRows;
+    const [first, ...rest] = args;
+    const id = !byWhere && first !== undefined && !first.includes('=') ? first : undefined;
+    if (opts.interactive && interactive) {
+      return interactive({ collection: table.name, id, presets: id !== undefined ? rest : args, byFilter: Boolean(byWhere) }, ctx);
+    }
+    await runUpdate({ ...opts, id, pairs: id !== undefined ? rest : args, collection: table.name }, ctx);
+  });
   return examples(cmd, [
     `catalog ${table.name} update 3f2a9c1e-8b1d-4e7a-9c55-0d6f1b2a4e10 ${title}='New Title'`,
     `catalog ${table.name} update --where "${title}=Old Title" ${title}='New Title' --yes`,

@@ -10,15 +10,10 @@ import { resolveRelativeDate } from './relative-date.js';
 import { editDistance } from '../../format/suggest.js';
 import { checkText } from './values.js';
 
-/** The read flags of list/export. */
-export interface ReadFlags {
-  where?: string[];
-  or?: string[];
-  select?: string;
-  order?: string;
-  limit?: string;
-  offset?: string;
-}
+import type { ReadFlags } from '../commands/shared.js';
+
+/** The read flags of list/export: one key per READ_FLAGS row (src/cli/commands/shared.ts). */
+export type { ReadFlags };
 
 /** Runs a grammar parser on one flag's value, turning its error into a usage error that names the flag. */
 export function parseFlag<T>(flag: string, text: string, parse: (t: string) => T): T {
