@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 
 /** The repository root and its src/ folder. */
@@ -22,5 +22,10 @@ export function importsOf(file: string): string[] {
     ...[...text.matchAll(/^(?:import|export)\s[^;]*?from\s+'(\.[^']+)'/gms)].map((m) => m[1]),
     ...[...text.matchAll(/import\('(\.[^']+)'\)/g)].map((m) => m[1]),
   ];
-  return specs.map((s) => resolve(dirname(file), s).replace(/\.js$/, '.ts'));
+  // a .js specifier names the .ts source beside it, or a plain JavaScript file (the bench's generator)
+  return specs.map((s) => {
+    const path = resolve(dirname(file), s);
+    const ts = path.replace(/\.js$/, '.ts');
+    return ts !== path && !existsSync(ts) && existsSync(path) ? path : ts;
+  });
 }
