@@ -10,6 +10,7 @@ import type { TableDef } from '../../schema/model.js';
 import { UsageError } from '../errors.js';
 import { checkRecords, parseAssignments, type WriteRecord } from '../flags/body.js';
 import { plural, success, writeRows } from '../output.js';
+import { REF_ROW } from './flag-rows.js';
 import { addFlags, type FlagRow, type FlagsOf } from './flag-table.js';
 import { examples, pathOf, singularOf, titleField } from './shared.js';
 import { resolveReferences } from './references.js';
@@ -19,7 +20,7 @@ export const ADD_FLAGS = [
   { flag: 'json', value: 'json', help: 'the record(s) as JSON: {"field": value} or [{...}, ...]' },
   { flag: 'file', short: 'f', value: 'file', help: 'read the record(s) from a JSON or YAML file (- for stdin)' },
   { flag: 'interactive', short: 'i', help: 'ask for each field on the terminal (FIELD=VALUE pairs fill answers in)' },
-  { flag: 'ref', value: 'field=collection.column', repeatable: true, help: 'resolve a text field to its id by name, repeatable (releases do label, genre, subgenre unasked)' },
+  REF_ROW,
 ] as const satisfies readonly FlagRow[];
 
 /** The flags of `catalog <collection> add`, as commander parses them: one key per ADD_FLAGS row. */

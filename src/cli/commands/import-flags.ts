@@ -2,7 +2,8 @@ import { Command } from 'commander';
 import { DEDUPE_POLICIES, DEFAULT_BATCH_BYTES, DEFAULT_BATCH_ROWS, DEFAULT_CONCURRENCY, DEFAULT_COPY_BATCH_ROWS, DEFAULT_DEDUPE } from '../../import/defaults.js';
 import { INPUT_FORMATS } from '../../format/types.js';
 import { DEFAULT_NULL_TOKEN } from '../../schema/conventions.js';
-import { defaultKeysText, defaultReferencesText } from '../../schema/facts.js';
+import { defaultKeysText } from '../../schema/facts.js';
+import { REF_ROW } from './flag-rows.js';
 import { addFlags, type FlagRow, type FlagsOf } from './flag-table.js';
 
 // Apart from import.ts (the run, loaded when a command runs): `catalog import DIR` and `seed` are
@@ -47,7 +48,7 @@ export const IMPORT_FLAGS = [
   { flag: 'key', value: 'cols', help: 'natural key rows without an id are matched by', fallback: defaultKeysText() },
   { flag: 'source', value: 'name', help: "the system the input comes from (e.g. legacy): with --source-id, each row's id there is kept and matched first on a re-run" },
   { flag: 'source-id', value: 'column', help: "with --source: the column holding the source system's id of each row" },
-  { flag: 'ref', value: 'field=collection.column', repeatable: true, help: `resolve a text field to its id by name, repeatable (${defaultReferencesText()} unasked)` },
+  REF_ROW,
   {
     flag: 'create-missing',
     help: "a reference to a name no record has creates that record, and a credit name no artist has (tracks) creates the artist; an unknown ISRC in a release's tracks is still rejected: a track needs more than its ISRC",

@@ -6,6 +6,7 @@ import type { Context } from '../context.js';
 import { NotFoundError, UsageError } from '../errors.js';
 import { plural } from '../output.js';
 import { confirmWrite, namedRows, previewRows, stillReferenced } from './confirm.js';
+import { TARGET_ROWS } from './flag-rows.js';
 import { addFlags, type FlagRow, type FlagsOf } from './flag-table.js';
 import { examples, pathOf, singularOf, titleField } from './shared.js';
 import { targetQuery, type TargetFlags } from './target.js';
@@ -16,8 +17,7 @@ import type { TableDef } from '../../schema/model.js';
 
 /** Every flag of `catalog <collection> remove`, one row each: its commander chain and RemoveFlags come from it. */
 export const REMOVE_FLAGS = [
-  { flag: 'where', short: 'w', value: 'expr', repeatable: true, help: 'choose the rows by filter instead of an id (repeat to AND)' },
-  { flag: 'or', value: 'expr', repeatable: true, help: 'alternative filter (one or=() group)' },
+  ...TARGET_ROWS,
   { flag: 'all-rows', help: 'remove every row (only with no id and no --where)' },
   { flag: 'file', value: 'ids.csv', help: 'remove the rows a file names: a column of ids, or of keys under a header naming the field (isrc_code, name)' },
   { flag: 'yes', short: 'y', help: 'do not ask for confirmation (required when stdin is not a terminal)' },

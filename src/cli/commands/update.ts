@@ -12,18 +12,18 @@ import { confirmWrite, namedRows, previewRows } from './confirm.js';
 import { resolveReferences } from './references.js';
 import { splitLongQuery } from '../../client/in-list.js';
 import type { Query } from '../../grammar/types.js';
+import { REF_ROW, TARGET_ROWS } from './flag-rows.js';
 import { addFlags, type FlagRow, type FlagsOf } from './flag-table.js';
 import { examples, pathOf, singularOf, titleField } from './shared.js';
 import { targetQuery, type TargetFlags } from './target.js';
 
 /** Every flag of `catalog <collection> update`, one row each: its commander chain and UpdateFlags come from it. */
 export const UPDATE_FLAGS = [
-  { flag: 'where', short: 'w', value: 'expr', repeatable: true, help: 'choose the rows by filter instead of an id (repeat to AND)' },
-  { flag: 'or', value: 'expr', repeatable: true, help: 'alternative filter (one or=() group)' },
+  ...TARGET_ROWS,
   { flag: 'all-rows', help: 'update every row (only with no id and no --where)' },
   { flag: 'yes', short: 'y', help: 'do not ask before changing more than one row (required when stdin is not a terminal)' },
   { flag: 'interactive', short: 'i', help: 'ask for each field on the terminal, showing its current value (one id)' },
-  { flag: 'ref', value: 'field=collection.column', repeatable: true, help: 'resolve a text field to its id by name, repeatable (releases do label, genre, subgenre unasked)' },
+  REF_ROW,
 ] as const satisfies readonly FlagRow[];
 
 /** The flags of `catalog <collection> update`, as commander parses them: one key per UPDATE_FLAGS row. */
