@@ -54,11 +54,6 @@ export interface RecordReader {
   bytesRead(): number;
 }
 
-/**
- * An import or export failure that is the user's to fix. `kind` says whose: `usage` (a flag, a
- * header, the wrong file: the command line must change) or `input` (the data or the service
- * refused it). The CLI decides the exit code from it (src/cli/errors.ts); the engine never does.
- */
 /** An error as it was (its exit code unchanged) with what to do next, which the CLI shows as a hint under it. */
 export function withHint(err: unknown, hint: string | null): unknown {
   if (hint && err instanceof Error) Object.assign(err, { nextStep: hint });
@@ -71,6 +66,11 @@ export function nextStepOf(err: unknown): string | null {
   return typeof next === 'string' ? next : null;
 }
 
+/**
+ * An import or export failure that is the user's to fix. `kind` says whose: `usage` (a flag, a
+ * header, the wrong file: the command line must change) or `input` (the data or the service
+ * refused it). The CLI decides the exit code from it (src/cli/errors.ts); the engine never does.
+ */
 export class ImportError extends Error {
   override readonly name = 'ImportError';
   constructor(
