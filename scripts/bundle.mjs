@@ -6,6 +6,7 @@
 //   dist/bundle/catalog.js         the entry bin/catalog.js imports (`run`, `systemContext`): it
 //                                  compiles the script with the code cache kept in the user's
 //                                  $XDG_CACHE_HOME/catalog-v8, and writes that cache when there is none
+//   dist/bundle/pglite-thread.js   the embedded store's thread (an ES module a worker runs)
 //
 // Why: Node 20 has no code cache for ES modules (module.enableCompileCache came in 22), and a
 // command loaded ~50 chunks of an ES-module bundle, each resolved, read, parsed and linked on every
@@ -122,6 +123,26 @@ const result = await build({
   banner: { js: `(function (${WRAPPER_PARAMS}) {"use strict";\nconst __resolveUrl = (req, spec) => require("node:url").pathToFileURL(req.resolve(spec)).href;` },
   footer: { js: '})' },
 });
+
+// The embedded store's thread (src/store/pglite-thread.ts, started by pglite-remote.ts): an ES
+// module of its own, since a worker runs a file, with the migrations embedded as in the script.
+// import.meta.url stays its own file's, dist/bundle/, one level below dist/ as dist/store/ is, so
+// the paths it builds from it (the shipped template) are the same.
+const THREAD = 'pglite-thread.js';
+await build({
+  entryPoints: [`${dist}/store/${THREAD}`],
+  outfile: `${outdir}/${THREAD}`,
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  external,
+  plugins: [embedMigrations],
+  sourcemap: process.argv.includes('--no-sourcemap') ? false : 'linked',
+  logLevel: 'warning',
+  minifyWhitespace: true,
+});
+if (readFileSync(`${outdir}/${THREAD}`, 'utf8').includes('../../migrations/')) throw new Error(`${THREAD}: reads the migration files from migrations/ instead of embedding them (see embedMigrations)`);
 
 const metaWarnings = result.warnings.filter((w) => w.text.includes('import.meta'));
 if (metaWarnings.length) throw new Error(`import.meta other than .url and .resolve() cannot be bundled into a script: ${metaWarnings.map((w) => `${w.location?.file}:${w.location?.line}`).join(', ')}`);

@@ -396,6 +396,7 @@ export class Context {
     const pglite = await loadPGlite();
     if (short) pglite.baselineWasmOnly();
     pglite.useSmallBufferPool(short);
+    pglite.useStoreThread(!short); // a bulk command's client and service then share no thread with PGlite
     void pglite.prepareEngine();
     try {
       return await start();

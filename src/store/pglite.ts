@@ -14,7 +14,7 @@ import { bufferPool } from './pglite-engine.js';
 import { packToTar, unpackPack, writePack } from './pglite-template.js';
 import { isDatabaseError, type Queryable, type QueryResult, type Store, StoreError, toStoreError } from './store.js';
 
-export { baselineWasmOnly, useSmallBufferPool } from './pglite-engine.js';
+export { baselineWasmOnly, useSmallBufferPool, useStoreThread } from './pglite-engine.js';
 
 // Keep dates and timestamps exactly as PostgreSQL prints them (no JS Date round trip).
 const TEXT_TYPES = [1082, 1083, 1114, 1184, 1266];
@@ -38,8 +38,10 @@ let engineStarted: Promise<void> = Promise.resolve();
  * threads, so that the compilation overlaps whatever the caller does next (loading modules,
  * unpacking a new data directory) instead of starting when PGlite is constructed. Once per process;
  * openPGlite calls it too. Falls back to PGlite's own loading when the module cannot be found.
+ * `compiled`: the module another thread compiled (the store's thread is handed its opener's).
  */
-export function prepareEngine(): Promise<{ pgliteWasmModule?: WebAssembly.Module }> {
+export function prepareEngine(compiled?: WebAssembly.Module): Promise<{ pgliteWasmModule?: WebAssembly.Module }> {
+  if (!engine && compiled) engine = Promise.resolve({ pgliteWasmModule: compiled });
   if (!engine) {
     const wasm = readFile(new URL('pglite.wasm', import.meta.resolve('@electric-sql/pglite'))).catch(() => null);
     // This callback is registered first, so the compile has started when engineStarted settles.

@@ -3,10 +3,11 @@ import { SERVED_TABLES } from '../../src/schema/catalog.js';
 import { LATEST_VERSION } from '../../src/schema/migrations.js';
 import { migrate } from '../../src/store/migrate.js';
 import { StoreError, type Store } from '../../src/store/store.js';
-import { STORE_KINDS, disposeStore } from '../support/stores.js';
+import { STORE_KINDS, disposeStore, makePGliteThreadStore } from '../support/stores.js';
 
-/** The contract every Store implementation keeps; run against PGlite and PostgreSQL. */
-for (const { kind, make, skip } of STORE_KINDS) {
+/** The contract every Store implementation keeps; run against PGlite (in this thread and on its own), and PostgreSQL. */
+const KINDS: Array<{ kind: string; make: () => Promise<Store & { drop?(): Promise<void> }>; skip: boolean }> = [...STORE_KINDS, { kind: 'pglite on its own thread', make: makePGliteThreadStore, skip: false }];
+for (const { kind, make, skip } of KINDS) {
   describe.skipIf(skip)(`store contract: ${kind}${skip ? ' (SKIPPED: set CATALOG_TEST_DATABASE_URL)' : ''}`, () => {
     let store: Store & { drop?(): Promise<void> };
     beforeAll(async () => {

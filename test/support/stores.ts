@@ -1,6 +1,7 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { openPGlite, templateCachePath } from '../../src/store/pglite.js';
+import { openPGliteThread } from '../../src/store/pglite-remote.js';
 import { openPostgres } from '../../src/store/postgres.js';
 import type { Store } from '../../src/store/store.js';
 
@@ -16,6 +17,22 @@ export function tempDir(prefix = 'dir-'): string {
 export async function makePGliteStore(): Promise<Store> {
   const template = new Blob([readFileSync(templateCachePath())]);
   return openPGlite({ template });
+}
+
+/**
+ * A new catalog in a temporary directory, with PGlite on a thread of its own as `catalog serve
+ * --data` and the background holder run it (src/store/pglite-remote.ts; the thread runs the build's
+ * dist/store/pglite-thread.js). `drop()` closes it and removes the directory.
+ */
+export async function makePGliteThreadStore(): Promise<Store & { drop(): Promise<void> }> {
+  const dir = tempDir('thread-store-');
+  const store = await openPGliteThread(join(dir, 'catalog'));
+  return Object.assign(store, {
+    async drop() {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  });
 }
 
 let schemaSeq = 0;

@@ -311,8 +311,9 @@ async function serveHere(first: Settled, settle: () => Promise<Settled>, idleSec
   // The background holder (--idle-exit, what commands start) serves only its owner's commands (src/holder/).
   const background = idleSeconds ? (await loadHolder()).backgroundServeOptions(idleSeconds, ctx.version, () => idleNow('idle')) : {};
   const stopping = ctx.waitForSignal();
+  // storeThread: an embedded catalog's PGlite on its own thread, beside the service's (store/pglite-remote.ts)
   const start = () =>
-    control.startServer({ ...startOptions, ...background }).catch((err: NodeJS.ErrnoException) => {
+    control.startServer({ ...startOptions, ...background, storeThread: true }).catch((err: NodeJS.ErrnoException) => {
       if (err.code === 'EADDRINUSE') throw new Error(`port ${port} on ${startOptions.host} is already in use: choose another with --port`);
       if (/^refusing|already served|is held by|^sslmode=/.test(err.message)) throw new UsageError(err.message, /^sslmode=/.test(err.message) ? undefined : 'one process holds an embedded catalog: stop that one, or give this one another --data');
       throw err;
