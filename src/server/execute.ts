@@ -3,7 +3,7 @@ import type { Preferences } from '../grammar/types.js';
 import { normalizeUuid } from '../schema/codecs.js';
 import type { Queryable, Store } from '../store/store.js';
 import { ApiError, singularError } from './errors.js';
-import { batchKey, bodyCredits, checkBatch, creditsCanonical, linkColumns } from './link-batch.js';
+import { batchKey, bodyCredits, type BodyCredits, checkBatch, creditsCanonical, linkColumns } from './link-batch.js';
 import { matchLock, matchLookup, resolveIds, stagedUnchanged, type LookupRow, type Resolution } from './match.js';
 import type { Planned, WritePlan } from './plan.js';
 import { copyShapeCheck, copyShapeError, mergeSourceIds, sourceIdConflict } from './source-ids.js';
@@ -190,12 +190,11 @@ async function writeDirect(tx: Queryable, timezoneApplied: boolean, write: () =>
  * statement reads, links checked there (`checked`: the catalog's key, link-batch.ts). Returns the
  * write when it is done, else the rows staged.
  */
-async function writeCopy(tx: Queryable, planned: Planned, plan: WritePlan, schema: string, checked: string | null, timezoneApplied: boolean): Promise<WriteResult | number> {
+async function writeCopy(tx: Queryable, planned: Planned, plan: WritePlan, schema: string, checked: string | null, credits: BodyCredits | null, timezoneApplied: boolean): Promise<WriteResult | number> {
   if (!tx.copyCsv) throw new ApiError(415, 'PGRST102', 'This store cannot load COPY bodies');
   const body = plan.payload!.copy!;
   // every row new (as far as the first one says): the body may go straight in; asked once for both ways
   const fresh = directCopyAllowed(planned) && !(await firstRowStored(tx, plan, schema, body));
-  const credits = checked ? bodyCredits(body, plan, fresh) : null;
   if (fresh && (!checked || (await creditsCanonical(tx, plan, schema, body, checked, credits!)))) {
     const direct = await copyDirect(tx, plan, schema, body, timezoneApplied);
     if (direct) return direct;
@@ -347,6 +346,9 @@ export async function execute(store: Store, planned: Planned, statement: Stateme
   // a staged insert with links is checked as one set, and skips the row triggers (link-batch.ts);
   // the key is read before the transaction (the embedded store runs one statement at a time)
   const checked = planned.plan.kind === 'insert' && linkColumns(planned.plan).length > 0 ? await batchKey(store) : null;
+  // a COPY body's credits are read before the transaction too: the embedded store's thread runs
+  // another batch's statements meanwhile (the ids are kept for the way straight in, when it is open)
+  const credits = checked && planned.plan.kind !== 'read' && !planned.plan.staged && planned.plan.payload?.copy !== undefined ? bodyCredits(planned.plan.payload.copy, planned.plan, directCopyAllowed(planned)) : null;
   try {
     const result = await store.transaction(async (tx): Promise<ExecResult> => {
       await actAs(tx, planned.request.principal); // --db-roles: the JWT's database role (db-role.ts)
@@ -369,7 +371,7 @@ export async function execute(store: Store, planned: Planned, statement: Stateme
         if (plan0.match) [params, collapsed] = [bindMoves(params, moves), s.collapsed];
         if (checked && s.staged > 0) await checkBatch(tx, plan0, store.schema, stagedTarget(plan0), checked);
       } else if (plan0.kind !== 'read' && plan0.payload?.copy !== undefined) {
-        const copied = await writeCopy(tx, planned, plan0, store.schema, checked, timezoneApplied);
+        const copied = await writeCopy(tx, planned, plan0, store.schema, checked, credits, timezoneApplied);
         if (typeof copied !== 'number') return copied;
         received = copied;
       } else if (plan0.kind !== 'read' && plan0.payload && plan0.payload.rows >= 0) received = plan0.payload.rows;
