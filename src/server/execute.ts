@@ -3,7 +3,7 @@ import type { Preferences } from '../grammar/types.js';
 import { normalizeUuid } from '../schema/codecs.js';
 import type { Queryable, Store } from '../store/store.js';
 import { ApiError, singularError } from './errors.js';
-import { batchKey, bodyCredits, type BodyCredits, checkBatch, creditsCanonical, linkColumns } from './link-batch.js';
+import { batchKey, type BodyCredits, bodyCreditsSliced, checkBatch, creditsCanonical, linkColumns } from './link-batch.js';
 import { matchLock, matchLookup, resolveIds, stagedUnchanged, type LookupRow, type Resolution } from './match.js';
 import type { Planned, WritePlan } from './plan.js';
 import { copyShapeCheck, copyShapeError, mergeSourceIds, sourceIdConflict } from './source-ids.js';
@@ -348,7 +348,7 @@ export async function execute(store: Store, planned: Planned, statement: Stateme
   const checked = planned.plan.kind === 'insert' && linkColumns(planned.plan).length > 0 ? await batchKey(store) : null;
   // a COPY body's credits are read before the transaction too: the embedded store's thread runs
   // another batch's statements meanwhile (the ids are kept for the way straight in, when it is open)
-  const credits = checked && planned.plan.kind !== 'read' && !planned.plan.staged && planned.plan.payload?.copy !== undefined ? bodyCredits(planned.plan.payload.copy, planned.plan, directCopyAllowed(planned)) : null;
+  const credits = checked && planned.plan.kind !== 'read' && !planned.plan.staged && planned.plan.payload?.copy !== undefined ? await bodyCreditsSliced(planned.plan.payload.copy, planned.plan, directCopyAllowed(planned)) : null;
   try {
     const result = await store.transaction(async (tx): Promise<ExecResult> => {
       await actAs(tx, planned.request.principal); // --db-roles: the JWT's database role (db-role.ts)

@@ -7,6 +7,7 @@ import { plainCreditsCell, type CreditSink } from './credit-scan.js';
 import type { CopyCells } from './payload.js';
 import type { WritePlan } from './plan.js';
 import { ident } from './sql.js';
+import { nextTurn, SLICE_RECORDS } from './turns.js';
 
 /**
  * A staged insert's link values checked as one set (issue 36), where the row triggers would check
@@ -189,6 +190,29 @@ export function bodyCredits(body: Uint8Array, plan: WritePlan, withIds: boolean)
 }
 
 /**
+ * bodyCredits, reading the cells the payload's depth check found a slice of records at a time and
+ * letting the event loop turn between slices (turns.ts); a body without them is read at once.
+ */
+export async function bodyCreditsSliced(body: Uint8Array, plan: WritePlan, withIds: boolean): Promise<BodyCredits> {
+  const ids = withIds ? new CreditIds() : null;
+  const { cols, at } = creditColumns(plan);
+  const cells = plan.payload?.copy === body ? plan.payload.copyCells : undefined;
+  if (at.length === 0 || !cells || !indexed(cells, cols, at)) return { plain: copyCreditsPlain(body, plan, ids ?? undefined), ids };
+  for (let from = 0; from < cells.records; from += SLICE_RECORDS) {
+    if (from > 0) await nextTurn();
+    if (!indexedCreditsPlain(body, cells, cols, at, ids ?? undefined, from, Math.min(from + SLICE_RECORDS, cells.records))) return { plain: false, ids };
+  }
+  return { plain: true, ids };
+}
+
+/** The plan's columns, and where the credit lists are among them (none unless it writes tracks). */
+function creditColumns(plan: WritePlan): { cols: string[]; at: number[] } {
+  const cols = plan.columns.map((c) => c.name);
+  const at = plan.table.name === 'tracks' ? cols.map((c, i) => (CREDIT_FIELDS.includes(c) ? i : -1)).filter((i) => i >= 0) : [];
+  return { cols, at };
+}
+
+/**
  * Whether every credit list of a COPY body is one the database's shape test (migration 5's
  * jsonpath) surely passes, read here in JavaScript (where the jsonpath took half of the embedded
  * store's batch read): then the read leaves the test out. A cell is read from its bytes
@@ -199,11 +223,10 @@ export function bodyCredits(body: Uint8Array, plan: WritePlan, withIds: boolean)
  * the batch.
  */
 export function copyCreditsPlain(body: Uint8Array, plan: WritePlan, ids?: CreditIds): boolean {
-  const cols = plan.columns.map((c) => c.name);
-  const at = cols.map((c, i) => (CREDIT_FIELDS.includes(c) ? i : -1)).filter((i) => i >= 0);
-  if (at.length === 0 || plan.table.name !== 'tracks') return false;
+  const { cols, at } = creditColumns(plan);
+  if (at.length === 0) return false;
   const cells = plan.payload?.copy === body ? plan.payload.copyCells : undefined;
-  if (cells && indexed(cells, cols, at)) return indexedCreditsPlain(body, cells, cols, at, ids);
+  if (cells && indexed(cells, cols, at)) return indexedCreditsPlain(body, cells, cols, at, ids, 0, cells.records);
   const t = new CsvTokenizer();
   let p = 0;
   let header = true;
@@ -227,11 +250,11 @@ function indexed(cells: CopyCells, cols: string[], at: number[]): boolean {
   return cells.keys.length === cols.length && cells.keys.every((k, i) => k === cols[i]) && at.every((f) => cells.columns.includes(cols[f]));
 }
 
-/** copyCreditsPlain over the cells the payload's depth check found: the body is not tokenized again. */
-function indexedCreditsPlain(body: Uint8Array, cells: CopyCells, cols: string[], at: number[], ids?: CreditIds): boolean {
+/** copyCreditsPlain over the cells the payload's depth check found (records `from` to `to`): the body is not tokenized again. */
+function indexedCreditsPlain(body: Uint8Array, cells: CopyCells, cols: string[], at: number[], ids: CreditIds | undefined, from: number, to: number): boolean {
   const width = cells.columns.length;
   const js = at.map((f) => cells.columns.indexOf(cols[f]));
-  for (let r = 0; r < cells.records; r++) {
+  for (let r = from; r < to; r++) {
     const count = cells.counts[r];
     if (count === 0) continue; // a blank line
     if (count !== cols.length) return false;

@@ -8,7 +8,7 @@ import { computedField, SOURCE_IDS } from '../schema/source-ids.js';
 import { authenticate, authorize, privilegeFor, roleAllows, type AuthSettings, type Principal } from './auth.js';
 import { ApiError, notFoundEmpty } from './errors.js';
 import type { Incoming } from './exchange.js';
-import { parsePayload, type Payload } from './payload.js';
+import { parsePayloadSliced, type Payload } from './payload.js';
 import { checkPaging } from './paging.js';
 import { isRunFunction, parseRunCall, type RunCall } from './runs.js';
 
@@ -177,7 +177,7 @@ export async function parseRequest(req: Incoming, opts: RequestOptions): Promise
   authorize(principal, method, table.name, opts.schema, table.readOnly);
 
   const payload = hasBody
-    ? parsePayload(body ?? '', req.header('content-type'), {
+    ? await parsePayloadSliced(body ?? new Uint8Array(0), req.header('content-type'), {
         columns: query.columns,
         missingDefault: prefs.missing === 'default',
         method,

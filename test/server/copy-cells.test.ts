@@ -3,8 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { prng } from '../../bench/lib/generate.js';
 import { COPY_CSV } from '../../src/grammar/media.js';
 import { TABLES } from '../../src/schema/catalog.js';
-import { copyCreditsPlain, CreditIds } from '../../src/server/link-batch.js';
-import { parsePayload } from '../../src/server/payload.js';
+import { bodyCredits, bodyCreditsSliced, copyCreditsPlain, CreditIds } from '../../src/server/link-batch.js';
+import { parsePayload, parsePayloadSliced } from '../../src/server/payload.js';
+import { SLICE_RECORDS } from '../../src/server/turns.js';
 import type { WritePlan } from '../../src/server/plan.js';
 
 /**
@@ -84,5 +85,65 @@ describe("the credits read takes the depth check's cells (one tokenizing of a CO
     const other = { table: tracks, columns: ['id', 'primary_artists', 'track_title'].map((n) => tracks.columns.find((c) => c.name === n)!), payload } as unknown as WritePlan;
     // three columns against a two-field record: not plain (the tokenizer's own count), whichever way
     expect(copyCreditsPlain(payload.copy!, other)).toBe(false);
+  });
+});
+
+/**
+ * The service reads a COPY body's cells and credits a slice of records at a time, letting the
+ * event loop turn between slices (src/server/turns.ts): the same cells, the same credits, the same
+ * refusals as reading it at once, on bodies of several slices.
+ */
+describe('a COPY body read a slice at a time', () => {
+  /** One body of many records: the records of `count` generated bodies, one header, ending in `extra`. */
+  function large(first: number, count: number, extra = ''): Buffer {
+    const records = Array.from({ length: count }, (_, i) => body(first + i).text.replace(/^[^\n]*\n/, '').replace(/\r\n/g, '\n'));
+    return Buffer.from(`id,track_title,primary_artists,writer_artists\n${records.join('')}${extra}`);
+  }
+  const columns = ['id', 'track_title', 'primary_artists', 'writer_artists'];
+  const plan = { table: tracks, columns: columns.map((n) => tracks.columns.find((c) => c.name === n)!) } as unknown as WritePlan;
+
+  it('finds the cells and credits reading it at once finds, on bodies of several slices', async () => {
+    let plain = 0;
+    for (let first = 1; first <= 400; first += 100) {
+      const bytes = large(first, 100);
+      const [a, b] = [parsePayload(bytes, COPY, { method: 'POST', jsonColumns: JSON_COLUMNS }), await parsePayloadSliced(bytes, COPY, { method: 'POST', jsonColumns: JSON_COLUMNS })];
+      expect(a.copyCells!.records).toBeGreaterThan(2 * SLICE_RECORDS);
+      // the same cells (typed arrays compared whole, not element by element)
+      const cells = (p: typeof a) => ({ ...p.copyCells!, counts: Buffer.from(p.copyCells!.counts.buffer).toString('base64'), at: Buffer.from(p.copyCells!.at.buffer).toString('base64'), flags: Buffer.from(p.copyCells!.flags).toString('base64') });
+      expect(cells(b)).toEqual(cells(a));
+      expect({ ...b, copy: null, copyCells: null }).toEqual({ ...a, copy: null, copyCells: null });
+      expect(b.copy).toBe(bytes);
+      const whole = bodyCredits(a.copy!, { ...plan, payload: a } as WritePlan, true);
+      const sliced = await bodyCreditsSliced(b.copy!, { ...plan, payload: b } as WritePlan, true);
+      expect([first, sliced.plain]).toEqual([first, whole.plain]);
+      expect(sliced.ids!.arrays()).toEqual(whole.ids!.arrays());
+      plain += whole.plain ? 1 : 0;
+    }
+    // one body of plain lists only, over several slices: read to its end
+    const lines = Array.from({ length: 3 * SLICE_RECORDS }, (_, i) => `${uuid(prng(i + 1))},T ${i},${csv(JSON.stringify([{ id: uuid(prng(i + 7)), name: `A ${i}` }]))},`);
+    const bytes = Buffer.from(`${columns.join(',')}\n${lines.join('\n')}\n`);
+    const payload = await parsePayloadSliced(bytes, COPY, { method: 'POST', jsonColumns: JSON_COLUMNS });
+    const sliced = await bodyCreditsSliced(payload.copy!, { ...plan, payload } as WritePlan, true);
+    expect(sliced.plain).toBe(true);
+    expect(sliced.ids!.count).toBe(3 * SLICE_RECORDS);
+    expect(sliced.ids!.arrays()).toEqual(bodyCredits(payload.copy!, { ...plan, payload } as WritePlan, true).ids!.arrays());
+    expect(plain).toBeLessThan(4); // the generated bodies hold tricky lists: not plain
+  });
+
+  it('refuses a malformed record or a cell nested too deep in a later slice as reading it at once does', async () => {
+    const deep = `${'['.repeat(600)}${']'.repeat(600)}`;
+    for (const extra of ['7d000000-0000-4000-8000-000000000001,"unclosed\n', `7d000000-0000-4000-8000-000000000001,Deep,${csv(deep)},\n`]) {
+      const bytes = large(1, 60, extra);
+      const once = (() => {
+        try {
+          parsePayload(bytes, COPY, { method: 'POST', jsonColumns: JSON_COLUMNS });
+          return null;
+        } catch (err) {
+          return err as Error;
+        }
+      })();
+      expect(once).not.toBeNull();
+      await expect(parsePayloadSliced(bytes, COPY, { method: 'POST', jsonColumns: JSON_COLUMNS })).rejects.toEqual(once);
+    }
   });
 });
