@@ -167,10 +167,14 @@ async function findOrBecome(dataDir: string, opts: ConnectOptions, state: LinkSt
       return addressOf(holder.url, holder.key);
     }
     if (holder) {
+      // pid 0: a lock just made, not written yet (lock.ts): its process is not known
+      const who = holder.pid ? `process ${holder.pid}` : 'another process';
       if (Date.now() > deadline) {
-        throw new Error(`process ${holder.pid} has held the catalog in ${dataDir} for ${LOCK_WAIT_MS / 1000} s without serving it: stop it, or give --url`);
+        throw new Error(`${who} has held the catalog in ${dataDir} for ${LOCK_WAIT_MS / 1000} s without serving it: stop it, or give --url`);
       }
-      if (!told && holder.pid !== started?.pid) await opts.note(`Waiting for process ${holder.pid}, which is opening the catalog in ${dataDir}`);
+      // no notice for the holder this command started (an unknown pid is taken for it, when there is one)
+      const ours = started !== null && (holder.pid === started.pid || holder.pid === 0);
+      if (!told && !ours) await opts.note(`Waiting for ${who}, which is opening the catalog in ${dataDir}`);
       told = true;
       await pause(pollMs(Date.now() - since));
       continue;

@@ -116,6 +116,16 @@ describe('connect, given the holder startEarly started', () => {
     expect(seen.spawned).toBe(0);
   });
 
+  it('a lock read while its holder is still writing it (pid unknown) gives no notice when this command started a holder, and names no pid 0 otherwise', async () => {
+    const dir = catalogDir();
+    const mine = options([{ pid: 0, url: null }, { pid: 777, url, background: true, version: '1.0.0' }], { pid: 777, exited: () => false });
+    await connect(dir, mine.opts);
+    expect(mine.seen.notes).toEqual([]);
+    const other = options([{ pid: 0, url: null }, { pid: 888, url, background: true, version: '1.0.0' }], null);
+    await connect(catalogDir(), other.opts);
+    expect(other.seen.notes).toEqual([expect.stringMatching(/^Waiting for another process, which is opening the catalog in /)]);
+  });
+
   it('finding the catalog again later (its holder stopped) starts a new background holder', async () => {
     const dir = catalogDir();
     const states: Array<Holder | null> = [{ pid: 777, url, background: true, version: '1.0.0' }];
