@@ -1,5 +1,8 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPGlite } from '../../src/store/pglite.js';
+import { openPGliteThread } from '../../src/store/pglite-remote.js';
 import { type Store, StoreError } from '../../src/store/store.js';
 import { makePGliteThreadStore, tempDir } from '../support/stores.js';
 
@@ -99,5 +102,18 @@ describe('the embedded store on its own thread', () => {
     const [a, b] = await Promise.all([out(thread), out(here)]);
     expect(a.n).toBe(5000);
     expect(a).toEqual(b);
+  });
+
+  it('refuses a directory PGlite cannot open with the error the store in one thread gives', async () => {
+    const broken = (name: string) => {
+      const dir = join(tempDir(`thread-broken-${name}-`), 'catalog');
+      mkdirSync(dir);
+      writeFileSync(join(dir, 'PG_VERSION'), '17\n'); // a data directory with nothing else in it
+      return dir;
+    };
+    const failure = (p: Promise<Store>) => p.then(async (s) => (await s.close(), null), (e: unknown) => e as Error);
+    const [a, b] = await Promise.all([failure(openPGliteThread(broken('thread'))), failure(openPGlite({ dataDir: broken('here') }))]);
+    expect(a).toBeInstanceOf(Error);
+    expect([a?.name, a?.message]).toEqual([b?.name, b?.message]);
   });
 });
