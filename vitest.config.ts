@@ -55,9 +55,9 @@ export default defineConfig(({ mode }) => ({
       // The inner loop's files share their workers' loaded modules (they keep no module state,
       // checked with --sequence.shuffle), in the full run as in `npm run test:unit`: a new process
       // and module graph per file cost the 138 of them 151 s of CPU instead of 88 s (issue 39).
-      { extends: true, test: { ...SHARED, name: 'inner', include: ['test/**/*.test.ts'], exclude: SLOW, isolate: false } },
+      { extends: true as const, test: { ...SHARED, name: 'inner', include: ['test/**/*.test.ts'], exclude: SLOW, isolate: false } },
       // The slow files (they spawn bin/catalog, servers, holders) each keep a process of their own.
-      ...(mode === 'unit' ? [] : [{ extends: true, test: { ...SHARED, name: 'slow', include: SLOW.map((p) => (p.endsWith('/**') ? `${p}/*.test.ts` : p)), isolate: true } }]),
+      ...(mode === 'unit' ? [] : [{ extends: true as const, test: { ...SHARED, name: 'slow', include: SLOW.map((p) => (p.endsWith('/**') ? `${p}/*.test.ts` : p)), isolate: true } }]),
     ],
   },
 }));
