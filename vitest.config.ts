@@ -26,17 +26,24 @@ const SLOW = [
   'test/grammar/roundtrip.property.test.ts',
 ];
 
+/** The options both projects share: the run's own (workers, pool) and every test's (timeouts, environment). */
+const SHARED = {
+  globalSetup: ['test/global-setup.ts'],
+  // A guard against a hang, never a speed check, and the only one: no test sets its own. On a
+  // shared CI machine with a load average of 15–30 the suite ran 6× slower than idle, and six
+  // tests failed on their own 30–120 s limits (issue 39). Waits for a condition inside a test use
+  // test/support/patience.ts. Speed is measured by `npm run bench`.
+  testTimeout: 600_000,
+  hookTimeout: 600_000,
+  // The commands a test runs on one temporary catalog share a background holder, as a user's do,
+  // kept warm for 5 s instead of five minutes, so none is left long after its test: each command
+  // after the first skips opening PGlite (~0.5–0.9 s). Issue 39: the nine longest e2e files took
+  // 355 s instead of 851 s. Tests about the holder itself set CATALOG_KEEP_WARM as they need.
+  env: { CATALOG_KEEP_WARM: '5' },
+};
+
 export default defineConfig(({ mode }) => ({
   test: {
-    include: ['test/**/*.test.ts'],
-    exclude: mode === 'unit' ? SLOW : [],
-    globalSetup: ['test/global-setup.ts'],
-    // A guard against a hang, never a speed check, and the only one: no test sets its own. On a
-    // shared CI machine with a load average of 15–30 the suite ran 6× slower than idle, and six
-    // tests failed on their own 30–120 s limits (issue 39). Waits for a condition inside a test use
-    // test/support/patience.ts. Speed is measured by `npm run bench`.
-    testTimeout: 600_000,
-    hookTimeout: 600_000,
     pool: 'forks',
     // Test files are independent (each makes its own temporary catalogs, data directories, servers
     // on port 0 and PostgreSQL schemas), so they run side by side. Vitest's default on 2 cores is
@@ -44,13 +51,13 @@ export default defineConfig(({ mode }) => ({
     // three workers keep both cores busy. Slowest files first (vitest's results cache).
     fileParallelism: true,
     maxWorkers: 3,
-    // The inner loop's files share their workers' loaded modules (half the CPU time; they keep no
-    // module state, checked with --sequence.shuffle); the full run keeps each file in its own process.
-    isolate: mode !== 'unit',
-    // The commands a test runs on one temporary catalog share a background holder, as a user's do,
-    // kept warm for 5 s instead of five minutes, so none is left long after its test: each command
-    // after the first skips opening PGlite (~0.5–0.9 s). Issue 39: the nine longest e2e files took
-    // 355 s instead of 851 s. Tests about the holder itself set CATALOG_KEEP_WARM as they need.
-    env: { CATALOG_KEEP_WARM: '5' },
+    projects: [
+      // The inner loop's files share their workers' loaded modules (they keep no module state,
+      // checked with --sequence.shuffle), in the full run as in `npm run test:unit`: a new process
+      // and module graph per file cost the 138 of them 151 s of CPU instead of 88 s (issue 39).
+      { extends: true as const, test: { ...SHARED, name: 'inner', include: ['test/**/*.test.ts'], exclude: SLOW, isolate: false } },
+      // The slow files (they spawn bin/catalog, servers, holders) each keep a process of their own.
+      ...(mode === 'unit' ? [] : [{ extends: true as const, test: { ...SHARED, name: 'slow', include: SLOW.map((p) => (p.endsWith('/**') ? `${p}/*.test.ts` : p)), isolate: true } }]),
+    ],
   },
 }));

@@ -10,7 +10,7 @@ import { catalog, ensureBuilt } from './support.js';
 // in CSV, TSV and xlsx; `.tsv` means tab out (and import reads it back); an empty result still has
 // its header line.
 
-const env = { CATALOG_DATA: '', CATALOG_KEEP_WARM: '0' };
+const env = { CATALOG_DATA: '' };
 const dir = tempDir('export-shapes-');
 
 beforeAll(async () => {

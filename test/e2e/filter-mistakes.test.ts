@@ -4,6 +4,18 @@ import { catalog, ensureBuilt } from './support.js';
 
 ensureBuilt();
 
+/**
+ * The sample catalog the describes that only read it share (each seeded its own: three seeds and
+ * three holders for the same rows), seeded by the first that asks.
+ */
+const SEEDED = { CATALOG_DATA: tempDir('filters-seeded-') };
+let seeding: Promise<void> | undefined;
+async function seeded(): Promise<typeof SEEDED> {
+  seeding ??= catalog(['seed'], { env: SEEDED }).then((r) => expect(r.code, r.stderr).toBe(0));
+  await seeding;
+  return SEEDED;
+}
+
 /** Mistakes in --where must not look like answers: each exits 2 with a did-you-mean instead of an empty list. */
 describe('operator typos in --where / --or', () => {
   const env = { CATALOG_DATA: tempDir('typos-') };
@@ -66,8 +78,7 @@ describe('relative dates in filters', () => {
 
 describe('the short ~ match ignores case and accents', () => {
   it('stage_name~*cafe* finds "Café del Mar-ish", *CAFÉ* too, and !~ leaves it out', async () => {
-    const env = { CATALOG_DATA: tempDir('accents-') };
-    expect((await catalog(['seed'], { env })).code).toBe(0);
+    const env = await seeded();
     for (const pattern of ['*cafe*', '*CAFÉ*', 'café del*']) {
       const r = await catalog(['artists', 'list', '--where', `stage_name~${pattern}`, '--select', 'stage_name', '-o', 'json'], { env });
       expect(r.code, r.stderr).toBe(0);
@@ -84,8 +95,7 @@ describe('the short ~ match ignores case and accents', () => {
 
 describe('a short-form filter on an embedded field filters the parent rows', () => {
   it("labels.name=Bass Culture lists only that label's releases; the raw form keeps the others with the label empty", async () => {
-    const env = { CATALOG_DATA: tempDir('inner-') };
-    expect((await catalog(['seed'], { env })).code).toBe(0);
+    const env = await seeded();
     const short = await catalog(['releases', 'list', '--select', 'release_title,labels(name)', '--where', 'labels.name=Bass Culture', '--all', '-o', 'json'], { env });
     expect(short.code, short.stderr).toBe(0);
     const rows = JSON.parse(short.stdout) as Array<{ labels: { name: string } | null }>;
@@ -104,8 +114,7 @@ describe('a short-form filter on an embedded field filters the parent rows', () 
 
 describe('counts per value in one command', () => {
   it('tracks count, count --by genre (most first), and --select genre,count() on list', async () => {
-    const env = { CATALOG_DATA: tempDir('count-') };
-    expect((await catalog(['seed'], { env })).code).toBe(0);
+    const env = await seeded();
     const total = await catalog(['tracks', 'count'], { env });
     expect([total.code, total.stdout]).toEqual([0, '200\n']);
     const by = await catalog(['tracks', 'count', '--by', 'genre', '-o', 'json'], { env });

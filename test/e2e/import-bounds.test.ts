@@ -16,6 +16,15 @@ import { ROOT, catalog, ensureBuilt, serveBackends, startServe, type Serve } fro
  */
 
 const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+/** Inputs both backends' describes read, made by the first to ask: a 65 MiB cell or record takes a while to make, and the refusals are about the file. */
+const SHARED = tempDir('import-bounds-shared-');
+const made = new Map<string, Promise<string>>();
+function sharedInput(name: string, make: (path: string) => Promise<void> | void): Promise<string> {
+  const path = join(SHARED, name);
+  if (!made.has(name)) made.set(name, Promise.resolve(make(path)).then(() => path));
+  return made.get(name)!;
+}
+
 const TOO_DEEP = `54001,column metadata: JSON nested too deeply: a value may nest at most ${MAX_JSON_DEPTH} levels of arrays and objects`;
 
 for (const backend of serveBackends('import-bounds')) {
@@ -80,8 +89,7 @@ for (const backend of serveBackends('import-bounds')) {
     it('refuses an xlsx whose one cell (inline or shared string) inflates past 64 MiB, before reading it, exit 2', async () => {
       await clear();
       for (const where of ['inline', 'shared'] as const) {
-        const input = join(dir, `huge-${where}.xlsx`);
-        await hugeCellXlsx(input, 65 * 1024 * 1024, where);
+        const input = await sharedInput(`huge-${where}.xlsx`, (path) => hugeCellXlsx(path, 65 * 1024 * 1024, where));
         expect(readFileSync(input).length).toBeLessThan(1024 * 1024);
         // a small heap: reading the cell into memory (several copies of 65 MiB) would not fit
         const r = await catalog(['--url', serve.url, 'artists', 'import', input], { nodeArgs: ['--max-old-space-size=96'] });
@@ -135,8 +143,7 @@ for (const backend of serveBackends('import-bounds')) {
       const r2 = await run(['artists', 'import', stray]);
       expect(r2.code, r2.stderr).toBe(2);
       expect(r2.stderr).toMatch(/stray\.csv: CSV is malformed near line 3: a quote inside unquoted field 1/);
-      const long = join(dir, 'long.csv');
-      writeFileSync(long, `stage_name,city\nfine,x\n"${'x'.repeat(65 * 1024 * 1024)}",y\n`);
+      const long = await sharedInput('long.csv', (path) => writeFileSync(path, `stage_name,city\nfine,x\n"${'x'.repeat(65 * 1024 * 1024)}",y\n`));
       const r3 = await run(['artists', 'import', long]);
       expect(r3.code, r3.stderr).toBe(2);
       expect(r3.stderr).toMatch(/long\.csv: a record starting at line 3 is longer than 64 MiB/);

@@ -2,6 +2,7 @@ import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_pr
 import { chmodSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PATIENCE_MS } from '../support/patience.js';
 import { tempDir } from '../support/stores.js';
 import { startServe } from './support.js';
 
@@ -37,8 +38,9 @@ function terminalSession(name: string, command: string, env: Record<string, stri
   return {
     screen,
     /** Waits until the pane shows `text` (the whole history is searched). */
-    async waitFor(text: string | RegExp, timeoutMs = 30_000): Promise<string> {
-      const deadline = Date.now() + timeoutMs;
+    async waitFor(text: string | RegExp): Promise<string> {
+      // a guard against a hang (test/support/patience.ts), never a speed check: a loaded machine may take long to draw the prompt
+      const deadline = Date.now() + PATIENCE_MS;
       for (;;) {
         const s = screen();
         if (typeof text === 'string' ? s.includes(text) : text.test(s)) return s;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { Command } from 'commander';
+import type { Command } from 'commander';
 import { compileQuery } from '../../grammar/compile.js';
 import { renderPrefer } from '../../grammar/prefer.js';
 import type { Row } from '../../format/types.js';
@@ -11,8 +11,9 @@ import { UsageError } from '../errors.js';
 import { checkRecords, parseAssignments, type WriteRecord } from '../flags/body.js';
 import { plural, success, writeRows } from '../output.js';
 import { REF_ROW } from './flag-rows.js';
-import { addFlags, type FlagRow, type FlagsOf } from './flag-table.js';
-import { examples, pathOf, singularOf, titleField } from './shared.js';
+import type { FlagRow, FlagsOf } from './flag-table.js';
+import { defineRecordCommand } from './record-command.js';
+import { pathOf, singularOf, titleField } from './shared.js';
 import { resolveReferences } from './references.js';
 
 /** Every flag of `catalog <collection> add`, one row each: its commander chain and AddFlags come from it. */
@@ -34,21 +35,22 @@ export interface AddOptions extends Omit<AddFlags, 'interactive'> {
 /** `catalog <collection> add`. */
 export function defineAdd(ctx: Context, table: TableDef, interactive?: (opts: Record<string, unknown>, ctx: Context) => Promise<void>): Command {
   const title = titleField(table);
-  const cmd = addFlags(
-    new Command('add')
-      .description(`Add ${table.name}: FIELD=VALUE pairs, or JSON (one object or an array)`)
-      .argument('[FIELD=VALUE...]', 'field values; text is taken exactly as written, FIELD:=JSON for a raw JSON value'),
-    ADD_FLAGS,
-  ).action(async (pairs: string[], opts: AddFlags) => {
-    if (!opts.interactive || !interactive) return runAdd({ json: opts.json, file: opts.file, pairs, collection: table.name, ref: opts.ref }, ctx);
-    return interactive({ collection: table.name, presets: pairs, json: opts.json, file: opts.file }, ctx);
-  });
   const extra = table.columns.find((c) => c.type === 'date')?.name;
-  return examples(cmd, [
-    `catalog ${table.name} add ${title}='Blue Note'${extra ? ` ${extra}=2024-05-17` : ''}`,
-    `catalog ${table.name} add --json '[{"${title}":"One"},{"${title}":"Two"}]'`,
-    `catalog ${table.name} add --file new-${table.name}.json -o json`,
-  ]);
+  return defineRecordCommand<AddFlags>({
+    name: 'add',
+    description: `Add ${table.name}: FIELD=VALUE pairs, or JSON (one object or an array)`,
+    argument: ['[FIELD=VALUE...]', 'field values; text is taken exactly as written, FIELD:=JSON for a raw JSON value'],
+    flags: ADD_FLAGS,
+    action: async (pairs, opts) => {
+      if (!opts.interactive || !interactive) return runAdd({ json: opts.json, file: opts.file, pairs, collection: table.name, ref: opts.ref }, ctx);
+      return interactive({ collection: table.name, presets: pairs, json: opts.json, file: opts.file }, ctx);
+    },
+    examples: [
+      `catalog ${table.name} add ${title}='Blue Note'${extra ? ` ${extra}=2024-05-17` : ''}`,
+      `catalog ${table.name} add --json '[{"${title}":"One"},{"${title}":"Two"}]'`,
+      `catalog ${table.name} add --file new-${table.name}.json -o json`,
+    ],
+  });
 }
 
 async function readDocument(opts: AddOptions, ctx: Context): Promise<unknown> {

@@ -1,4 +1,4 @@
-import { Command } from 'commander';
+import type { Command } from 'commander';
 import { compileQuery } from '../../grammar/compile.js';
 import { renderPrefer } from '../../grammar/prefer.js';
 import type { Row } from '../../format/types.js';
@@ -13,8 +13,9 @@ import { resolveReferences } from './references.js';
 import { splitLongQuery } from '../../client/in-list.js';
 import type { Query } from '../../grammar/types.js';
 import { REF_ROW, TARGET_ROWS } from './flag-rows.js';
-import { addFlags, type FlagRow, type FlagsOf } from './flag-table.js';
-import { examples, pathOf, singularOf, titleField } from './shared.js';
+import type { FlagRow, FlagsOf } from './flag-table.js';
+import { defineRecordCommand } from './record-command.js';
+import { pathOf, singularOf, titleField } from './shared.js';
 import { targetQuery, type TargetFlags } from './target.js';
 
 /** Every flag of `catalog <collection> update`, one row each: its commander chain and UpdateFlags come from it. */
@@ -37,27 +38,28 @@ export interface UpdateOptions extends Omit<UpdateFlags, 'interactive'>, TargetF
 /** `catalog <collection> update`. */
 export function defineUpdate(ctx: Context, table: TableDef, interactive?: (opts: Record<string, unknown>, ctx: Context) => Promise<void>): Command {
   const title = titleField(table);
-  const cmd = addFlags(
-    new Command('update')
-      .description(`Change fields of one ${table.singular} (by id) or of every ${table.singular} matching --where`)
-      .argument('[ID] [FIELD=VALUE...]', 'the id (unless --where is given), then the new field values'),
-    UPDATE_FLAGS,
-  ).action(async (args: string[], opts: UpdateFlags) => {
-    const byWhere = (opts.where?.length ?? 0) > 0 || (opts.or?.length ?? 0) > 0 || opts.allRows;
-    const [first, ...rest] = args;
-    const id = !byWhere && first !== undefined && !first.includes('=') ? first : undefined;
-    if (opts.interactive && interactive) {
-      return interactive({ collection: table.name, id, presets: id !== undefined ? rest : args, byFilter: Boolean(byWhere) }, ctx);
-    }
-    await runUpdate({ ...opts, id, pairs: id !== undefined ? rest : args, collection: table.name }, ctx);
+  return defineRecordCommand<UpdateFlags>({
+    name: 'update',
+    description: `Change fields of one ${table.singular} (by id) or of every ${table.singular} matching --where`,
+    argument: ['[ID] [FIELD=VALUE...]', 'the id (unless --where is given), then the new field values'],
+    flags: UPDATE_FLAGS,
+    action: async (args, opts) => {
+      const byWhere = (opts.where?.length ?? 0) > 0 || (opts.or?.length ?? 0) > 0 || opts.allRows;
+      const [first, ...rest] = args;
+      const id = !byWhere && first !== undefined && !first.includes('=') ? first : undefined;
+      if (opts.interactive && interactive) {
+        return interactive({ collection: table.name, id, presets: id !== undefined ? rest : args, byFilter: Boolean(byWhere) }, ctx);
+      }
+      await runUpdate({ ...opts, id, pairs: id !== undefined ? rest : args, collection: table.name }, ctx);
+    },
+    examples: [
+      `catalog ${table.name} update 3f2a9c1e-8b1d-4e7a-9c55-0d6f1b2a4e10 ${title}='New Title'`,
+      `catalog ${table.name} update --where "${title}=Old Title" ${title}='New Title' --yes`,
+      table.columns.some((c) => c.name === 'is_signed')
+        ? `catalog ${table.name} update --where 'city=Berlin' is_signed=true --yes -o json`
+        : `catalog ${table.name} update --where '${title}~*demo*' ${title}='' --yes -o json`,
+    ],
   });
-  return examples(cmd, [
-    `catalog ${table.name} update 3f2a9c1e-8b1d-4e7a-9c55-0d6f1b2a4e10 ${title}='New Title'`,
-    `catalog ${table.name} update --where "${title}=Old Title" ${title}='New Title' --yes`,
-    table.columns.some((c) => c.name === 'is_signed')
-      ? `catalog ${table.name} update --where 'city=Berlin' is_signed=true --yes -o json`
-      : `catalog ${table.name} update --where '${title}~*demo*' ${title}='' --yes -o json`,
-  ]);
 }
 
 /**
