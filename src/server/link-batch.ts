@@ -7,7 +7,7 @@ import { plainCreditsCell, type CreditSink } from './credit-scan.js';
 import type { CopyCells } from './payload.js';
 import type { WritePlan } from './plan.js';
 import { ident } from './sql.js';
-import { nextTurn, SLICE_RECORDS } from './turns.js';
+import { nextTurn, SLICE_RECORDS } from '../shared/turns.js';
 
 /**
  * A staged insert's link values checked as one set (issue 36), where the row triggers would check

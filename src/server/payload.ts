@@ -2,7 +2,7 @@ import { COPY_CSV, parseMediaType } from '../grammar/media.js';
 import { MAX_JSON_DEPTH, jsonTextTooDeep, jsonTooDeep, tooDeepMessage } from '../schema/json-depth.js';
 import { SOURCE_IDS, SOURCE_IDS_HINT, sourceIdsProblem } from '../schema/source-ids.js';
 import { ApiError } from './errors.js';
-import { nextTurn, SLICE_RECORDS } from './turns.js';
+import { nextTurn, SLICE_RECORDS } from '../shared/turns.js';
 import { CR, CsvTokenizer, ESCAPED, fieldText, LF, QUOTED, TOKENS_OK } from '../format/csv-tokens.js';
 
 /**

@@ -5,7 +5,7 @@ import { COPY_CSV } from '../../src/grammar/media.js';
 import { TABLES } from '../../src/schema/catalog.js';
 import { bodyCredits, bodyCreditsSliced, copyCreditsPlain, CreditIds } from '../../src/server/link-batch.js';
 import { parsePayload, parsePayloadSliced } from '../../src/server/payload.js';
-import { SLICE_RECORDS } from '../../src/server/turns.js';
+import { SLICE_RECORDS } from '../../src/shared/turns.js';
 import type { WritePlan } from '../../src/server/plan.js';
 
 /**

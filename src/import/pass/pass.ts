@@ -3,6 +3,7 @@ import { csvRecordAt } from '../readers/csv.js';
 import type { ByteCheck } from '../readers/input.js';
 import { ImportError, type SourceRecord } from '../types.js';
 import { type Source, sourceRecords } from '../source/source.js';
+import { nextTurn, SLICE_RECORDS } from '../../shared/turns.js';
 
 /**
  * The one pass driver of an import. A pass reads the source from its start, CSV as bytes through
@@ -179,6 +180,8 @@ async function csvPass(source: Source, v: PassVisitor, o: PassOptions, tc: CopyT
       // before the next read: the transcoder's field bounds are this record's no more
       at.leave();
       if (result === 'stop') break;
+      // a megabyte read in is ~25 ms of records: the event loop turns between slices (shared/turns.ts)
+      if (read % SLICE_RECORDS === 0) await nextTurn();
     }
   } finally {
     at.leave();
