@@ -174,8 +174,10 @@ async function findOrBecome(dataDir: string, opts: ConnectOptions, state: LinkSt
       }
       // no notice for the holder this command started (an unknown pid is taken for it, when there is one)
       const ours = started !== null && (holder.pid === started.pid || holder.pid === 0);
-      if (!told && !ours) await opts.note(`Waiting for ${who}, which is opening the catalog in ${dataDir}`);
-      told = true;
+      if (!told && !ours) {
+        await opts.note(`Waiting for ${who}, which is opening the catalog in ${dataDir}`);
+        told = true;
+      }
       await pause(pollMs(Date.now() - since));
       continue;
     }

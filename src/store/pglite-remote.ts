@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { bufferPool } from './pglite-engine.js';
 import { type Call, fromWire, type Reply, type ThreadOptions, toWire } from './pglite-wire.js';
-import { type Queryable, type QueryResult, type Store, StoreError } from './store.js';
+import { type Queryable, type QueryResult, type Store, StoreError, toStoreError } from './store.js';
 
 /**
  * The embedded store with PGlite on a thread of its own (pglite-thread.ts): what `catalog serve
@@ -31,7 +31,13 @@ class Link {
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
-      this.worker.postMessage({ ...call, id });
+      try {
+        this.worker.postMessage({ ...call, id });
+      } catch (err) {
+        // a value structured clone cannot copy: this call fails, the thread never saw it
+        this.pending.delete(id);
+        reject(toStoreError(err));
+      }
     });
   }
 
@@ -55,6 +61,11 @@ class Link {
   }
 }
 
+/** A body as its own bytes: structured clone copies a view's whole buffer, which may be far larger than the view. */
+function own(csv: string | Uint8Array): string | Uint8Array {
+  return typeof csv === 'string' || (csv.byteOffset === 0 && csv.byteLength === csv.buffer.byteLength) ? csv : csv.slice();
+}
+
 /** The statements of one transaction (or of none: `tx` null), sent to the thread. */
 function queryable(link: Link, tx: number | null): Queryable {
   return {
@@ -64,7 +75,7 @@ function queryable(link: Link, tx: number | null): Queryable {
       for (const chunk of out.chunks) await write(chunk);
       return out.rows;
     },
-    ...(tx === null ? {} : { copyCsv: (target: string, columns: string[], csv: string | Uint8Array) => link.call<number>({ op: 'copyIn', tx, target, columns, csv }) }),
+    ...(tx === null ? {} : { copyCsv: (target: string, columns: string[], csv: string | Uint8Array) => link.call<number>({ op: 'copyIn', tx, target, columns, csv: own(csv) }) }),
   };
 }
 
@@ -112,10 +123,17 @@ class RemotePGliteStore implements Store {
     this.link.tell({ op: 'wrote', table, rows });
   }
 
-  async close(): Promise<void> {
-    this.closing.now = true;
-    await this.link.call({ op: 'close' }).catch(() => {});
-    await this.worker.terminate();
+  private closed: Promise<void> | null = null;
+
+  /** Closes the catalog and ends the thread, once; calls made after it fail (08006) instead of waiting. */
+  close(): Promise<void> {
+    this.closed ??= (async () => {
+      this.closing.now = true;
+      await this.link.call({ op: 'close' }).catch(() => {});
+      this.link.lose(new StoreError('08006', 'the embedded catalog is closed', null, null, 'lost'));
+      await this.worker.terminate();
+    })();
+    return this.closed;
   }
 }
 

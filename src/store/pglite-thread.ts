@@ -1,6 +1,6 @@
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import { openPGlite, prepareEngine, useSmallBufferPool } from './pglite.js';
-import type { Queryable, Store } from './store.js';
+import { type Queryable, type Store, StoreError } from './store.js';
 import { type Call, fromWire, type Reply, type ThreadOptions, toWire } from './pglite-wire.js';
 
 /**
@@ -28,7 +28,10 @@ class Thread {
   ) {}
 
   private reply(id: number, work: () => Promise<unknown>): void {
-    work().then(
+    // a throw of `work` itself (a transaction that has ended) answers this call, as a rejection does
+    Promise.resolve()
+      .then(work)
+      .then(
       (value) => this.port.postMessage({ id, ok: true, value } satisfies Reply),
       (err: unknown) => this.port.postMessage({ id, ok: false, error: toWire(err) } satisfies Reply),
     );
@@ -38,7 +41,8 @@ class Thread {
   private on(tx: number | null): Queryable {
     if (tx === null) return this.store;
     const open = this.txs.get(tx);
-    if (!open) throw new Error(`no open transaction ${tx} in the store's thread`);
+    // what PGlite answers a statement of a transaction that has ended
+    if (!open) throw new StoreError('XX000', 'Transaction is closed');
     return open.q;
   }
 
@@ -88,7 +92,7 @@ class Thread {
   /** Commits (no error) or rolls back a transaction; resolves once PGlite has, rejects with a commit's failure. */
   private async end(tx: number, error: Error | null): Promise<void> {
     const open = this.txs.get(tx);
-    if (!open) throw new Error(`no open transaction ${tx} in the store's thread`);
+    if (!open) throw new StoreError('XX000', 'Transaction is closed');
     this.txs.delete(tx);
     open.finish(error);
     try {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPGlite } from '../../src/store/pglite.js';
 import { openPGliteThread } from '../../src/store/pglite-remote.js';
-import { type Store, StoreError } from '../../src/store/store.js';
+import { type Queryable, type Store, StoreError } from '../../src/store/store.js';
 import { makePGliteThreadStore, tempDir } from '../support/stores.js';
 
 /**
@@ -115,5 +115,26 @@ describe('the embedded store on its own thread', () => {
     const [a, b] = await Promise.all([failure(openPGliteThread(broken('thread'))), failure(openPGlite({ dataDir: broken('here') }))]);
     expect(a).toBeInstanceOf(Error);
     expect([a?.name, a?.message]).toEqual([b?.name, b?.message]);
+  });
+
+  it('fails a statement sent for a transaction that has ended, alone, as the store in one thread does, and keeps answering', async () => {
+    const late = async (s: Store) => {
+      let kept: Queryable | null = null;
+      await s.transaction(async (tx) => void (kept = tx));
+      return kept!.query('select 1').then(() => null, (e: unknown) => e as StoreError);
+    };
+    const [a, b] = await Promise.all([late(thread), late(here)]);
+    expect(a).toBeInstanceOf(StoreError);
+    expect([a?.code, a?.message]).toEqual([b?.code, b?.message]);
+    expect((await thread.query('select 1 as one')).rows).toEqual([{ one: 1 }]);
+  });
+
+  it('once closed, refuses calls at once instead of leaving them waiting, and closes twice without harm', async () => {
+    const other = await makePGliteThreadStore();
+    await other.close();
+    await expect(other.close()).resolves.toBeUndefined();
+    await expect(other.query('select 1')).rejects.toMatchObject({ code: '08006' });
+    await expect(other.transaction(async () => 1)).rejects.toMatchObject({ code: '08006' });
+    await other.drop();
   });
 });
