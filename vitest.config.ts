@@ -39,7 +39,10 @@ const SHARED = {
   // kept warm for 5 s instead of five minutes, so none is left long after its test: each command
   // after the first skips opening PGlite (~0.5–0.9 s). Issue 39: the nine longest e2e files took
   // 355 s instead of 851 s. Tests about the holder itself set CATALOG_KEEP_WARM as they need.
-  env: { CATALOG_KEEP_WARM: '5' },
+  // NODE_EXTRA_CA_CERTS, where the machine sets it, costs every node start ≈40–100 ms (it parses the
+  // system's CA bundle) and the suite starts thousands: none for the tests' processes; npm, which
+  // may need the registry, gets it back (test/support/registry-env.ts).
+  env: { CATALOG_KEEP_WARM: '5', NODE_EXTRA_CA_CERTS: '', CATALOG_TEST_NODE_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS ?? '' },
 };
 
 export default defineConfig(({ mode }) => ({

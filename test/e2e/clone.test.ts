@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { registryEnv } from '../support/registry-env.js';
 import { tempDir } from '../support/stores.js';
 import { ROOT } from './support.js';
 
@@ -39,7 +40,7 @@ describe('a fresh clone', () => {
     await run('git', ['clone', '--quiet', '--no-hardlinks', ROOT, clone]);
     try {
       // The cache the suite's own `npm ci` filled holds every package; the registry is asked only for what it lacks.
-      await run('npm', ['ci', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: clone, env, maxBuffer: 64 << 20 });
+      await run('npm', ['ci', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: clone, env: registryEnv(env), maxBuffer: 64 << 20 });
     } catch (err) {
       const text = String((err as { stderr?: string }).stderr ?? err);
       if (!OFFLINE.test(text)) throw err;

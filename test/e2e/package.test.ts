@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'csv-parse/sync';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { registryEnv } from '../support/registry-env.js';
 import { tempDir } from '../support/stores.js';
 import { ensureBuilt, ROOT } from './support.js';
 
@@ -47,7 +48,7 @@ describe('the npm package', () => {
     await run(process.execPath, [join(ROOT, 'scripts', 'make-man.mjs')], { cwd: ROOT });
     await run(process.execPath, [join(ROOT, 'scripts', 'build-template.mjs')], { cwd: ROOT });
     const dest = tempDir('pack-');
-    const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dest], { cwd: ROOT });
+    const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dest], { cwd: ROOT, env: registryEnv() });
     const [info] = JSON.parse(stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
     tarball = join(dest, info.filename);
     files = info.files.map((f) => f.path);
@@ -82,7 +83,7 @@ describe('the npm package', () => {
     let install: { stdout: string; stderr: string };
     try {
       // The cache `npm ci` filled holds every runtime dependency; the registry is asked only for what it lacks.
-      install = await run('npm', ['install', '--global', '--prefix', fresh, '--prefer-offline', '--no-audit', '--no-fund', tarball], { cwd: fresh });
+      install = await run('npm', ['install', '--global', '--prefix', fresh, '--prefer-offline', '--no-audit', '--no-fund', tarball], { cwd: fresh, env: registryEnv() });
     } catch (err) {
       const text = String((err as { stderr?: string }).stderr ?? err);
       if (!OFFLINE.test(text)) throw err;
