@@ -11,7 +11,7 @@ import { type Prompter, terminalPrompter } from '../io/prompt.js';
 import { startSpinner } from '../io/spinner.js';
 import { style, type Style } from '../io/style.js';
 import { REMOVED_FIELDS } from '../schema/catalog.js';
-import type { HolderAddress, HolderControl, StartedHolder } from '../holder/holder.js';
+import type { HereEngine, HolderAddress, HolderControl, StartedHolder } from '../holder/holder.js';
 import type { Door, DoorOptions, DoorRequest } from '../holder/door.js';
 import type { ServeInProcess } from '../holder/in-process-client.js';
 import { HandBack } from '../holder/hand-back.js';
@@ -386,7 +386,7 @@ export class Context {
   }
 
   /** Opens the embedded catalog in this process (`start` takes the lock and serves it), with a spinner and the engine set for the command. */
-  private async openHere(dataDir: string, start: () => Promise<HolderAddress | null>): Promise<HolderAddress | null> {
+  private async openHere(dataDir: string, start: (engine: HereEngine) => Promise<HolderAddress | null>): Promise<HolderAddress | null> {
     // the background holder running a client's command is the holder: it never opens the catalog twice
     if (this.deps.handedOver) throw new HandBack('no holder');
     if (!existsSync(join(dataDir, 'PG_VERSION'))) await this.note(`Creating a new catalog in ${dataDir}`);
@@ -396,10 +396,10 @@ export class Context {
     const pglite = await loadPGlite();
     if (short) pglite.baselineWasmOnly();
     pglite.useSmallBufferPool(short);
-    pglite.useStoreThread(!short); // a bulk command's client and service then share no thread with PGlite
     void pglite.prepareEngine();
     try {
-      return await start();
+      // a bulk command's client and service then share no thread with PGlite
+      return await start({ storeThread: !short });
     } finally {
       spinner.stop();
     }

@@ -52,10 +52,18 @@ export interface ConnectOptions {
   started?: Promise<StartedHolder | null>;
   /** Messages for people (waiting, creating a catalog). */
   note(message: string): Promise<void>;
-  /** Opens the catalog in this process when nobody else holds it (the caller's spinner and engine settings around `start`). */
-  openHere(start: () => Promise<HolderAddress | null>): Promise<HolderAddress | null>;
+  /**
+   * Opens the catalog in this process when nobody else holds it: the caller's spinner and engine
+   * settings around `start`, which it tells whether PGlite gets a thread of its own (a bulk command).
+   */
+  openHere(start: (engine: HereEngine) => Promise<HolderAddress | null>): Promise<HolderAddress | null>;
   /** Builds the client for an address; `relocate` finds the holder again after it changed. */
   client(address: HolderAddress, relocate: () => Promise<HolderAddress>): ServiceClient;
+}
+
+/** How a command that opens the catalog itself runs it (StartOptions.storeThread, src/store/pglite-remote.ts). */
+export interface HereEngine {
+  storeThread: boolean;
 }
 
 /** A command's way into the embedded catalog. */
@@ -190,7 +198,7 @@ async function findOrBecome(dataDir: string, opts: ConnectOptions, state: LinkSt
       await pause(pollMs(Date.now() - since));
       continue;
     }
-    const mine = await opts.openHere(() => openHere(dataDir, opts, state));
+    const mine = await opts.openHere((engine) => openHere(dataDir, opts, state, engine));
     if (mine) return mine;
   }
 }
@@ -203,10 +211,10 @@ async function startBackground(dataDir: string, opts: ConnectOptions): Promise<S
 }
 
 /** Takes the lock and serves the catalog in this process, privately; null when another process took it first. */
-async function openHere(dataDir: string, opts: ConnectOptions, state: LinkState): Promise<HolderAddress | null> {
+async function openHere(dataDir: string, opts: ConnectOptions, state: LinkState, engine: HereEngine): Promise<HolderAddress | null> {
   let server: Pick<RunningServer, 'url' | 'close'> & { key?: string | null };
   try {
-    server = await opts.control.startServer({ dataDir, port: 0, host: '127.0.0.1', private: true });
+    server = await opts.control.startServer({ dataDir, port: 0, host: '127.0.0.1', private: true, storeThread: engine.storeThread });
   } catch (err) {
     const name = (err as Error).name;
     if (name === 'HeldError') return null;

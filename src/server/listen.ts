@@ -1,7 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Store } from '../store/store.js';
-import { storeThreadChosen } from '../store/pglite-engine.js';
 import type { App } from './app.js';
 import { writeStream } from './stream-body.js';
 import { acquireDirLock, currentHolder, directoryTag, type DirLock, HOLDER_HEADER, readHolder, stopBackgroundHolder, tightenModes } from '../holder/lock.js';
@@ -26,8 +25,8 @@ export interface StartOptions {
   dataDir?: string;
   /**
    * Run the embedded store's PGlite on a thread of its own (store/pglite-remote.ts): what a service
-   * that lives for many requests wants (`catalog serve --data`, the background holder); a command
-   * that opens the catalog for a moment does not.
+   * that lives for many requests wants (`catalog serve --data`, the background holder), and a bulk
+   * command that opens the catalog itself; a command that opens it for a moment does not.
    */
   storeThread?: boolean;
   /** PostgreSQL URL; wins over dataDir. */
@@ -416,7 +415,7 @@ async function openStore(opts: StartOptions): Promise<Store> {
       acquireTimeoutMs: opts.dbPoolAcquisitionTimeoutMs,
     });
   }
-  if (opts.dataDir && (opts.storeThread || storeThreadChosen())) return (await import('../store/pglite-remote.js')).openPGliteThread(opts.dataDir);
+  if (opts.dataDir && opts.storeThread) return (await import('../store/pglite-remote.js')).openPGliteThread(opts.dataDir);
   const { openPGlite } = await import('../store/pglite.js');
   return openPGlite({ dataDir: opts.dataDir });
 }

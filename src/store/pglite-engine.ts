@@ -11,7 +11,6 @@ import { createRequire } from 'node:module';
 
 let changed = false;
 let smallPool = false;
-let onThread = false;
 
 /** Whether this process changed a V8 flag (a code cache made now would not fit the next process). */
 export function v8FlagsChanged(): boolean {
@@ -67,19 +66,4 @@ export function useSmallBufferPool(small: boolean): void {
 /** PostgreSQL's shared_buffers for catalogs opened now, or null for PGlite's default (128 MB). */
 export function bufferPool(): string | null {
   return smallPool ? '16MB' : null;
-}
-
-/**
- * Whether a catalog this process opens from now on to serve (src/server/listen.ts) runs PGlite on
- * a thread of its own (src/store/pglite-remote.ts): the command-line process says yes for a bulk
- * command that opens the catalog itself, whose client, service and PGlite would otherwise share
- * one thread; `catalog serve` and the background holder ask for it in their start options.
- */
-export function useStoreThread(on: boolean): void {
-  onThread = on;
-}
-
-/** What useStoreThread chose (default: no). */
-export function storeThreadChosen(): boolean {
-  return onThread;
 }

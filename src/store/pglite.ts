@@ -14,7 +14,7 @@ import { bufferPool } from './pglite-engine.js';
 import { packToTar, unpackPack, writePack } from './pglite-template.js';
 import { isDatabaseError, type Queryable, type QueryResult, type Store, StoreError, toStoreError } from './store.js';
 
-export { baselineWasmOnly, useSmallBufferPool, useStoreThread } from './pglite-engine.js';
+export { baselineWasmOnly, useSmallBufferPool } from './pglite-engine.js';
 
 // Keep dates and timestamps exactly as PostgreSQL prints them (no JS Date round trip).
 const TEXT_TYPES = [1082, 1083, 1114, 1184, 1266];
