@@ -199,8 +199,8 @@ export function bodyCredits(body: Uint8Array, plan: WritePlan, withIds: boolean)
 export async function bodyCreditsSliced(body: Uint8Array, plan: WritePlan, withIds: boolean): Promise<BodyCredits> {
   const ids = withIds ? new CreditIds() : null;
   const { cols, at } = creditColumns(plan);
-  const cells = plan.payload?.copy === body ? plan.payload.copyCells : undefined;
-  if (at.length === 0 || !cells || !indexed(cells, cols, at)) return { plain: copyCreditsPlain(body, plan, ids ?? undefined), ids };
+  const cells = at.length > 0 ? cellsOf(body, plan, cols, at) : null;
+  if (!cells) return { plain: copyCreditsPlain(body, plan, ids ?? undefined), ids };
   for (let from = 0; from < cells.records; from += SLICE_RECORDS) {
     if (from > 0) await nextTurn();
     if (!indexedCreditsPlain(body, cells, cols, at, ids ?? undefined, from, Math.min(from + SLICE_RECORDS, cells.records))) return { plain: false, ids };
@@ -228,8 +228,8 @@ function creditColumns(plan: WritePlan): { cols: string[]; at: number[] } {
 export function copyCreditsPlain(body: Uint8Array, plan: WritePlan, ids?: CreditIds): boolean {
   const { cols, at } = creditColumns(plan);
   if (at.length === 0) return false;
-  const cells = plan.payload?.copy === body ? plan.payload.copyCells : undefined;
-  if (cells && indexed(cells, cols, at)) return indexedCreditsPlain(body, cells, cols, at, ids, 0, cells.records);
+  const cells = cellsOf(body, plan, cols, at);
+  if (cells) return indexedCreditsPlain(body, cells, cols, at, ids, 0, cells.records);
   const t = new CsvTokenizer();
   let p = 0;
   let header = true;
@@ -248,9 +248,11 @@ export function copyCreditsPlain(body: Uint8Array, plan: WritePlan, ids?: Credit
   return true;
 }
 
-/** Whether the payload's cell index (payload.ts CopyCells) is of these columns and holds every credit field. */
-function indexed(cells: CopyCells, cols: string[], at: number[]): boolean {
-  return cells.keys.length === cols.length && cells.keys.every((k, i) => k === cols[i]) && at.every((f) => cells.columns.includes(cols[f]));
+/** The payload's cell index (payload.ts CopyCells) when it is of this body and these columns and holds every credit field; else null (the body is read itself). */
+function cellsOf(body: Uint8Array, plan: WritePlan, cols: string[], at: number[]): CopyCells | null {
+  const cells = plan.payload?.copy === body ? plan.payload.copyCells : undefined;
+  if (!cells) return null;
+  return cells.keys.length === cols.length && cells.keys.every((k, i) => k === cols[i]) && at.every((f) => cells.columns.includes(cols[f])) ? cells : null;
 }
 
 /** copyCreditsPlain over the cells the payload's depth check found (records `from` to `to`): the body is not tokenized again. */

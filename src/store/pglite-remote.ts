@@ -53,6 +53,11 @@ class Link {
     else p.reject(fromWire(reply.error));
   }
 
+  /** Whether the thread is gone (it died, stopped, or was closed). */
+  get gone(): boolean {
+    return this.lost !== null;
+  }
+
   /** The thread is gone: every call waiting, and every later one, fails with `err`. */
   lose(err: Error): void {
     this.lost ??= err;
@@ -90,8 +95,6 @@ class RemotePGliteStore implements Store {
     private readonly link: Link,
     private readonly worker: Worker,
     died: Promise<Error>,
-    /** Set by close: the thread's exit is then no death. */
-    private readonly closing: { now: boolean },
   ) {
     this.died = died;
     this.q = queryable(link, null);
@@ -128,8 +131,8 @@ class RemotePGliteStore implements Store {
   /** Closes the catalog and ends the thread, once; calls made after it fail (08006) instead of waiting. */
   close(): Promise<void> {
     this.closed ??= (async () => {
-      this.closing.now = true;
       await this.link.call({ op: 'close' }).catch(() => {});
+      // the link is lost before the thread ends: its exit is then no death
       this.link.lose(new StoreError('08006', 'the embedded catalog is closed', null, null, 'lost'));
       await this.worker.terminate();
     })();
@@ -162,7 +165,6 @@ export async function openPGliteThread(dataDir: string): Promise<Store> {
   const { pgliteWasmModule: module } = await pglite.prepareEngine();
   const worker = new Worker(script, { workerData: { dataDir, smallPool: bufferPool() !== null, ...(module ? { module } : {}) } satisfies ThreadOptions });
   const link = new Link(worker);
-  const closing = { now: false };
   let die: (err: Error) => void = () => {};
   const died = new Promise<Error>((resolve) => (die = resolve));
   const opened = new Promise<void>((resolve, reject) => {
@@ -175,7 +177,8 @@ export async function openPGliteThread(dataDir: string): Promise<Store> {
       die(err);
     });
     const gone = (err: Error) => {
-      if (closing.now) return;
+      // closed (or already dead): nothing more to tell
+      if (link.gone) return;
       const lost = new StoreError('08006', `the embedded catalog's thread stopped: ${err.message}`, null, null, 'lost');
       link.lose(lost);
       die(lost);
@@ -190,5 +193,5 @@ export async function openPGliteThread(dataDir: string): Promise<Store> {
     await worker.terminate();
     throw err;
   }
-  return new RemotePGliteStore(link, worker, died, closing);
+  return new RemotePGliteStore(link, worker, died);
 }

@@ -32,18 +32,21 @@ class Thread {
     Promise.resolve()
       .then(work)
       .then(
-      (value) => this.port.postMessage({ id, ok: true, value } satisfies Reply),
-      (err: unknown) => this.port.postMessage({ id, ok: false, error: toWire(err) } satisfies Reply),
-    );
+        (value) => this.port.postMessage({ id, ok: true, value } satisfies Reply),
+        (err: unknown) => this.port.postMessage({ id, ok: false, error: toWire(err) } satisfies Reply),
+      );
+  }
+
+  /** An open transaction; what PGlite answers a statement of one that has ended when there is none. */
+  private open(tx: number): OpenTx {
+    const open = this.txs.get(tx);
+    if (!open) throw new StoreError('XX000', 'Transaction is closed');
+    return open;
   }
 
   /** The statements' target: an open transaction, or the store itself. */
   private on(tx: number | null): Queryable {
-    if (tx === null) return this.store;
-    const open = this.txs.get(tx);
-    // what PGlite answers a statement of a transaction that has ended
-    if (!open) throw new StoreError('XX000', 'Transaction is closed');
-    return open.q;
+    return tx === null ? this.store : this.open(tx).q;
   }
 
   handle(call: Call): void {
@@ -91,8 +94,7 @@ class Thread {
 
   /** Commits (no error) or rolls back a transaction; resolves once PGlite has, rejects with a commit's failure. */
   private async end(tx: number, error: Error | null): Promise<void> {
-    const open = this.txs.get(tx);
-    if (!open) throw new StoreError('XX000', 'Transaction is closed');
+    const open = this.open(tx);
     this.txs.delete(tx);
     open.finish(error);
     try {
