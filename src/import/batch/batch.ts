@@ -92,28 +92,38 @@ export class Batcher {
     this.open!.unchanged++;
   }
 
-  /** Adds the record just begun as a row; resolves when another may be added. True when its batch (or the one before it) went out. */
-  async add(row: PendingRow): Promise<boolean> {
-    let open = this.open!;
-    let sent = false;
-    if (open.rows.length > 0 && open.bytes + row.bytes > this.limits.bytes) {
-      // this row would overflow: send what we have, the row opens the next batch
-      const index = open.end - 1;
-      open.end = index;
-      this.dispatch(open);
-      open = this.open = newBatch(index, this.nextLine - 1);
-      sent = true;
-      await this.slot();
-    }
+  /**
+   * Adds the record just begun as a row: true when its batch (or the one before it) went out.
+   * Synchronous while the open batch has room (every record but one in a batch: no promise per
+   * record); a promise, which resolves when another may be added, when a batch went out.
+   */
+  add(row: PendingRow): boolean | Promise<boolean> {
+    const open = this.open!;
+    // this row would overflow: send what we have, the row opens the next batch
+    if (open.rows.length > 0 && open.bytes + row.bytes > this.limits.bytes) return this.addAfterSend(open, row);
+    open.rows.push(row);
+    open.bytes += row.bytes;
+    if (open.rows.length < this.limits.rows) return false;
+    this.open = null;
+    this.dispatch(open);
+    return this.inflight.size < this.concurrency || this.slot().then(() => true);
+  }
+
+  /** `add` when the open batch has no room for the row: it goes out, and the row opens the next one. */
+  private async addAfterSend(full: Batch, row: PendingRow): Promise<boolean> {
+    const index = full.end - 1;
+    full.end = index;
+    this.dispatch(full);
+    const open = (this.open = newBatch(index, this.nextLine - 1));
+    await this.slot();
     open.rows.push(row);
     open.bytes += row.bytes;
     if (open.rows.length >= this.limits.rows) {
       this.open = null;
       this.dispatch(open);
       await this.slot();
-      return true;
     }
-    return sent;
+    return true;
   }
 
   /** Sends the open batch now if it has rows (its buffer is full); false when it has none. */

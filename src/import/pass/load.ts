@@ -43,9 +43,13 @@ interface Pass {
   bytes: () => number;
 }
 
-/** Adds a row to its batch; progress after a batch goes out and every 500 records. True when a batch went out. */
-async function addRow(c: LoadContext, pass: Pass, row: PendingRow): Promise<boolean> {
-  const sent = await c.batcher.add(row);
+/**
+ * Adds a row to its batch; progress after a batch goes out and every 500 records. True when a
+ * batch went out; synchronous unless it did (batch.ts).
+ */
+function addRow(c: LoadContext, pass: Pass, row: PendingRow): boolean | Promise<boolean> {
+  const sent = c.batcher.add(row);
+  if (typeof sent !== 'boolean') return sent.then((s) => (s || pass.read % 500 === 0 ? c.account.progress(pass.bytes(), pass.read, c.records) : undefined, s));
   if (sent || pass.read % 500 === 0) c.account.progress(pass.bytes(), pass.read, c.records);
   return sent;
 }
@@ -122,7 +126,7 @@ class LineBuffers {
 }
 
 /** A record the transcoder wrote as a COPY line: checked, judged, and added with its line. */
-async function addLine(c: LoadContext, pass: Pass, row: CopyRow, lines: LineBuffers, end: number, matched = false, checked = false): Promise<void> {
+function addLine(c: LoadContext, pass: Pass, row: CopyRow, lines: LineBuffers, end: number, matched = false, checked = false): void | Promise<void> {
   if (c.settings.checks.length > 0 && !checked) {
     // checks see shaped rows: only then is a COPY line's record decoded and shaped again
     const shaped = c.shape.shaper.shape(row.record);
@@ -143,7 +147,9 @@ async function addLine(c: LoadContext, pass: Pass, row: CopyRow, lines: LineBuff
   }
   lines.take(row, end);
   // the batch went out: its rows keep their bytes, the next line goes in a fresh buffer
-  if (await addRow(c, pass, row)) lines.renew();
+  const sent = addRow(c, pass, row);
+  if (sent === true) lines.renew();
+  else if (sent !== false) return sent.then((s) => (s ? lines.renew() : undefined));
 }
 
 /** Whether a COPY line's record, shaped the ordinary way with its injected ids, equals its stored row. */
