@@ -27,7 +27,7 @@ function released(version: number, slug: string, name: string): Migration {
  * The migrations, oldest first. Each one's SQL is frozen as text: a catalog that applied a version
  * keeps what it did, so a released file is never edited, and nothing in the code can change it
  * (test/schema/migrations-frozen.test.ts pins each one's SHA-256). A change to the schema is a new
- * migration: write migrations/0015-<slug>.sql and add its line below (and its digest
+ * migration: write migrations/0016-<slug>.sql and add its line below (and its digest
  * to that test). migrations/README.md says what each one did and why.
  */
 export const MIGRATIONS: readonly Migration[] = [
@@ -45,6 +45,7 @@ export const MIGRATIONS: readonly Migration[] = [
   released(12, 'run-probes', "an import run is also found by its probe (settings, size, the file's first and last 64 KiB): a first import asks before hashing the whole file"),
   released(13, 'credit-index-partial', 'tracks without credits and releases without tracks are left out of the link indexes (a row without links pays nothing for them)'),
   released(14, 'embedded-gin-pending', 'the embedded store only: the link indexes take bulk loads through a pending list, which the store empties once writes pause'),
+  released(15, 'link-triggers-test-links-first', "the link triggers' condition asks whether a row has links before it reads the checked-batch setting (a row without links no longer pays for current_setting)"),
 ];
 
 /** The newest schema version the code knows. */

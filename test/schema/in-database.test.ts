@@ -24,7 +24,7 @@ describe('what the service shares with the migrations is in their SQL as the ser
     ['the canonical id pattern', `~* '${UUID_RE}'`, [4, 5, 10]],
     ["a credits list's shape test, as the tracks triggers run it", `jsonb_path_exists(new.primary_artists, '${CREDIT_SHAPE_PATH}')`, [5, 8]],
     ["the releases trigger's fast path", fastTracks('new.tracks'), [5]],
-    ["the checked batch's setting, as the triggers' WHEN reads it", `current_setting('${CHECKED_BATCH_SETTING}', true)`, [8]],
+    ["the checked batch's setting, as the triggers' WHEN reads it", `current_setting('${CHECKED_BATCH_SETTING}', true)`, [8, 15]],
     ["the batch keys' schema", `create schema if not exists ${CHECKED_BATCH_SCHEMA};`, [8]],
     ["the removals table's comment", `comment on table removals is '${REMOVALS_COMMENT}';`, [9]],
   ])('%s', (_what, text, versions) => {

@@ -25,6 +25,7 @@ const FROZEN: ReadonlyArray<[version: number, sha256: string]> = [
   [12, '76d161b43fa00548'],
   [13, '2b2ac0487772428d'],
   [14, '7b81eec7bde526ce'],
+  [15, 'f55eb00d9b271088'],
 ];
 
 const digest = (sql: string) => createHash('sha256').update(sql).digest('hex').slice(0, 16);
