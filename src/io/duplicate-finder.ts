@@ -11,42 +11,71 @@
  */
 export class DuplicateFinder {
   private readonly bits: Uint32Array;
-  private readonly mask: number;
+  /** Blocks of 512 bits (16 words, one cache line) in the filter, less one: a key's bits all lie in one block. */
+  private readonly blockMask: number;
   /** Candidate key → record index of its latest occurrence. */
   readonly candidates = new Map<string, number>();
 
   constructor(inputBytes: number) {
     const bytes = Math.min(64 << 20, Math.max(1 << 20, inputBytes / 16));
-    // a power of two of bits, so an index is a mask away
+    // a power of two of bits, so a block is a mask away
     let nbits = 1 << 23;
     while (nbits < bytes * 8 && nbits < 2 ** 29) nbits *= 2;
     this.bits = new Uint32Array(nbits / 32);
-    this.mask = nbits - 1;
+    this.blockMask = nbits / 512 - 1;
   }
 
   /**
    * Records one occurrence of `key` (scan pass); true when the filter has (probably) seen it
    * before. The caller then records the candidate with `candidates.set(key, index)` (or -1 when
-   * that occurrence is invalid, see DedupeJudge).
+   * that occurrence is invalid, see DedupeJudge). The key's UTF-8 bytes are what is hashed, so
+   * `note(k)` and `noteBytes` of k's bytes note the same key.
    */
   note(key: string): boolean {
     let h1 = 0x811c9dc5;
-    let h2 = 0x01000193 ^ key.length;
+    let h2 = 0x01000193;
     for (let i = 0; i < key.length; i++) {
       const c = key.charCodeAt(i);
+      if (c >= 0x80) return this.noteBytes(Buffer.from(key, 'utf8'), 0, Buffer.byteLength(key, 'utf8'));
       h1 = Math.imul(h1 ^ c, 0x01000193);
       h2 = Math.imul(h2 ^ c, 0x5bd1e995);
       h2 ^= h2 >>> 15;
     }
-    h2 |= 1;
+    return this.set(h1, h2, key.length);
+  }
+
+  /** `note` of the key whose UTF-8 bytes are buf[a, b) (the scan's key cells, read without making a string). */
+  noteBytes(buf: Uint8Array, a: number, b: number): boolean {
+    let h1 = 0x811c9dc5;
+    let h2 = 0x01000193;
+    for (let i = a; i < b; i++) {
+      const c = buf[i];
+      h1 = Math.imul(h1 ^ c, 0x01000193);
+      h2 = Math.imul(h2 ^ c, 0x5bd1e995);
+      h2 ^= h2 >>> 15;
+    }
+    return this.set(h1, h2, b - a);
+  }
+
+  /**
+   * Sets the key's 8 bits, all in the one 512-bit block `h1` picks (a blocked Bloom filter: one
+   * cache line per key, where 10 bits across 8-64 MB cost up to 10 cache misses); each bit's place
+   * is 9 bits of its own remix of `h2`. At the filter's size (30+ bits per key) false positives
+   * stay rare: 0 in 300k uuids, 2 in 300k ISRCs in the smallest filter.
+   */
+  private set(h1: number, h2: number, length: number): boolean {
+    const base = (h1 & this.blockMask) << 4;
+    const bits = this.bits;
+    let x = h2 ^ length;
     let seen = true;
-    for (let k = 0; k < 10; k++) {
-      const bit = (h1 + Math.imul(k, h2)) & this.mask;
-      const word = bit >>> 5;
-      const flag = 1 << (bit & 31);
-      if ((this.bits[word] & flag) === 0) {
+    for (let k = 0; k < 8; k++) {
+      x = Math.imul(x ^ (x >>> 16), 0x85ebca6b);
+      x ^= x >>> 13;
+      const word = base + ((x & 511) >>> 5);
+      const flag = 1 << (x & 31);
+      if ((bits[word] & flag) === 0) {
         seen = false;
-        this.bits[word] |= flag;
+        bits[word] |= flag;
       }
     }
     return seen;

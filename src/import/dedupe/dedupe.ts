@@ -79,8 +79,9 @@ class ScanVisitor implements PassVisitor {
     if (!tc) return this.visitRecord(at.record);
     // CSV as bytes: only the key (and dates) were read; a probable repeat's row is shaped
     if (at.status === REFUSED && this.dates) this.c.shaper.dates!.refuse(at.record);
-    if (at.status === RAGGED || tc.key === null || !this.finder.note(tc.key)) return;
-    this.keep(tc.key, at.record);
+    if (at.status === RAGGED) return;
+    const key = tc instanceof KeyScan ? tc.notedKey(this.finder) : tc.key !== null && this.finder.note(tc.key) ? tc.key : null;
+    if (key !== null) this.keep(key, at.record);
   }
 
   /** A record a reader gave (JSON, NDJSON, YAML, xlsx). */

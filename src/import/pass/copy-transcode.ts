@@ -77,7 +77,13 @@ export class CopyTranscoder {
   lines = 0;
   outEnd = 0;
   /** The record's conflict key (parts joined by NUL, as keyOf makes it), or null. */
-  key: string | null = null;
+  get key(): string | null {
+    return this.noted;
+  }
+  set key(key: string | null) {
+    this.noted = key;
+  }
+  protected noted: string | null = null;
   private readonly nullToken: Buffer | null;
   private readonly keyParts: Array<string | null>;
   /** The record's key part `k` (in key order), null when its cell is empty or absent. */

@@ -1,6 +1,7 @@
 import { canonicalUuid, K_TEXT, K_UUID, normalizeUuid } from '../../schema/codecs.js';
 import { ESCAPED, fieldText, HAS_NUL, QUOTED, TOKENS_MORE, TOKENS_OK } from '../../format/csv-tokens.js';
 import { CopyTranscoder, type FieldPlan, MALFORMED, MORE, OK } from './copy-transcode.js';
+import type { DuplicateFinder } from '../../io/duplicate-finder.js';
 
 /**
  * The scan pass's CSV reader when all it needs of a record is where it ends and its one key cell
@@ -18,6 +19,23 @@ export class KeyScan extends CopyTranscoder {
   private readonly keyKind: number;
   /** Where the record last read starts (its cells are read from there when asked). */
   private start = 0;
+  /**
+   * The key cell's bytes when they are the key as they stand (a canonical uuid unquoted, a text
+   * without doubled quotes): noted from the bytes, and made a string only for a probable repeat.
+   * -1 when the key is `key` (or none).
+   */
+  private keyFrom = -1;
+  private keyTo = -1;
+  private keyBuf: Buffer | null = null;
+
+  /** The key as the transcoder notes it (made from the bytes only when asked). */
+  override get key(): string | null {
+    return this.keyTo >= 0 ? this.keyBuf!.toString(this.keyKind === K_UUID ? 'latin1' : 'utf8', this.keyFrom, this.keyTo) : this.noted;
+  }
+  override set key(key: string | null) {
+    this.noted = key;
+    this.keyTo = -1;
+  }
 
   /**
    * Whether a scan with these field plans can read by key alone: one key cell (a uuid or a text)
@@ -53,16 +71,28 @@ export class KeyScan extends CopyTranscoder {
     return OK;
   }
 
-  /** The key cell's part, as the transcoder notes it (null: empty, the null token, a NUL, not a uuid). */
+  /** The key cell's part, as the transcoder notes it (none: empty, the null token, a NUL, not a uuid); as bytes when it stands as it is. */
   private noteKey(buf: Buffer, a: number, b: number, flags: number): void {
     const escaped = (flags & ESCAPED) !== 0;
     if (!escaped && this.isNull(buf, a, b - a)) return;
     if (b === a || (flags & HAS_NUL) !== 0) return;
-    if (this.keyKind === K_UUID) {
-      this.key = (flags & QUOTED) === 0 && canonicalUuid(buf, a, b) ? buf.toString('latin1', a, b) : normalizeUuid(fieldText(buf, a, b, escaped));
+    if (this.keyKind === K_UUID ? (flags & QUOTED) === 0 && canonicalUuid(buf, a, b) : !escaped) {
+      this.keyBuf = buf;
+      this.keyFrom = a;
+      this.keyTo = b;
       return;
     }
-    this.key = fieldText(buf, a, b, escaped);
+    this.key = this.keyKind === K_UUID ? normalizeUuid(fieldText(buf, a, b, escaped)) : fieldText(buf, a, b, escaped);
+  }
+
+  /**
+   * Notes the key of the record last read in `finder`: the key when the finder has probably seen
+   * it before, else null (a first sight, or no key). The strings are the ones the transcoder's
+   * `key` would be.
+   */
+  notedKey(finder: DuplicateFinder): string | null {
+    if (this.keyTo >= 0) return finder.noteBytes(this.keyBuf!, this.keyFrom, this.keyTo) ? this.key : null;
+    return this.noted !== null && finder.note(this.noted) ? this.noted : null;
   }
 
   /** The cells of the record last read (tokenized in full: only a probable repeat's are asked for). */
