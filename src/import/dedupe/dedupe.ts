@@ -157,12 +157,14 @@ export class Deduper {
     private readonly conflictKey: string[] | null,
     /** A resumed `--dedupe first` must still see the keys the committed part sent. */
     readonly tracksSkipped: boolean,
+    /** Whether any key can get a verdict other than "send": the scan found a probable repeat. */
+    readonly judgesKeys: boolean,
   ) {}
 
   static open(policy: DedupePolicy, scan: Scan, conflictKey: string[] | null): Deduper {
     // `first` and `error` judge a key at its first valid occurrence, which may be before the resume point
     const tracks = Boolean(conflictKey) && policy !== 'last' && scan.candidates.size > 0;
-    return new Deduper(new DedupeJudge(policy, scan.candidates, scan.flagged), conflictKey, tracks);
+    return new Deduper(new DedupeJudge(policy, scan.candidates, scan.flagged), conflictKey, tracks, scan.candidates.size > 0);
   }
 
   /** The verdict for the row at `index` with conflict key `key` (null key: always sent). */

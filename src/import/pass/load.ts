@@ -201,9 +201,10 @@ class LoadVisitor implements PassVisitor, Pass {
       this.transcoder = new CopyTranscoder(fieldPlans(cols, null), nullToken, 0, true, c.source.delimiter);
       return;
     }
-    // the key parts the transcoder notes: the row's own key (not with a natural key: it has none), then what the match stage reads
+    // the key parts the transcoder notes: the row's own key (not with a natural key: it has none), then what the match stage reads;
+    // none when nothing reads them (no match stage, and the scan found no key twice: every row is sent), so no key becomes a string
     this.lead = m?.natural ? [] : (c.shape.plan.conflictKey ?? []);
-    const keyCols = m ? [...this.lead, ...m.needs] : c.shape.plan.conflictKey;
+    const keyCols = m ? [...this.lead, ...m.needs] : c.deduper.judgesKeys ? c.shape.plan.conflictKey : null;
     this.transcoder = new CopyTranscoder(fieldPlans(cols, keyCols), nullToken, keyCols?.length ?? 0, false, c.source.delimiter);
     this.lines = new LineBuffers(c.copyHead, c.batcher.limits);
   }
