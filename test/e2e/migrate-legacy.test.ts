@@ -73,7 +73,7 @@ function writeExport(dir: string, o: { renamed?: boolean; dropLast?: boolean; ad
   writeFileSync(join(dir, 'Album.csv'), csv(albumRows));
 }
 
-for (const backend of serveBackends('migrate')) {
+for (const backend of serveBackends('migrate-legacy')) {
   describe.skipIf(backend.skip)(`migrating a legacy export (${backend.name})`, () => {
     let serve: Serve;
     beforeAll(async () => {
