@@ -78,12 +78,18 @@ describe('a service that describes collections the binary does not have', () => 
   });
 
   it('catalog <collection> import runs on a collection only the service has', async () => {
-    const file = join(tempDir('svc-model-'), 'more.csv');
-    writeFileSync(file, 'name\nElectric Lady\n');
-    const t = testContext({ transport, env: { CATALOG_URL: URL_ } });
-    const s = await runImport({ collection: 'studios', file } as Parameters<typeof runImport>[0], t.ctx);
-    expect(s).toMatchObject({ table: 'studios', inserted: 1, rejected: 0 });
-    expect((await store.query<{ n: number }>(`select count(*)::int as n from labels where name = 'Electric Lady'`)).rows[0].n).toBe(1);
+    // a catalog of its own: the test above expects its two studios alone in the labels table
+    const { store, transport } = await studiosService();
+    try {
+      const file = join(tempDir('svc-model-'), 'more.csv');
+      writeFileSync(file, 'name\nElectric Lady\n');
+      const t = testContext({ transport, env: { CATALOG_URL: URL_ } });
+      const s = await runImport({ collection: 'studios', file } as Parameters<typeof runImport>[0], t.ctx);
+      expect(s).toMatchObject({ table: 'studios', inserted: 1, rejected: 0 });
+      expect((await store.query<{ n: number }>(`select count(*)::int as n from labels where name = 'Electric Lady'`)).rows[0].n).toBe(1);
+    } finally {
+      await store.close();
+    }
   });
 });
 

@@ -82,14 +82,45 @@ async function findings(env: Record<string, string>, args: string[] = []): Promi
   return { code: r.code, stderr: r.stderr, list: r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Finding) };
 }
 
+/** Imports PLANTED into a seeded catalog, then removes the artist the ghost credit names. */
+async function plant(env: Record<string, string>): Promise<void> {
+  for (const [collection, rows] of Object.entries(PLANTED)) {
+    const file = join(tempDir('check-plant-'), `${collection}.ndjson`);
+    writeFileSync(file, rows.map((r) => JSON.stringify(r)).join('\n'));
+    const r = await catalog([collection, 'import', file], { env });
+    expect(r.code, r.stderr).toBe(0);
+  }
+  const removed = await catalog(['artists', 'remove', id('d00000ff', 1), '--yes'], { env });
+  expect(removed.code, removed.stderr).toBe(0);
+}
+
+async function seed(env: Record<string, string>): Promise<void> {
+  const seeded = await catalog(['seed'], { env });
+  expect(seeded.code, seeded.stderr).toBe(0);
+}
+
 describe('catalog check (issue 18): planted defects are found, and only they', () => {
+  // The sample catalog with the defects planted on it, which every test but --fix reads and none
+  // changes; --fix has a copy of its own (made the same way, alongside).
   const env = { CATALOG_DATA: tempDir('check-') };
+  const fixEnv = { CATALOG_DATA: tempDir('check-fix-') };
+  /** Findings in the sample catalog alone, and once the defects are planted on it. */
   let sample: Finding[] = [];
+  let planted: Finding[] = [];
 
   beforeAll(async () => {
-    const seeded = await catalog(['seed'], { env });
-    expect(seeded.code, seeded.stderr).toBe(0);
-    sample = (await findings(env)).list;
+    await Promise.all([
+      (async () => {
+        await seed(env);
+        sample = (await findings(env)).list;
+        await plant(env);
+        planted = (await findings(env)).list;
+      })(),
+      (async () => {
+        await seed(fixEnv);
+        await plant(fixEnv);
+      })(),
+    ]);
   });
 
   it("finds the sample catalog's own defects: the stray-space label among them", () => {
@@ -110,17 +141,9 @@ describe('catalog check (issue 18): planted defects are found, and only they', (
     expect(sample.filter((f) => f.rule === 'profile-url').every((f) => typeof f.value === 'string' && f.value.startsWith('@'))).toBe(true);
   });
 
-  it('finds exactly the planted defects on top of them', async () => {
-    for (const [collection, rows] of Object.entries(PLANTED)) {
-      const file = join(tempDir('check-plant-'), `${collection}.ndjson`);
-      writeFileSync(file, rows.map((r) => JSON.stringify(r)).join('\n'));
-      const r = await catalog([collection, 'import', file], { env });
-      expect(r.code, r.stderr).toBe(0);
-    }
-    const removed = await catalog(['artists', 'remove', id('d00000ff', 1), '--yes'], { env });
-    expect(removed.code, removed.stderr).toBe(0);
+  it('finds exactly the planted defects on top of them', () => {
     const before = new Set(sample.map(keyOf));
-    const after = (await findings(env)).list;
+    const after = planted;
     const added = after.filter((f) => !before.has(keyOf(f))).map(keyOf).sort();
     expect(added).toEqual(EXPECTED_PLANTED);
     const byKey = new Map(after.map((f) => [keyOf(f), f]));
@@ -213,15 +236,15 @@ describe('catalog check (issue 18): planted defects are found, and only they', (
   });
 
   it('--fix shows old → new, applies only the fixable findings, and a second check finds none of them', async () => {
-    const fix = await catalog(['check', '--fix', '--yes', '-o', 'table'], { env });
+    const fix = await catalog(['check', '--fix', '--yes', '-o', 'table'], { env: fixEnv });
     expect(fix.code).toBe(5); // the errors no fix can repair remain
     expect(fix.stdout).toMatch(/labels\s+\S+\s+name\s+"  Spaced Out Records  "\s+"Spaced Out Records"/);
     expect(fix.stdout).toMatch(/tracks\s+\S+\s+isrc_code\s+"gb-a1b-24-00001"\s+"GBA1B2400001"/);
-    const again = (await findings(env)).list;
+    const again = (await findings(fixEnv)).list;
     expect(again.filter((f) => f.fixable)).toEqual([]);
     // what no fix repairs is still reported
     expect(again.some((f) => f.rule === 'isrc-format' && f.value === 'BAD123')).toBe(true);
-    const label = await catalog(['releases', 'get', id('d0000003', 6), '-o', 'json'], { env });
+    const label = await catalog(['releases', 'get', id('d0000003', 6), '-o', 'json'], { env: fixEnv });
     expect(JSON.parse(label.stdout)).toMatchObject({ label: 'Northern Lights Recordings' });
   });
 });

@@ -30,6 +30,7 @@ const PLACEHOLDER = '3f2a9c1e-8b1d-4e7a-9c55-0d6f1b2a4e10';
 const COMMANDS = ['list', 'get', 'add', 'update', 'remove', 'describe'];
 
 let serve: Serve;
+/** The record each test's examples name by id, one per collection and command ("labels get"): `remove` removes its own. */
 const ids: Record<string, string> = {};
 
 beforeAll(async () => {
@@ -37,8 +38,9 @@ beforeAll(async () => {
   serve = await startServe(['--data', tempDir('examples-')]);
   for (const c of ['labels', 'releases']) {
     const title = c === 'labels' ? 'name' : 'release_title';
-    const r = await catalog(['--url', serve.url, c, 'add', `${title}=Old Title`]);
-    ids[c] = JSON.parse(r.stdout).id;
+    const r = await catalog(['--url', serve.url, c, 'add', '--json', JSON.stringify(COMMANDS.map(() => ({ [title]: 'Old Title' })))]);
+    const added = JSON.parse(r.stdout) as Array<{ id: string }>;
+    COMMANDS.forEach((command, i) => (ids[`${c} ${command}`] = added[i].id));
   }
 });
 
@@ -57,7 +59,7 @@ describe('every example in --help runs', () => {
         for (const example of examples) {
           // Examples that write files, read missing files or read secrets from the shell are shown, not run.
           if (/[>$]|--file|--url/.test(example)) continue;
-          const args = words(example.replace(PLACEHOLDER, ids[collection])).slice(1);
+          const args = words(example.replace(PLACEHOLDER, ids[`${collection} ${command}`])).slice(1);
           const r = await catalog(['--url', serve.url, ...args, ...(command === 'remove' && !args.includes('--dry-run') ? ['--yes'] : [])]);
           expect({ example, code: r.code, stderr: r.stderr }).toEqual({ example, code: command === 'remove' && r.code === 1 ? 1 : 0, stderr: expect.any(String) });
           if (r.code !== 0) expect(r.stderr).toMatch(/not found/);

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseCsv } from 'csv-parse/sync';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { TABLES } from '../../src/schema/catalog.js';
 import { runCli, type TestContextOptions, useTestService } from '../cli/support.js';
 import { countOf, file, rowsOf, tmp } from './support.js';
@@ -9,7 +9,8 @@ import { countOf, file, rowsOf, tmp } from './support.js';
 const SEED = join(import.meta.dirname, '..', '..', 'fixtures', 'seed');
 const id = (n: number) => `1ab00000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 
-describe('import, export and seed commands against a real service', () => {
+describe('seed into an empty catalog', () => {
+  // a service of its own: the seed must find the catalog empty, and the tests below write to theirs
   const server = useTestService();
   const cli = (args: string[], o: TestContextOptions = {}) => runCli(['--url', server.url, ...args], o);
 
@@ -26,6 +27,16 @@ describe('import, export and seed commands against a real service', () => {
     expect(again.code).toBe(0);
     expect(again.err).toMatch(/tracks\s+200 rows: 0 inserted, 0 updated, 200 unchanged/);
     expect(await rowsOf(server.store, 'tracks')).toEqual(before);
+  });
+});
+
+describe('import, export and seed commands against a real service', () => {
+  // the sample catalog (the export test reads it; the others add rows of their own to it)
+  const server = useTestService();
+  const cli = (args: string[], o: TestContextOptions = {}) => runCli(['--url', server.url, ...args], o);
+  beforeAll(async () => {
+    const seeded = await cli(['seed']);
+    expect(seeded.code, seeded.err).toBe(0);
   });
 
   it('import prints a summary, writes --summary JSON, and exits 3 naming rejected lines', async () => {
@@ -71,7 +82,9 @@ describe('import, export and seed commands against a real service', () => {
   });
 
   it('--dry-run (global or after the file) reports without writing', async () => {
-    const input = file(tmp(), 'labels.csv', `id,name\n${id(20)},New\n${id(1)},Good One\n`);
+    // one label of the file is there already, as written (a row of its own, not another test's)
+    await server.store.query('insert into labels (id, name) values ($1, $2)', [id(21), 'Already There']);
+    const input = file(tmp(), 'labels.csv', `id,name\n${id(20)},New\n${id(21)},Already There\n`);
     const before = await countOf(server.store, 'labels');
     for (const args of [['--dry-run', 'labels', 'import', input], ['labels', 'import', input, '--dry-run']]) {
       const r = await cli(args);
