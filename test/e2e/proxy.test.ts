@@ -66,12 +66,15 @@ describe('the CLI through HTTP_PROXY / HTTPS_PROXY / NO_PROXY', () => {
       ctx.skip();
       return;
     }
+    // a label of its own, added straight to the service (no proxy): the one the tunnelled read must find
+    const added = await run(['--url', serve.url, 'labels', 'add', 'name=Tunnelled Label'], {});
+    expect(added.code, added.stderr).toBe(0);
     const url = `https://${NAME}:${tls.port}`;
     const before = proxy.seen.length;
-    const r = await run(['--url', url, 'labels', 'list', '--where', 'name=Proxied Label', '-o', 'json'], { HTTPS_PROXY: proxy.url, NODE_EXTRA_CA_CERTS: tls.cert });
+    const r = await run(['--url', url, 'labels', 'list', '--where', 'name=Tunnelled Label', '-o', 'json'], { HTTPS_PROXY: proxy.url, NODE_EXTRA_CA_CERTS: tls.cert });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect((JSON.parse(r.stdout) as Array<{ name: string }>).map((l) => l.name)).toEqual(['Proxied Label']);
+    expect((JSON.parse(r.stdout) as Array<{ name: string }>).map((l) => l.name)).toEqual(['Tunnelled Label']);
     const seen = proxy.seen.slice(before);
     expect(seen.length).toBeGreaterThan(0);
     expect(seen.filter((s) => s !== `CONNECT ${NAME}:${tls?.port}`)).toEqual([]);
