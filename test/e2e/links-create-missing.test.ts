@@ -33,42 +33,57 @@ const STORES = [
 
 for (const { kind, skip } of STORES) {
   describe.skipIf(skip)(`import --create-missing for credit names on ${kind}${skip ? ' (SKIPPED: set CATALOG_TEST_DATABASE_URL)' : ''}`, () => {
-    let target: string[] = [];
-    let env: Record<string, string> = {};
-    let serve: Serve | null = null;
+    type Run = (args: string[]) => ReturnType<typeof catalog>;
+    const serves: Serve[] = [];
+    const schemas: string[] = [];
+    let run: Run = () => Promise.reject(new Error('no catalog'));
+    let made: Run = run;
     let file = '';
     const schema = `catalog_links_cm_${process.pid}`;
-    const run = (args: string[]) => catalog([...target, ...args], { env });
-    const artists = async () => {
-      const r = await run(['artists', 'list', '--select', 'id,stage_name', '--order', 'stage_name', '-o', 'json']);
+    /** A catalog of its own (a data directory, or a server on a schema of its own) holding the artists Tom Hale and Nova Quinn. */
+    const newCatalog = async (suffix: string): Promise<Run> => {
+      let target: string[] = [];
+      let env: Record<string, string> = {};
+      if (kind === 'PostgreSQL') {
+        schemas.push(`${schema}${suffix}`);
+        const serve = await startServe(['--database-url', PG_URL!, '--db-schema', `${schema}${suffix}`]);
+        serves.push(serve);
+        target = ['--url', serve.url];
+      } else env = { CATALOG_DATA: tempDir('links-cm-') };
+      const r: Run = (args) => catalog([...target, ...args], { env });
+      const dir = tempDir('links-cm-files-');
+      writeFileSync(join(dir, 'artists.csv'), 'stage_name\nTom Hale\nNova Quinn\n');
+      const a = await r(['artists', 'import', join(dir, 'artists.csv')]);
+      expect(a.code, a.stderr).toBe(0);
+      return r;
+    };
+    const artistsOn = async (on: Run) => {
+      const r = await on(['artists', 'list', '--select', 'id,stage_name', '--order', 'stage_name', '-o', 'json']);
       expect(r.code, r.stderr).toBe(0);
       return JSON.parse(r.stdout) as Array<{ id: string; stage_name: string }>;
     };
-    const tracks = async () => {
-      const r = await run(['tracks', 'list', '--select', `isrc_code,${ROLES.join(',')}`, '--order', 'isrc_code', '-o', 'json']);
+    const tracksOn = async (on: Run) => {
+      const r = await on(['tracks', 'list', '--select', `isrc_code,${ROLES.join(',')}`, '--order', 'isrc_code', '-o', 'json']);
       expect(r.code, r.stderr).toBe(0);
       return JSON.parse(r.stdout) as Track[];
     };
+    const artists = async () => artistsOn(run);
+    const tracks = async () => tracksOn(run);
 
+    // two catalogs, made side by side: one for the test without the flag, one for the test that
+    // makes an artist (which would spoil the first for a test expecting no "Nova Q.")
     beforeAll(async () => {
-      if (kind === 'PostgreSQL') {
-        serve = await startServe(['--database-url', PG_URL!, '--db-schema', schema]);
-        target = ['--url', serve.url];
-      } else env = { CATALOG_DATA: tempDir('links-cm-') };
-      const dir = tempDir('links-cm-files-');
-      writeFileSync(join(dir, 'artists.csv'), 'stage_name\nTom Hale\nNova Quinn\n');
-      const a = await run(['artists', 'import', join(dir, 'artists.csv')]);
-      expect(a.code, a.stderr).toBe(0);
-      file = tracksFile(dir);
+      [run, made] = await Promise.all([newCatalog(''), newCatalog('_made')]);
+      file = tracksFile(tempDir('links-cm-files-'));
     });
 
     afterAll(async () => {
-      if (serve) {
-        await serve.stop();
+      await Promise.all(serves.map((s) => s.stop()));
+      if (schemas.length) {
         const { default: pg } = await import('pg');
         const c = new pg.Client({ connectionString: PG_URL });
         await c.connect();
-        await c.query(`drop schema if exists ${schema} cascade`);
+        for (const s of schemas) await c.query(`drop schema if exists ${s} cascade`);
         await c.end();
       }
     });
@@ -84,6 +99,10 @@ for (const { kind, skip } of STORES) {
     });
 
     it('with --create-missing the artist is made once and every credit carries its id; a re-run changes nothing', async () => {
+      // its own catalog: the artist it makes would spoil the other for the test without the flag
+      const run = made;
+      const artists = async () => artistsOn(run);
+      const tracks = async () => tracksOn(run);
       const r = await run(['tracks', 'import', file, '--create-missing']);
       expect(r.code, r.stderr).toBe(0);
       expect(`${r.stdout}${r.stderr}`).toContain('created 1 artists for names that had none');
