@@ -20,6 +20,8 @@ describe('commands over an in-process Transport', () => {
   afterAll(async () => store.close());
 
   it('imports a file and lists it back, every request through the given transport', async () => {
+    // count only this test's requests: the transport is shared with the file's other tests
+    transport.requests.length = 0;
     const dir = tempDir('inproc-');
     const input = join(dir, 'labels.csv');
     writeFileSync(input, 'id,name\n1ab00000-0000-4000-8000-000000000001,Warp\n1ab00000-0000-4000-8000-000000000002,Ninja Tune\n');

@@ -100,13 +100,19 @@ for (const { kind, skip } of STORES) {
     it('a renamed artist shows the new name everywhere: credits, embeds, filters', async () => {
       const renamed = await run(['artists', 'update', id('a0000e29', 1), 'stage_name=Léa Marin-Roy']);
       expect(renamed.code, renamed.stderr).toBe(0);
-      const tracks = await run(['tracks', 'list', '--select', ROLES.join(','), '-o', 'json']);
-      const names = (JSON.parse(tracks.stdout) as Array<Record<string, Array<{ id?: string; name: string }> | null>>).flatMap((t) =>
-        ROLES.flatMap((role) => (t[role] ?? []).filter((c) => c.id === id('a0000e29', 1)).map((c) => c.name)),
-      );
-      expect(names).toEqual(Array(6).fill('Léa Marin-Roy'));
-      const embed = await run(['tracks', 'get', id('70000e29', 4), '--select', 'track_title,artists(stage_name)', '-o', 'json']);
-      expect(JSON.parse(embed.stdout).artists).toEqual([{ stage_name: 'Tom Hale' }, { stage_name: 'Léa Marin-Roy' }]);
+      try {
+        const tracks = await run(['tracks', 'list', '--select', ROLES.join(','), '-o', 'json']);
+        const names = (JSON.parse(tracks.stdout) as Array<Record<string, Array<{ id?: string; name: string }> | null>>).flatMap((t) =>
+          ROLES.flatMap((role) => (t[role] ?? []).filter((c) => c.id === id('a0000e29', 1)).map((c) => c.name)),
+        );
+        expect(names).toEqual(Array(6).fill('Léa Marin-Roy'));
+        const embed = await run(['tracks', 'get', id('70000e29', 4), '--select', 'track_title,artists(stage_name)', '-o', 'json']);
+        expect(JSON.parse(embed.stdout).artists).toEqual([{ stage_name: 'Tom Hale' }, { stage_name: 'Léa Marin-Roy' }]);
+      } finally {
+        // the file's other tests find Léa by her imported name
+        const restored = await run(['artists', 'update', id('a0000e29', 1), 'stage_name=Léa Marin']);
+        expect(restored.code, restored.stderr).toBe(0);
+      }
     });
 
     it('a write of a malformed link is refused with the path of the element', async () => {
