@@ -36,7 +36,10 @@ export class DuplicateFinder {
     let h2 = 0x01000193;
     for (let i = 0; i < key.length; i++) {
       const c = key.charCodeAt(i);
-      if (c >= 0x80) return this.noteBytes(Buffer.from(key, 'utf8'), 0, Buffer.byteLength(key, 'utf8'));
+      if (c >= 0x80) {
+        const bytes = Buffer.from(key, 'utf8');
+        return this.noteBytes(bytes, 0, bytes.length);
+      }
       h1 = Math.imul(h1 ^ c, 0x01000193);
       h2 = Math.imul(h2 ^ c, 0x5bd1e995);
       h2 ^= h2 >>> 15;

@@ -8,14 +8,15 @@ import { renderSummary } from '../../src/cli/prompts/summary.js';
 import { builtinSchema } from '../../src/schema/catalog.js';
 import { bufferOutput } from '../../src/io/streams.js';
 import { style } from '../../src/io/style.js';
-import { startServer } from '../../src/server/listen.js';
-import { makePGliteStore, tempDir } from '../support/stores.js';
+import { tempDir } from '../support/stores.js';
 import { runCli, useTestService } from './support.js';
 import { PATIENCE_MS } from '../support/patience.js';
 
 const KEY = { enter: '\r', down: '\x1b[B', up: '\x1b[A', space: ' ', backspace: '\x7f', ctrlC: '\x03' };
 
 const service = useTestService();
+// a catalog of its own for the add-a-release test: the file's other tests add genres and labels, and it needs none but its own
+const own = useTestService();
 
 const api = async (path: string, init?: RequestInit, url = service.url) => {
   const res = await fetch(`${url}${path}`, { ...init, headers: { 'content-type': 'application/json', prefer: 'return=representation', ...(init?.headers ?? {}) } });
@@ -83,46 +84,38 @@ describe('interactive add and update through the real prompts', () => {
   });
 
   it('adds a release: field list, date checked as typed, label chosen by searching its name', async () => {
-    // its own catalog: the file's other tests add genres and labels, and this test needs none but its own
-    const store = await makePGliteStore();
-    const own = await startServer({ store, port: 0, host: '127.0.0.1' });
-    try {
-      const [impulse] = await api('/labels', { method: 'POST', body: JSON.stringify({ name: 'Impulse!' }) }, own.url);
-      await api('/labels', { method: 'POST', body: JSON.stringify({ name: 'Verve' }) }, own.url);
-      const t = terminal(own.url);
-      const done = t.run(['releases', 'add', '--interactive', 'catalog_number=A-77', '-o', 'json']);
-      await t.expect('Which fields do you want to fill in?');
-      t.type(KEY.enter);
-      await t.expect('? release_title');
-      t.type('A Love Supreme', KEY.enter);
-      await t.expect('? catalog_number');
-      await t.expect('(A-77)');
-      t.type(KEY.enter);
-      await t.expect('? release_date');
-      t.type('1965-02-3');
-      await t.expect('YYYY-MM-DD');
-      t.type('0');
-      await t.expect('1965-02-30 is not a real date');
-      t.type(KEY.enter);
-      await t.expect('> 1965-02-30 is not a real date');
-      t.type(KEY.backspace.repeat(5), '01-09', KEY.enter);
-      await t.expect('? label_id');
-      await t.expect('Verve');
-      t.type('impu');
-      // The active choice's id shows under the list once the search has answered.
-      await t.expect(impulse.id);
-      t.type(KEY.enter);
-      await t.expect('genre_id: there are no genres yet');
-      await t.expect('Add this release?');
-      expect(t.screen()).toMatch(/label_id\s+Impulse! [0-9a-f]{8}…/);
-      t.type(KEY.enter);
-      expect(await done).toBe(0);
-      const created = JSON.parse(t.stdout.text());
-      expect(created).toMatchObject({ release_title: 'A Love Supreme', catalog_number: 'A-77', release_date: '1965-01-09', label_id: impulse.id, genre_id: null });
-    } finally {
-      await own.close();
-      await store.close();
-    }
+    const [impulse] = await api('/labels', { method: 'POST', body: JSON.stringify({ name: 'Impulse!' }) }, own.url);
+    await api('/labels', { method: 'POST', body: JSON.stringify({ name: 'Verve' }) }, own.url);
+    const t = terminal(own.url);
+    const done = t.run(['releases', 'add', '--interactive', 'catalog_number=A-77', '-o', 'json']);
+    await t.expect('Which fields do you want to fill in?');
+    t.type(KEY.enter);
+    await t.expect('? release_title');
+    t.type('A Love Supreme', KEY.enter);
+    await t.expect('? catalog_number');
+    await t.expect('(A-77)');
+    t.type(KEY.enter);
+    await t.expect('? release_date');
+    t.type('1965-02-3');
+    await t.expect('YYYY-MM-DD');
+    t.type('0');
+    await t.expect('1965-02-30 is not a real date');
+    t.type(KEY.enter);
+    await t.expect('> 1965-02-30 is not a real date');
+    t.type(KEY.backspace.repeat(5), '01-09', KEY.enter);
+    await t.expect('? label_id');
+    await t.expect('Verve');
+    t.type('impu');
+    // The active choice's id shows under the list once the search has answered.
+    await t.expect(impulse.id);
+    t.type(KEY.enter);
+    await t.expect('genre_id: there are no genres yet');
+    await t.expect('Add this release?');
+    expect(t.screen()).toMatch(/label_id\s+Impulse! [0-9a-f]{8}…/);
+    t.type(KEY.enter);
+    expect(await done).toBe(0);
+    const created = JSON.parse(t.stdout.text());
+    expect(created).toMatchObject({ release_title: 'A Love Supreme', catalog_number: 'A-77', release_date: '1965-01-09', label_id: impulse.id, genre_id: null });
   });
 
   it('updates a label showing its current value; an unchanged answer sends nothing', async () => {

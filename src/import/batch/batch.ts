@@ -114,15 +114,10 @@ export class Batcher {
     const index = full.end - 1;
     full.end = index;
     this.dispatch(full);
-    const open = (this.open = newBatch(index, this.nextLine - 1));
+    this.open = newBatch(index, this.nextLine - 1);
     await this.slot();
-    open.rows.push(row);
-    open.bytes += row.bytes;
-    if (open.rows.length >= this.limits.rows) {
-      this.open = null;
-      this.dispatch(open);
-      await this.slot();
-    }
+    // the new batch is empty: the row goes in (and the batch out, when one row fills it)
+    await this.add(row);
     return true;
   }
 

@@ -80,7 +80,7 @@ class ScanVisitor implements PassVisitor {
     // CSV as bytes: only the key (and dates) were read; a probable repeat's row is shaped
     if (at.status === REFUSED && this.dates) this.c.shaper.dates!.refuse(at.record);
     if (at.status === RAGGED) return;
-    const key = tc instanceof KeyScan ? tc.notedKey(this.finder) : tc.key !== null && this.finder.note(tc.key) ? tc.key : null;
+    const key = tc.notedKey(this.finder);
     if (key !== null) this.keep(key, at.record);
   }
 

@@ -5,6 +5,7 @@ import { knownDefault } from '../../schema/conventions.js';
 import { booleanWord, canonicalUuid, columnKind, copyText, dateText, isoInstant, K_BOOL, K_DATE, K_JSON, K_TEXT, K_TIMESTAMP, K_UUID, keyPart, normalizeUuid, validInstant, validJson, type Kind } from '../../schema/codecs.js';
 import { BACKSLASH, COMMA, CR, CsvTokenizer, ESCAPED, fieldText, HAS_NUL, LF, QUOTE, QUOTED, TOKENS_MORE, TOKENS_OK } from '../../format/csv-tokens.js';
 import { type ByteCheck, MAX_RECORD_BYTES, tooLong } from '../readers/input.js';
+import type { DuplicateFinder } from '../../io/duplicate-finder.js';
 
 /**
  * CSV bytes in, COPY CSV bytes out, one record at a time, without making strings or objects for
@@ -84,6 +85,15 @@ export class CopyTranscoder {
     this.noted = key;
   }
   protected noted: string | null = null;
+
+  /**
+   * Notes the key of the record last read in `finder` (the scan's duplicate finder): the key when
+   * the finder has probably seen it before, else null (a first sight, or no key).
+   */
+  notedKey(finder: DuplicateFinder): string | null {
+    const key = this.key;
+    return key !== null && finder.note(key) ? key : null;
+  }
   private readonly nullToken: Buffer | null;
   private readonly keyParts: Array<string | null>;
   /** The record's key part `k` (in key order), null when its cell is empty or absent. */

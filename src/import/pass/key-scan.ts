@@ -85,14 +85,10 @@ export class KeyScan extends CopyTranscoder {
     this.key = this.keyKind === K_UUID ? normalizeUuid(fieldText(buf, a, b, escaped)) : fieldText(buf, a, b, escaped);
   }
 
-  /**
-   * Notes the key of the record last read in `finder`: the key when the finder has probably seen
-   * it before, else null (a first sight, or no key). The strings are the ones the transcoder's
-   * `key` would be.
-   */
-  notedKey(finder: DuplicateFinder): string | null {
+  /** The transcoder's notedKey, from the key cell's bytes when they are the key as they stand. */
+  override notedKey(finder: DuplicateFinder): string | null {
     if (this.keyTo >= 0) return finder.noteBytes(this.keyBuf!, this.keyFrom, this.keyTo) ? this.key : null;
-    return this.noted !== null && finder.note(this.noted) ? this.noted : null;
+    return super.notedKey(finder);
   }
 
   /** The cells of the record last read (tokenized in full: only a probable repeat's are asked for). */

@@ -49,7 +49,11 @@ interface Pass {
  */
 function addRow(c: LoadContext, pass: Pass, row: PendingRow): boolean | Promise<boolean> {
   const sent = c.batcher.add(row);
-  if (typeof sent !== 'boolean') return sent.then((s) => (s || pass.read % 500 === 0 ? c.account.progress(pass.bytes(), pass.read, c.records) : undefined, s));
+  return typeof sent === 'boolean' ? progressAfter(c, pass, sent) : sent.then((s) => progressAfter(c, pass, s));
+}
+
+/** addRow's progress once the row is in: after a batch went out (`sent`), and every 500 records. */
+function progressAfter(c: LoadContext, pass: Pass, sent: boolean): boolean {
   if (sent || pass.read % 500 === 0) c.account.progress(pass.bytes(), pass.read, c.records);
   return sent;
 }
