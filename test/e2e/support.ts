@@ -46,6 +46,9 @@ export function catalog(args: string[], opts: { env?: Record<string, string | un
     child.stderr.on('data', (c) => (stderr += c));
     child.on('error', reject);
     child.on('close', (code) => resolvePromise({ code: code ?? -1, stdout, stderr }));
+    // a command that reads no input may exit before its (empty) stdin is closed: EPIPE then says
+    // nothing of the command, whose exit code and output are what the caller asserts
+    child.stdin.on('error', (err: NodeJS.ErrnoException) => (err.code === 'EPIPE' ? undefined : reject(err)));
     child.stdin.end(opts.input ?? '');
   });
 }
