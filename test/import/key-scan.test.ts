@@ -3,6 +3,7 @@ import { CR, CsvTokenizer, LF, TOKENS_MALFORMED } from '../../src/format/csv-tok
 import { CopyTranscoder, fieldPlans, MALFORMED, MORE, OK, RAGGED } from '../../src/import/pass/copy-transcode.js';
 import { KeyScan } from '../../src/import/pass/key-scan.js';
 import type { ColumnDef } from '../../src/schema/catalog.js';
+import { DuplicateFinder } from '../../src/io/duplicate-finder.js';
 // @ts-expect-error plain ESM JavaScript without type declarations
 import { prng } from '../../bench/lib/generate.js';
 
@@ -156,5 +157,98 @@ describe('the scan key reader reads as the transcoder does', () => {
     expect(ks.record(buf, 23, buf.length, true, null, 0)).not.toBe(MALFORMED);
     expect(ks.cells(buf)).toEqual(['a "b"', 'QZ1', 'x\ny']);
     expect([ks.key, ks.lines, ks.next]).toEqual(['QZ1', 2, buf.length]);
+  });
+});
+
+/** Files whose records mostly start with a canonical uuid (some repeated, some not canonical), the rest as file() makes them. */
+function keyedFile(seed: number, delimiter: string): Buffer {
+  const r = rng(seed);
+  const pick = <T,>(xs: T[]) => xs[Math.floor(r() * xs.length)];
+  const lines: string[] = ['id,title,lyrics'.replaceAll(',', delimiter)];
+  const count = 10 + Math.floor(r() * 30);
+  for (let i = 0; i < count; i++) {
+    const roll = r();
+    if (roll < 0.03) lines.push('');
+    const key = roll < 0.75 ? `7b000000-0000-4000-8000-${String(Math.floor(r() * count)).padStart(12, '0')}` : pick(CELLS);
+    const width = roll > 0.97 ? 2 : 3;
+    const cells = [key, ...Array.from({ length: width - 1 }, () => (r() < 0.02 ? pick(BROKEN) : pick(CELLS)))];
+    lines.push(cells.join(delimiter));
+  }
+  const eol = r() < 0.3 ? '\r\n' : '\n';
+  return Buffer.from(lines.join(eol) + (r() < 0.7 ? eol : ''), 'utf8');
+}
+
+/**
+ * The scan as the pass reads a file with the key reader: blank lines skipped, then `run` (when
+ * `bulk`) or `record`, each key noted; the records, the line ends and the probable repeats found.
+ */
+function scanAll(ks: KeyScan, buf: Buffer, bulk: boolean): { records: number; lines: number; repeats: string[]; bulked: number; end: number } {
+  const finder = new DuplicateFinder(1 << 20);
+  const repeats: string[] = [];
+  const n = buf.length;
+  let [p, records, lines, bulked] = [0, 0, 0, 0];
+  while (p < n) {
+    if (buf[p] === LF || (buf[p] === CR && (p + 1 < n ? buf[p + 1] === LF : true))) {
+      p += buf[p] === CR && p + 1 < n ? 2 : 1;
+      lines++;
+      continue;
+    }
+    const k = bulk ? ks.run(buf, p, n, finder, 1 + (records % 4)) : 0;
+    if (k > 0) {
+      [records, lines, bulked, p] = [records + k, lines + ks.lines, bulked + k, ks.next];
+      continue;
+    }
+    if (ks.record(buf, p, n, true, null, 0) === MALFORMED) break;
+    const key = ks.notedKey(finder);
+    if (key !== null) repeats.push(key);
+    [records, lines, p] = [records + 1, lines + ks.lines, ks.next];
+  }
+  return { records, lines, repeats, bulked, end: p };
+}
+
+describe('the scan key reader in bulk (KeyScan.run) reads as record() does', () => {
+  for (const delimiter of [',', ';', '\t']) {
+    it(`delimiter ${JSON.stringify(delimiter)}: 150 generated files, whole and cut inside every record`, () => {
+      let bulked = 0;
+      let repeats = 0;
+      const cuts: unknown[] = [];
+      for (let seed = 1; seed <= 150; seed++) {
+        const buf = keyedFile(seed * 11, delimiter);
+        const nullToken = seed % 3 === 0 ? null : '\\N';
+        const { tc, ks } = readers('uuid', delimiter, nullToken);
+        const want = scanAll(ks, buf, false);
+        const got = scanAll(ks, buf, true);
+        expect({ ...got, bulked: 0 }, `seed ${seed}: ${JSON.stringify(buf.toString('utf8'))}`).toEqual({ ...want, bulked: 0 });
+        bulked += got.bulked;
+        repeats += want.repeats.length;
+        // cut anywhere: a run reads only a record wholly inside the bytes, and as record() reads it
+        const fresh = { noteBytes: () => false } as unknown as DuplicateFinder;
+        for (const { at, status } of readAll(tc, buf)) {
+          if (status !== 'read') continue;
+          ks.record(buf, at, buf.length, true, null, 0);
+          const whole = [ks.next, ks.lines];
+          for (let k = at + 1; k <= buf.length; k++) {
+            const read = ks.run(buf, at, k, fresh, 1);
+            if (read === 1 && (ks.next > k || JSON.stringify([ks.next, ks.lines]) !== JSON.stringify(whole))) cuts.push({ seed, at, k, whole, got: [ks.next, ks.lines] });
+          }
+        }
+      }
+      expect(cuts.slice(0, 3)).toEqual([]);
+      // the files made what the comparison is about: records read in bulk, and repeats found both ways
+      expect(bulked).toBeGreaterThan(500);
+      expect(repeats).toBeGreaterThan(50);
+    });
+  }
+
+  it("leaves to record() what it cannot read alone: another key, a stray quote, text after a closing quote, the bytes' end", () => {
+    const { ks } = readers('uuid', ',', '\\N');
+    const finder = new DuplicateFinder(1 << 20);
+    const u = '7b000000-0000-4000-8000-000000000001';
+    for (const text of [`"${u}",a\n`, `${u.toUpperCase()},a\n`, `${u},a"b\n`, `${u},"a"b\n`, `${u},"a\n`, `${u},a`, `\\N,a\n`, `\n${u},a\n`]) {
+      expect([text, ks.run(Buffer.from(text), 0, Buffer.byteLength(text), finder, 10)]).toEqual([text, 0]);
+    }
+    const v = u.replace('01', '02');
+    const two = Buffer.from(`${u},"x\ny",z\r\n${v},"a ""b""",c\n${u},again\n`);
+    expect([ks.run(two, 0, two.length, finder, 10), ks.lines, two.toString('utf8', ks.next)]).toEqual([2, 3, `${u},again\n`]);
   });
 });

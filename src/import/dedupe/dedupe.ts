@@ -1,4 +1,4 @@
-import { CopyTranscoder, fieldPlans, RAGGED, REFUSED } from '../pass/copy-transcode.js';
+import { type ByteCsvFile, CopyTranscoder, fieldPlans, RAGGED, REFUSED } from '../pass/copy-transcode.js';
 import { KeyScan } from '../pass/key-scan.js';
 import { DedupeJudge, type Flagged } from './judge.js';
 import { DuplicateFinder } from '../../io/duplicate-finder.js';
@@ -43,6 +43,8 @@ class ScanVisitor implements PassVisitor {
   readonly out = null;
   readonly outPos = 0;
   readonly transcoder: CopyTranscoder | null = null;
+  /** The transcoder when it is the key reader, which reads plain records in bulk. */
+  private readonly keyScan: KeyScan | null = null;
   readonly finder: DuplicateFinder;
   readonly flagged = new Map<string, Flagged>();
   records = 0;
@@ -64,9 +66,22 @@ class ScanVisitor implements PassVisitor {
     const plans = fieldPlans(cols, keyed ? c.keyColumns : null);
     const keyLength = keyed ? c.keyColumns.length : 0;
     // one uuid or text key (or none) and no dates: read by native byte search (pass/key-scan.ts)
-    this.transcoder = KeyScan.fits(plans, keyLength, this.dates)
-      ? new KeyScan(plans, c.shaper.nullToken, keyLength, c.source.delimiter)
-      : new CopyTranscoder(plans, c.shaper.nullToken, keyLength, true, c.source.delimiter, this.dates);
+    if (KeyScan.fits(plans, keyLength, this.dates)) this.transcoder = this.keyScan = new KeyScan(plans, c.shaper.nullToken, keyLength, c.source.delimiter);
+    else this.transcoder = new CopyTranscoder(plans, c.shaper.nullToken, keyLength, true, c.source.delimiter, this.dates);
+  }
+
+  /**
+   * Plain records in bulk (KeyScan.run), their keys noted: each is what visit() would count and
+   * note of it. A probable repeat, and every 2000th record (progress, a stop), are visited.
+   */
+  bulk(file: ByteCsvFile, max: number): number {
+    const ks = this.keyScan;
+    if (!ks || !file.pastHeader) return 0;
+    const read = ks.run(file.buf, file.p, file.buf.length, this.finder, Math.min(max, 1999 - (this.records % 2000)));
+    if (read === 0) return 0;
+    file.advance(ks.next, ks.lines);
+    this.records += read;
+    return read;
   }
 
   visit(at: Cursor): 'stop' | void {

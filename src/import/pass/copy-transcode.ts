@@ -420,6 +420,17 @@ export class ByteCsvFile {
     this.p = 0;
   }
 
+  /** Whether the header record is behind: what follows is records. */
+  get pastHeader(): boolean {
+    return this.headerDone;
+  }
+
+  /** Records read by other means (the scan's bulk read) end at `next`, `lines` line ends on. */
+  advance(next: number, lines: number): void {
+    this.p = next;
+    this.line += lines;
+  }
+
   /** Bytes of the file consumed so far. */
   bytesRead(): number {
     return this.filePos - (this.buf.length - this.p);

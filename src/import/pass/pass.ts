@@ -135,6 +135,11 @@ export interface PassVisitor {
   overflow?(): Promise<void>;
   /** One record; 'stop' ends the pass (a stop request, a failed batch). */
   visit(at: Cursor): 'stop' | void | Promise<'stop' | void>;
+  /**
+   * CSV: reads up to `max` records of `file` at once, without a visit each (the scan's KeyScan.run);
+   * returns how many, 0 when the next record is for a visit.
+   */
+  bulk?(file: ByteCsvFile, max: number): number;
 }
 
 export interface PassOptions {
@@ -163,6 +168,12 @@ async function csvPass(source: Source, v: PassVisitor, o: PassOptions, tc: CopyT
   let read = 0;
   try {
     for (;;) {
+      // (a record at a slice's end is always visited, and the turn taken after it)
+      const bulk = v.bulk ? v.bulk(file, SLICE_RECORDS - 1 - (read % SLICE_RECORDS)) : 0;
+      if (bulk > 0) {
+        read += bulk;
+        continue;
+      }
       const status = file.read(tc, v.out, v.outPos);
       if (status === MORE) {
         await file.fill();
