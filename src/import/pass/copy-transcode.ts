@@ -1,3 +1,4 @@
+import { readSync } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import type { ColumnDef } from '../../schema/catalog.js';
 import { copyRange } from '../../io/bytes.js';
@@ -412,7 +413,9 @@ export class ByteCsvFile {
     this.store = next;
     // (copy moves overlapping bytes correctly when `next` is the buffer being read)
     if (rest > 0) this.buf.copy(next, 0, this.p);
-    const { bytesRead } = await this.fh.read(next, rest, CHUNK, this.filePos);
+    // the scan reads a regular file (a stream was spooled to one) as fast as it can take it: a
+    // megabyte read in place (~0.2 ms) costs less than the thread pool's round trip and the idle wait
+    const bytesRead = this.reuse ? readSync(this.fh.fd, next, rest, CHUNK, this.filePos) : (await this.fh.read(next, rest, CHUNK, this.filePos)).bytesRead;
     this.filePos += bytesRead;
     if (bytesRead === 0) this.eof = true;
     if (this.check) await (bytesRead === 0 ? this.check.end() : this.check.push(next.subarray(rest, rest + bytesRead)));

@@ -17,11 +17,14 @@ const count = (path: unknown, n: number) => readBytes.set(String(path), (readByt
 const require = createRequire(import.meta.url);
 const fsp = require('node:fs/promises') as typeof import('node:fs/promises');
 const fsc = require('node:fs') as typeof Fs;
-const real = { open: fsp.open, createReadStream: fsc.createReadStream };
+const real = { open: fsp.open, createReadStream: fsc.createReadStream, readSync: fsc.readSync };
+/** The path of each file descriptor a counted FileHandle holds (the scan reads its handle's fd with readSync). */
+const pathOfFd = new Map<number, unknown>();
 
 function countReads(): void {
   fsp.open = (async (...args: Parameters<typeof real.open>) => {
     const fh = await real.open(...args);
+    pathOfFd.set(fh.fd, args[0]);
     const read = fh.read.bind(fh) as (...a: unknown[]) => Promise<{ bytesRead: number; buffer: Buffer }>;
     (fh as unknown as { read: unknown }).read = async (...a: unknown[]) => {
       const r = await read(...a);
@@ -40,12 +43,18 @@ function countReads(): void {
       });
     return real.createReadStream(path, { ...o, fs: { open: fsc.open, close: fsc.close, read } } as Parameters<typeof real.createReadStream>[1]);
   }) as typeof fsc.createReadStream;
+  fsc.readSync = ((fd: number, ...rest: unknown[]) => {
+    const n = (real.readSync as (...a: unknown[]) => number)(fd, ...rest);
+    if (pathOfFd.has(fd)) count(pathOfFd.get(fd), n);
+    return n;
+  }) as typeof fsc.readSync;
   syncBuiltinESMExports();
 }
 
 function realReads(): void {
   fsp.open = real.open;
   fsc.createReadStream = real.createReadStream;
+  fsc.readSync = real.readSync;
   syncBuiltinESMExports();
 }
 
