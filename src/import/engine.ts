@@ -1,7 +1,7 @@
 import type { Transport } from '../client/transport.js';
 import { FieldResolver } from './shape/mapping.js';
 import { ImportError, withHint } from './types.js';
-import { DEFAULT_COPY_BATCH_ROWS, type ImportOptions, type ImportSummary, settle } from './options.js';
+import { DEFAULT_COPY_BATCH_ROWS, FIRST_COPY_BATCH_ROWS, type ImportOptions, type ImportSummary, settle } from './options.js';
 import { Account, rejectsPathOf, resumePoint, summarize, unchangedRun } from './account/account.js';
 import { Batcher } from './batch/batch.js';
 import { Deduper, type Scan, scanInput } from './dedupe/dedupe.js';
@@ -128,7 +128,9 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
       settings.notice(`no ${settings.keyColumns.join(', ')} field in the input and no natural key: rows are inserted as new${hint}`);
     }
     await account.start();
-    batcher = new Batcher(limits, settings.concurrency, resume, (b) => sender.process(b), (b, o, at) => account.batchDone(b, o, at));
+    // COPY bodies at the default size: a small first batch sets the database going sooner
+    const firstRows = sender.copyHead && !settings.batchRowsGiven ? FIRST_COPY_BATCH_ROWS : Infinity;
+    batcher = new Batcher(limits, settings.concurrency, resume, (b) => sender.process(b), (b, o, at) => account.batchDone(b, o, at), firstRows);
     const ctx = { source, shape, deduper, batcher, account, settings, start: resume.index, records: scan.records, headers: scan.headers, copyHead: sender.copyHead, matcher };
     const load = await loadInput(ctx);
     await batcher.finish(!load.interrupted);

@@ -9,7 +9,7 @@ import type { SyncOptions, SyncReport } from './match/sync.js';
 
 import { DEDUPE_POLICIES, DEFAULT_BATCH_BYTES, DEFAULT_BATCH_ROWS, DEFAULT_CONCURRENCY, type DedupePolicy } from './defaults.js';
 
-export { DEDUPE_POLICIES, DEFAULT_BATCH_BYTES, DEFAULT_BATCH_ROWS, DEFAULT_CONCURRENCY, DEFAULT_COPY_BATCH_ROWS, DEFAULT_DEDUPE, type DedupePolicy } from './defaults.js';
+export { DEDUPE_POLICIES, DEFAULT_BATCH_BYTES, DEFAULT_BATCH_ROWS, DEFAULT_CONCURRENCY, DEFAULT_COPY_BATCH_ROWS, DEFAULT_DEDUPE, FIRST_COPY_BATCH_ROWS, type DedupePolicy } from './defaults.js';
 
 export interface ImportOptions {
   table: TableDef;

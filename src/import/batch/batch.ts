@@ -56,6 +56,8 @@ export class Batcher {
   private nextLine = 1;
   /** The first failure of a batch (auth, outage): nothing more is sent. */
   fatal: unknown = null;
+  /** Batches handed to the send stage so far. */
+  private dispatched = 0;
 
   constructor(
     readonly limits: BatchLimits,
@@ -65,6 +67,11 @@ export class Batcher {
     private readonly process: (b: Batch) => Promise<BatchOutcome>,
     /** The account stage, with the committed position after the batch. */
     private readonly done: (b: Batch, outcome: BatchOutcome, committed: Position) => void,
+    /**
+     * Rows the first batch goes out at, when fewer than `limits.rows`: the database starts on it
+     * while the next fills, instead of waiting for a whole batch to be read.
+     */
+    private readonly firstRows = Infinity,
   ) {
     this.nextIndex = start.index;
   }
@@ -103,7 +110,7 @@ export class Batcher {
     if (open.rows.length > 0 && open.bytes + row.bytes > this.limits.bytes) return this.addAfterSend(open, row);
     open.rows.push(row);
     open.bytes += row.bytes;
-    if (open.rows.length < this.limits.rows) return false;
+    if (open.rows.length < (this.dispatched === 0 && this.firstRows < this.limits.rows ? this.firstRows : this.limits.rows)) return false;
     this.open = null;
     this.dispatch(open);
     return this.inflight.size < this.concurrency || this.slot().then(() => true);
@@ -167,6 +174,7 @@ export class Batcher {
   }
 
   private dispatch(b: Batch): void {
+    this.dispatched++;
     const p = this.process(b).then(
       (outcome) => {
         this.inflight.delete(b);

@@ -157,11 +157,19 @@ function nextAt(buf: Buffer, byte: number, i: number, n: number): number {
   return at < 0 || at > n ? n : at;
 }
 
-/** The closing quote of the quoted field opening at `q` (doubled quotes are content) when a byte follows it inside buf[0, n), else -1. */
+/**
+ * The closing quote of the quoted field opening at `q` (doubled quotes are content) when a byte
+ * follows it inside buf[0, n), else -1. A byte loop: a field's few bytes cost less to walk than a
+ * native search's call.
+ */
 function closingQuote(buf: Buffer, q: number, n: number): number {
-  let c = nextAt(buf, QUOTE, q + 1, n);
-  while (c + 1 < n && buf[c + 1] === QUOTE) c = nextAt(buf, QUOTE, c + 2, n);
-  return c + 1 < n ? c : -1;
+  let c = q + 1;
+  for (;;) {
+    while (c < n && buf[c] !== QUOTE) c++;
+    if (c + 1 >= n) return -1;
+    if (buf[c + 1] !== QUOTE) return c;
+    c += 2;
+  }
 }
 
 /** How many `byte`s buf[a, b) holds. */

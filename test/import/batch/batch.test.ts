@@ -47,6 +47,18 @@ describe('batch stage', () => {
     expect(sent.map((b) => [b.start, b.end])).toEqual([[0, 3], [3, 4], [4, 5], [5, 7]]);
   });
 
+  it('sends a smaller first batch when asked (the database starts sooner), then batches of the full size', async () => {
+    const sent: number[][] = [];
+    const process = async (b: Batch) => (sent.push(b.rows.map((r) => r.record.index)), { inserted: b.rows.length, updated: 0, unchanged: 0, rejects: b.rejects });
+    const batcher = new Batcher({ rows: 3, bytes: 1000 }, 10, { index: 0, line: 1 }, process, () => {}, 2);
+    for (let i = 0; i < 9; i++) {
+      batcher.begin(i, i + 2);
+      await batcher.add(row(i));
+    }
+    await batcher.finish(true);
+    expect(sent).toEqual([[0, 1], [2, 3, 4], [5, 6, 7], [8]]);
+  });
+
   it('keeps at most `concurrency` batches in flight: add waits for a free slot', async () => {
     const { batcher, sent, complete } = harness({ rows: 1, bytes: 1000 }, 2);
     batcher.begin(0, 2);
