@@ -1,7 +1,7 @@
 import { CsvTokenizer, QUOTED, TOKENS_OK } from '../format/csv-tokens.js';
 import type { Preferences } from '../grammar/types.js';
 import { normalizeUuid } from '../schema/codecs.js';
-import type { Queryable, Store } from '../store/store.js';
+import type { LocalSettings, Queryable, Store } from '../store/store.js';
 import { ApiError, singularError } from './errors.js';
 import { batchKey, type BodyCredits, bodyCreditsSliced, checkBatch, creditsCanonical, linkColumns } from './link-batch.js';
 import { matchLock, matchLookup, resolveIds, stagedUnchanged, type LookupRow, type Resolution } from './match.js';
@@ -10,7 +10,7 @@ import { copyShapeCheck, copyShapeError, mergeSourceIds, sourceIdConflict } from
 import { afterWrite, bindMoves, buildCopyRead, buildRepresentation, copyStage, ident, stagedTarget, tableRef, type Statement } from './sql.js';
 import { stagedCopyColumns, stagedCreate, stagedFillJson } from './staged.js';
 import { actAs, runsAsRole } from './db-role.js';
-import { RUN_SETTING_SQL } from './runs.js';
+import { RUN_SETTING } from './runs.js';
 
 /**
  * The transaction step, the only one that touches the database: the session time zone (when
@@ -165,7 +165,8 @@ async function insertDirect(tx: Queryable, plan: WritePlan, schema: string, stag
 }
 
 /**
- * `write` (every row new: its row count) inside a savepoint. Rows go in body order, not in key
+ * `write` (every row new: its row count) inside a savepoint, whose write is then the request's
+ * whole write (the caller returns it, and the transaction commits). Rows go in body order, not in key
  * order as the upsert takes them: rather than wait on a row another transaction is writing (and
  * maybe deadlock with an upsert that would then fail), give up after 200 ms and take the ordered
  * path. Any error rolls the savepoint back (the lock timeout with it) and answers null.
@@ -180,7 +181,7 @@ async function writeDirect(tx: Queryable, timezoneApplied: boolean, write: () =>
     await tx.query('ROLLBACK TO SAVEPOINT pgrst_copy_direct');
     return null;
   }
-  await tx.query('RELEASE SAVEPOINT pgrst_copy_direct');
+  // (no RELEASE: the transaction commits right after, which ends the savepoint too)
   return { kind: 'write', n, inserted: n > 0, insertedRows: n, received: n, body: null, keys: null, timezoneApplied };
 }
 
@@ -324,6 +325,11 @@ function checkWritten(planned: Planned, plan: WritePlan, n: number, fail: (e: Ap
   }
 }
 
+/** `Prefer: run=`: the write counter tallies the transaction's statements as the run's own (runs.ts). */
+function runSetting(planned: Planned): LocalSettings | undefined {
+  return planned.prefs.run !== undefined && planned.plan.kind !== 'read' ? [[RUN_SETTING, planned.prefs.run]] : undefined;
+}
+
 /**
  * Runs a planned request. A read that sets nothing transaction-local (no `Prefer: timezone`) is
  * sent as its statement alone: one statement is atomic and sees one snapshot by itself, and
@@ -352,8 +358,6 @@ export async function execute(store: Store, planned: Planned, statement: Stateme
   try {
     const result = await store.transaction(async (tx): Promise<ExecResult> => {
       await actAs(tx, planned.request.principal); // --db-roles: the JWT's database role (db-role.ts)
-      // `Prefer: run=`: the write counter tallies this transaction's statements as the run's own (runs.ts)
-      if (prefs.run !== undefined && planned.plan.kind !== 'read') await tx.query(RUN_SETTING_SQL, [prefs.run]);
       const timezoneApplied = await applyTimezone(tx, prefs);
       if (prefs.timezone !== undefined && !timezoneApplied && prefs.handling === 'strict') {
         fail(new ApiError(400, 'PGRST122', 'Invalid preferences given with handling=strict', {
@@ -394,7 +398,7 @@ export async function execute(store: Store, planned: Planned, statement: Stateme
         timezoneApplied,
         ...(collapsed !== undefined ? { collapsed } : {}),
       };
-    }, signal);
+    }, signal, runSetting(planned));
     if (result.kind === 'write' && planned.plan.kind !== 'read') store.wrote?.(planned.plan.table.name, result.n);
     return result;
   } catch (err) {

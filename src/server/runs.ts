@@ -16,8 +16,8 @@ import { reply, type Reply } from './reply.js';
  * with `Prefer: run=<uuid>` makes so the counter knows the run's own statements.
  */
 
-/** What a write with `Prefer: run=` sets in its transaction (read by migration 11's trigger). */
-export const RUN_SETTING_SQL = `SELECT set_config('catalog.run', $1, true)`;
+/** What a write with `Prefer: run=` sets in its transaction, to the run's id (read by migration 11's trigger). */
+export const RUN_SETTING = 'catalog.run';
 
 /** The functions served at `/rpc/<name>`, each with its named arguments in order. */
 const FUNCTIONS = {

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { bufferPool } from './pglite-engine.js';
 import { type Call, fromWire, type Reply, type ThreadOptions, toWire } from './pglite-wire.js';
-import { type Queryable, type QueryResult, type Store, StoreError, toStoreError } from './store.js';
+import { type LocalSettings, type Queryable, type QueryResult, type Store, settingFirst, StoreError, toStoreError } from './store.js';
 
 /**
  * The embedded store with PGlite on a thread of its own (pglite-thread.ts): what `catalog serve
@@ -108,11 +108,11 @@ class RemotePGliteStore implements Store {
     return this.q.copyCsvOut!(select, write);
   }
 
-  async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+  async transaction<T>(fn: (tx: Queryable) => Promise<T>, _signal?: AbortSignal, local?: LocalSettings): Promise<T> {
     const tx = await this.link.call<number>({ op: 'begin' });
     let result: T;
     try {
-      result = await fn(queryable(this.link, tx));
+      result = await settingFirst(fn, local)(queryable(this.link, tx));
     } catch (err) {
       // rolled back in the thread, which sees the fault (a StoreError) as its store would in one thread
       await this.link.call({ op: 'end', tx, error: toWire(err) }).catch(() => {});

@@ -12,7 +12,7 @@ import { catalogCacheDir } from '../shared/xdg.js';
 import { migrate } from './migrate.js';
 import { bufferPool } from './pglite-engine.js';
 import { packToTar, unpackPack, writePack } from './pglite-template.js';
-import { isDatabaseError, type Queryable, type QueryResult, type Store, StoreError, toStoreError } from './store.js';
+import { isDatabaseError, type LocalSettings, type Queryable, type QueryResult, type Store, settingFirst, StoreError, toStoreError } from './store.js';
 
 export { baselineWasmOnly, useSmallBufferPool } from './pglite-engine.js';
 
@@ -177,11 +177,12 @@ export class PGliteStore implements Store {
     return this.q.copyCsvOut!(select, write);
   }
 
-  async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+  async transaction<T>(fn: (tx: Queryable) => Promise<T>, _signal?: AbortSignal, local?: LocalSettings): Promise<T> {
     // every write runs in a transaction (a plain read does not: see server/execute.ts)
     if (this.dataDir) checkFreeSpace(this.dataDir);
+    const body = settingFirst(fn, local);
     try {
-      return await this.db.transaction((tx) => fn(wrap(tx)));
+      return await this.db.transaction((tx) => body(wrap(tx)));
     } catch (err) {
       // Database errors become StoreErrors; anything the callback threw on purpose passes through.
       const fault = isDatabaseError(err) ? toStoreError(err) : err;

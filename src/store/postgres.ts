@@ -1,6 +1,6 @@
 import type { Pool, PoolClient, QueryConfig, QueryResult as PgResult } from 'pg';
 import { migrate } from './migrate.js';
-import { isDatabaseError, type Queryable, type QueryResult, type Store, StoreError, toStoreError } from './store.js';
+import { isDatabaseError, type LocalSettings, type Queryable, type QueryResult, type Store, settingFirst, StoreError, toStoreError } from './store.js';
 
 /** SQLSTATEs after which a whole transaction may simply run again: deadlock detected, serialization failure. */
 const RETRYABLE = new Set(['40P01', '40001']);
@@ -181,6 +181,10 @@ function wrap(on: { pool: Pool } | { client: PoolClient; signal?: AbortSignal })
   return q;
 }
 
+/** A setting's name, and a value, that stand as SQL literals between single quotes as they are (no quote, no backslash). */
+const SAFE_SETTING = /^[a-z_][a-z0-9_.]*$/;
+const SAFE_VALUE = /^[A-Za-z0-9 _.:+-]*$/;
+
 /** A PostgreSQL server reached by URL through a `pg` pool. */
 export class PostgresStore implements Store {
   readonly kind = 'postgres' as const;
@@ -214,10 +218,10 @@ export class PostgresStore implements Store {
    * transaction back, so it is run again (up to 4 more times, with a short jittered pause): two
    * requests locking overlapping rows in different orders both succeed instead of one answering 500.
    */
-  async transaction<T>(fn: (tx: Queryable) => Promise<T>, signal?: AbortSignal): Promise<T> {
+  async transaction<T>(fn: (tx: Queryable) => Promise<T>, signal?: AbortSignal, local?: LocalSettings): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.once(fn, signal);
+        return await this.once(fn, signal, local);
       } catch (err) {
         if (!(err instanceof StoreError) || !RETRYABLE.has(err.code) || attempt >= 4) throw err;
         await new Promise((r) => setTimeout(r, Math.round((attempt + 1) * 20 * Math.random())));
@@ -225,14 +229,17 @@ export class PostgresStore implements Store {
     }
   }
 
-  private async once<T>(fn: (tx: Queryable) => Promise<T>, signal?: AbortSignal): Promise<T> {
+  private async once<T>(fn: (tx: Queryable) => Promise<T>, signal?: AbortSignal, local?: LocalSettings): Promise<T> {
     signal?.throwIfAborted();
     const client = await checkout(this.pool);
     const cancel = cancelOnAbort(client, signal);
     let broken = false;
+    // settings written as literals go with BEGIN; any other is set by a statement of its own
+    const inline = (local ?? []).filter(([name, value]) => SAFE_SETTING.test(name) && SAFE_VALUE.test(value));
+    const begin = ['begin', ...(this.prelude ? [this.prelude] : []), ...inline.map(([name, value]) => `select set_config('${name}', '${value}', true)`)];
     try {
-      await send(client, { text: this.prelude ? `begin; ${this.prelude}` : 'begin' });
-      const out = await fn(wrap({ client, signal }));
+      await send(client, { text: begin.join('; ') });
+      const out = await settingFirst(fn, local?.filter((s) => !inline.includes(s)))(wrap({ client, signal }));
       // nobody waits for the answer any more: do not commit what a statement between two cancels finished
       signal?.throwIfAborted();
       await send(client, { text: 'commit' });

@@ -28,6 +28,18 @@ export interface Queryable {
  * prints them (dates and timestamps as text); response bodies are built as JSON text inside the
  * database, so rows rarely become JS objects at all.
  */
+/** Transaction-local settings, name and value (Store.transaction's `local`). */
+export type LocalSettings = ReadonlyArray<readonly [string, string]>;
+
+/** `fn`, after `local` is set in its transaction (one statement each): the stores whose BEGIN cannot carry them. */
+export function settingFirst<T>(fn: (tx: Queryable) => Promise<T>, local: LocalSettings | undefined): (tx: Queryable) => Promise<T> {
+  if (!local?.length) return fn;
+  return async (tx) => {
+    for (const [name, value] of local) await tx.query('SELECT set_config($1, $2, true)', [name, value]);
+    return fn(tx);
+  };
+}
+
 export interface Store extends Queryable {
   readonly kind: 'pglite' | 'postgres';
   /** Schema that holds the catalog tables (`public` unless a test made its own). */
@@ -35,9 +47,11 @@ export interface Store extends Queryable {
   /**
    * Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. When
    * `signal` aborts (the request's client went away), PostgreSQL cancels the running statement and
-   * the transaction is rolled back; PGlite cannot stop a statement and finishes it.
+   * the transaction is rolled back; PGlite cannot stop a statement and finishes it. `local`:
+   * transaction-local settings (`set_config(name, value, true)`) made before `fn` runs
+   * (PostgreSQL sends them with its BEGIN, in one round trip).
    */
-  transaction<T>(fn: (tx: Queryable) => Promise<T>, signal?: AbortSignal): Promise<T>;
+  transaction<T>(fn: (tx: Queryable) => Promise<T>, signal?: AbortSignal, local?: LocalSettings): Promise<T>;
   /**
    * Told the rows a committed write changed in a table. The embedded store has no autovacuum: it
    * re-analyzes a table once writes settle, so planned counts and plans follow a bulk load.

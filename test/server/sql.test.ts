@@ -25,7 +25,7 @@ function recording(store: Store): Store & { log: Recorded[] } {
     kind: store.kind,
     schema: store.schema,
     query: (sql, params) => wrap(store, false).query(sql, params),
-    transaction: (fn) => store.transaction((tx) => fn(wrap(tx, true))),
+    transaction: (fn, signal, local) => store.transaction((tx) => fn(wrap(tx, true)), signal, local),
     close: () => store.close(),
   };
 }

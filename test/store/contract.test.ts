@@ -101,6 +101,16 @@ for (const { kind, make, skip } of KINDS) {
       expect(rows[0].n).toBe(0);
     });
 
+    it('makes the transaction-local settings it is given before the transaction body, and only for it', async () => {
+      const read = (tx: { query: Store['query'] }) => tx.query<{ run: string | null; other: string | null }>(`select current_setting('catalog.run', true) as run, current_setting('catalog.other', true) as other`);
+      // a uuid (set with BEGIN on PostgreSQL) and a value with a quote and a backslash (set by a statement of its own)
+      const local = [['catalog.run', 'a0000000-0000-4000-8000-000000000001'], ['catalog.other', "it's a \\ test"]] as const;
+      const inside = await store.transaction((tx) => read(tx), undefined, local);
+      expect(inside.rows[0]).toEqual({ run: 'a0000000-0000-4000-8000-000000000001', other: "it's a \\ test" });
+      const after = await store.transaction((tx) => read(tx));
+      expect([after.rows[0]?.run ?? '', after.rows[0]?.other ?? '']).toEqual(['', '']);
+    });
+
     it('commits a successful transaction and returns its value', async () => {
       const id = await store.transaction(async (tx) => {
         const r = await tx.query<{ id: string }>(`insert into countries (name) values ('Ísland') returning id`);
