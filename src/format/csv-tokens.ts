@@ -263,6 +263,34 @@ export class CsvTokenizer {
     }
   }
 
+  /**
+   * Where the plain record that starts at `p` ends (its line end's index), or -1 when it is not
+   * plain: a plain record is one `skim` reads without more to say, every quote in it opening a
+   * field and closing before a delimiter or a line end, and its line end inside buf[0, n). Sets
+   * `lines` (1 and the line ends inside its quoted fields). The scan's bulk read (KeyScan.run)
+   * calls it record after record: the search caches carry the next quote and line end over.
+   */
+  plainEnd(buf: Buffer, p: number, n: number): number {
+    const delim = this.delim;
+    let end = this.find(buf, LF, p, n);
+    let extra = 0;
+    for (let q = this.find(buf, QUOTE, p, n); q < end; q = this.find(buf, QUOTE, q + 1, n)) {
+      if (q !== p && buf[q - 1] !== delim) return -1;
+      const close = this.closing(buf, q, n, false);
+      if (close < 0) return -1;
+      const after = buf[close + 1];
+      if (after !== delim && after !== LF && !(after === CR && buf[close + 2] === LF)) return -1;
+      if (close > end) {
+        extra += this.linesIn(buf, q + 1, close);
+        end = this.find(buf, LF, close + 1, n);
+      }
+      q = close;
+    }
+    if (end >= n) return -1;
+    this.lines = 1 + extra;
+    return end;
+  }
+
   /** skim(): the wanted field's bounds as field 0, flagged HAS_NUL when it holds one. */
   private bound(buf: Buffer, a: number, b: number, flags: number, n: number): void {
     this.starts[0] = a;

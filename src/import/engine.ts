@@ -3,7 +3,7 @@ import { FieldResolver } from './shape/mapping.js';
 import { ImportError, withHint } from './types.js';
 import { DEFAULT_COPY_BATCH_ROWS, FIRST_COPY_BATCH_ROWS, type ImportOptions, type ImportSummary, settle } from './options.js';
 import { Account, rejectsPathOf, resumePoint, summarize, unchangedRun } from './account/account.js';
-import { Batcher } from './batch/batch.js';
+import { Batcher, type BatchLimits } from './batch/batch.js';
 import { Deduper, type Scan, scanInput } from './dedupe/dedupe.js';
 import { loadInput } from './pass/load.js';
 import { Sender } from './send/send.js';
@@ -112,14 +112,14 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
     if (plan.ignoredFields.length) settings.notice(`ignoring unknown field${plan.ignoredFields.length > 1 ? 's' : ''}: ${plan.ignoredFields.join(', ')}`);
     const deduper = Deduper.open(settings.dedupe, scan, matcher?.natural ? null : plan.conflictKey);
     const account = new Account(settings, source, resume, rejectsPathOf(opts, source), () => scan.headers, plan.conflictKey !== null);
-    const limits = { rows: settings.batchRows, bytes: settings.batchBytes };
+    const limits: BatchLimits = { rows: settings.batchRows, bytes: settings.batchBytes };
     let batcher: Batcher | null = null;
     // COPY bodies are CSV's byte path; an xlsx input's rows go as JSON
     const sender = await Sender.open({ transport, shape, settings, headers: source.format === 'csv' ? scan.headers : null, shrink: (r, b) => settings.notice(batcher!.shrink(r, b)), before: matcher && !settings.dryRun ? () => matcher.flush(transport) : undefined });
     // a service that compares COPY bodies itself (ours) is sent every matched row; any other gets only changed ones
     await matcher?.load(transport, sender.copyHead === null);
-    // COPY bodies carry no per-row JSON or lookups: larger batches halve the per-request cost
-    if (sender.copyHead && !settings.batchRowsGiven) limits.rows = DEFAULT_COPY_BATCH_ROWS;
+    // COPY bodies carry no per-row JSON or lookups: larger batches halve the per-request cost (a small first one starts the database sooner)
+    if (sender.copyHead && !settings.batchRowsGiven) Object.assign(limits, { rows: DEFAULT_COPY_BATCH_ROWS, first: FIRST_COPY_BATCH_ROWS });
     cancel.plain(!plan.conflictKey);
     if (!plan.conflictKey && plan.columns.length > 0) {
       // a collection without a natural key (artists: names repeat) can still be matched by its title, when the user says so
@@ -128,9 +128,7 @@ export async function importFile(opts: ImportOptions, baseTransport: Transport):
       settings.notice(`no ${settings.keyColumns.join(', ')} field in the input and no natural key: rows are inserted as new${hint}`);
     }
     await account.start();
-    // COPY bodies at the default size: a small first batch sets the database going sooner
-    const firstRows = sender.copyHead && !settings.batchRowsGiven ? FIRST_COPY_BATCH_ROWS : Infinity;
-    batcher = new Batcher(limits, settings.concurrency, resume, (b) => sender.process(b), (b, o, at) => account.batchDone(b, o, at), firstRows);
+    batcher = new Batcher(limits, settings.concurrency, resume, (b) => sender.process(b), (b, o, at) => account.batchDone(b, o, at));
     const ctx = { source, shape, deduper, batcher, account, settings, start: resume.index, records: scan.records, headers: scan.headers, copyHead: sender.copyHead, matcher };
     const load = await loadInput(ctx);
     await batcher.finish(!load.interrupted);

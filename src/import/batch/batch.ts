@@ -36,6 +36,8 @@ export interface BatchOutcome {
 export interface BatchLimits {
   rows: number;
   bytes: number;
+  /** Rows the first batch goes out at, when fewer than `rows`: the database starts on it while the next fills. */
+  first?: number;
 }
 
 /** A record position: its index and the line it starts on. */
@@ -67,11 +69,6 @@ export class Batcher {
     private readonly process: (b: Batch) => Promise<BatchOutcome>,
     /** The account stage, with the committed position after the batch. */
     private readonly done: (b: Batch, outcome: BatchOutcome, committed: Position) => void,
-    /**
-     * Rows the first batch goes out at, when fewer than `limits.rows`: the database starts on it
-     * while the next fills, instead of waiting for a whole batch to be read.
-     */
-    private readonly firstRows = Infinity,
   ) {
     this.nextIndex = start.index;
   }
@@ -110,7 +107,8 @@ export class Batcher {
     if (open.rows.length > 0 && open.bytes + row.bytes > this.limits.bytes) return this.addAfterSend(open, row);
     open.rows.push(row);
     open.bytes += row.bytes;
-    if (open.rows.length < (this.dispatched === 0 && this.firstRows < this.limits.rows ? this.firstRows : this.limits.rows)) return false;
+    const { rows, first } = this.limits;
+    if (open.rows.length < (this.dispatched === 0 && first !== undefined && first < rows ? first : rows)) return false;
     this.open = null;
     this.dispatch(open);
     return this.inflight.size < this.concurrency || this.slot().then(() => true);

@@ -50,7 +50,7 @@ describe('batch stage', () => {
   it('sends a smaller first batch when asked (the database starts sooner), then batches of the full size', async () => {
     const sent: number[][] = [];
     const process = async (b: Batch) => (sent.push(b.rows.map((r) => r.record.index)), { inserted: b.rows.length, updated: 0, unchanged: 0, rejects: b.rejects });
-    const batcher = new Batcher({ rows: 3, bytes: 1000 }, 10, { index: 0, line: 1 }, process, () => {}, 2);
+    const batcher = new Batcher({ rows: 3, bytes: 1000, first: 2 }, 10, { index: 0, line: 1 }, process, () => {});
     for (let i = 0; i < 9; i++) {
       batcher.begin(i, i + 2);
       await batcher.add(row(i));
