@@ -1,4 +1,4 @@
-import { parseDocument, visit, isScalar } from 'yaml';
+import type * as Yaml from 'yaml';
 import type { RecordReader, SourceRecord } from '../types.js';
 import { type CountedInput, type ReaderOptions, textLines } from './input.js';
 import { pieceReader } from './scaffold.js';
@@ -9,8 +9,15 @@ interface Chunk {
   lines: string[];
 }
 
+/**
+ * The YAML library, loaded by the first YAML read (yamlChunks): 25 ms to load, which every other
+ * import (a CSV file's) would pay before its first row, since this reader is in the format registry.
+ */
+let yaml: typeof Yaml | null = null;
+
 /** Parses YAML, but keeps a number written with leading zeros (`upc: 001234`) as its text. */
 function parseKeepingDigits(text: string): unknown {
+  const { parseDocument, visit, isScalar } = yaml!;
   const doc = parseDocument(text, { uniqueKeys: false });
   if (doc.errors.length) throw doc.errors[0];
   visit(doc, {
@@ -43,6 +50,7 @@ function toRecords(chunk: Chunk, next: () => number): SourceRecord[] {
 
 /** Cuts the text into top-level items (`- …` at column 0) and documents (`---`). */
 async function* yamlChunks(input: CountedInput, path: string): AsyncGenerator<Chunk> {
+  yaml ??= await import('yaml');
   let current: Chunk = { kind: 'doc', line: 1, lines: [] };
   for await (const { text, line } of textLines(input.stream, path)) {
     if (text.startsWith('---') && (text.length === 3 || /\s/.test(text[3]))) {
