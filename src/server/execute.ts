@@ -134,14 +134,15 @@ async function firstRowStored(tx: Queryable, plan: WritePlan, schema: string, bo
 }
 
 /**
- * A COPY body loaded straight into the table inside a savepoint: when no row conflicts (a first
- * load, new rows), this is the whole write, and PostgreSQL does half the work of the staging path
- * (no temporary table, no INSERT … SELECT). Any error (a key that exists, a bad value) rolls the
- * savepoint back and returns null: the caller then runs the staging path, which gives that
- * request exactly the outcome and error it had before. Rows that conflict make this attempt cost
- * the rows before the first conflict; an all-conflicts batch fails on its first row. A row lock
- * held by another transaction makes it give up after 200 ms (`lock_timeout`), so it never waits
- * in a cycle with another writer: upserts keep their promise of no deadlocks.
+ * A COPY body loaded straight into the table: when no row conflicts (a first load, new rows), this
+ * is the whole write, and PostgreSQL does half the work of the staging path (no temporary table,
+ * no INSERT … SELECT). It runs without a savepoint, in a transaction that began with a 200 ms
+ * `lock_timeout` (directSettings): rather than wait on a row another transaction is writing (and
+ * maybe deadlock with an upsert), it gives up. Any error (a key that exists, a bad value, that
+ * lock) is DirectRefused: execute() rolls the transaction back and runs the request again the
+ * staged way, which gives it exactly the outcome and error it had before. Rows that conflict make
+ * this attempt cost the rows before the first conflict; an all-conflicts batch fails on its first
+ * row (and firstRowStored sends such a batch the staged way at once).
  */
 async function copyDirect(
   tx: Queryable,
@@ -149,10 +150,21 @@ async function copyDirect(
   schema: string,
   body: Uint8Array,
   timezoneApplied: boolean,
-): Promise<WriteResult | null> {
-  if (!tx.copyCsv) return null;
-  return writeDirect(tx, timezoneApplied, () => tx.copyCsv!(tableRef(schema, plan.table), plan.columns.map((c) => ident(c.name)), body));
+): Promise<WriteResult> {
+  let n: number;
+  try {
+    n = await tx.copyCsv!(tableRef(schema, plan.table), plan.columns.map((c) => ident(c.name)), body);
+  } catch {
+    throw new DirectRefused();
+  }
+  return { kind: 'write', n, inserted: n > 0, insertedRows: n, received: n, body: null, keys: null, timezoneApplied };
 }
+
+/** A straight write the database refused: the request runs again, staged (see copyDirect). */
+class DirectRefused extends Error {}
+
+/** The transaction-local setting of a request's first try when its COPY body may go straight in (copyDirect). */
+const DIRECT_LOCK_TIMEOUT = ['lock_timeout', '200ms'] as const;
 
 /**
  * A checked batch (link-batch.ts) written from its staging table as copyDirect writes a COPY body:
@@ -186,19 +198,26 @@ async function writeDirect(tx: Queryable, timezoneApplied: boolean, write: () =>
 }
 
 /**
- * A COPY_CSV body: first straight into the table (copyDirect; with links only when they need
- * nothing from the triggers, creditsCanonical); else into this session's staging table, which the
- * statement reads, links checked there (`checked`: the catalog's key, link-batch.ts). Returns the
- * write when it is done, else the rows staged.
+ * A COPY_CSV body: on the request's first try (`direct`), straight into the table when the first
+ * row is not stored and the links need nothing from the triggers (copyDirect, creditsCanonical);
+ * else into this session's staging table, which the statement reads, links checked there
+ * (`checked`: the catalog's key, link-batch.ts). Returns the write when it is done, else the rows staged.
  */
-async function writeCopy(tx: Queryable, planned: Planned, plan: WritePlan, schema: string, checked: string | null, credits: BodyCredits | null, timezoneApplied: boolean): Promise<WriteResult | number> {
+async function writeCopy(tx: Queryable, plan: WritePlan, schema: string, checked: string | null, credits: BodyCredits | null, timezoneApplied: boolean, direct: boolean): Promise<WriteResult | number> {
   if (!tx.copyCsv) throw new ApiError(415, 'PGRST102', 'This store cannot load COPY bodies');
   const body = plan.payload!.copy!;
-  // every row new (as far as the first one says): the body may go straight in; asked once for both ways
-  const fresh = directCopyAllowed(planned) && !(await firstRowStored(tx, plan, schema, body));
-  if (fresh && (!checked || (await creditsCanonical(tx, plan, schema, body, checked, credits!)))) {
-    const direct = await copyDirect(tx, plan, schema, body, timezoneApplied);
-    if (direct) return direct;
+  let fresh = false;
+  if (direct) {
+    // every row new (as far as the first one says): the body may go straight in; asked once for both ways
+    let straight: boolean;
+    try {
+      fresh = !(await firstRowStored(tx, plan, schema, body));
+      straight = fresh && (!checked || (await creditsCanonical(tx, plan, schema, body, checked, credits!)));
+    } catch {
+      throw new DirectRefused(); // (under the 200 ms lock timeout: the staged way waits as it always has)
+    }
+    if (straight) return copyDirect(tx, plan, schema, body, timezoneApplied);
+    await tx.query('SET LOCAL lock_timeout TO DEFAULT');
   }
   const stage = copyStage(plan, schema);
   await tx.query(stage.create);
@@ -206,8 +225,8 @@ async function writeCopy(tx: Queryable, planned: Planned, plan: WritePlan, schem
   if (checked) {
     await checkBatch(tx, plan, schema, stage.target, checked, credits!.plain);
     if (fresh) {
-      const direct = await insertDirect(tx, plan, schema, stage.target, timezoneApplied);
-      if (direct) return direct;
+      const written = await insertDirect(tx, plan, schema, stage.target, timezoneApplied);
+      if (written) return written;
     }
   }
   return received;
@@ -326,8 +345,8 @@ function checkWritten(planned: Planned, plan: WritePlan, n: number, fail: (e: Ap
 }
 
 /** `Prefer: run=`: the write counter tallies the transaction's statements as the run's own (runs.ts). */
-function runSetting(planned: Planned): LocalSettings | undefined {
-  return planned.prefs.run !== undefined && planned.plan.kind !== 'read' ? [[RUN_SETTING, planned.prefs.run]] : undefined;
+function runSetting(planned: Planned): LocalSettings {
+  return planned.prefs.run !== undefined && planned.plan.kind !== 'read' ? [[RUN_SETTING, planned.prefs.run]] : [];
 }
 
 /**
@@ -355,50 +374,53 @@ export async function execute(store: Store, planned: Planned, statement: Stateme
   // a COPY body's credits are read before the transaction too: the embedded store's thread runs
   // another batch's statements meanwhile (the ids are kept for the way straight in, when it is open)
   const credits = checked && planned.plan.kind !== 'read' && !planned.plan.staged && planned.plan.payload?.copy !== undefined ? await bodyCreditsSliced(planned.plan.payload.copy, planned.plan, directCopyAllowed(planned)) : null;
+  // a COPY body that may go straight into the table is tried so first (copyDirect), and if the database refuses that, staged
+  const directable = planned.plan.kind !== 'read' && !planned.plan.staged && planned.plan.payload?.copy !== undefined && directCopyAllowed(planned);
+  const attempt = (direct: boolean) => store.transaction(async (tx): Promise<ExecResult> => {
+    await actAs(tx, planned.request.principal); // --db-roles: the JWT's database role (db-role.ts)
+    const timezoneApplied = await applyTimezone(tx, prefs);
+    if (prefs.timezone !== undefined && !timezoneApplied && prefs.handling === 'strict') {
+      fail(new ApiError(400, 'PGRST122', 'Invalid preferences given with handling=strict', {
+        details: `Invalid preferences: ${[...prefs.invalid, `timezone=${prefs.timezone}`].join(', ')}`,
+      }));
+    }
+    let received: number | null = null;
+    let collapsed: number | undefined;
+    let moves: Array<[number, string]> = [];
+    let params = statement.params;
+    const plan0 = planned.plan;
+    if (plan0.kind !== 'read' && plan0.staged) {
+      const s = await stage(tx, plan0, store.schema, fail);
+      ({ received, moves } = s);
+      if (plan0.match) [params, collapsed] = [bindMoves(params, moves), s.collapsed];
+      if (checked && s.staged > 0) await checkBatch(tx, plan0, store.schema, stagedTarget(plan0), checked);
+    } else if (plan0.kind !== 'read' && plan0.payload?.copy !== undefined) {
+      const copied = await writeCopy(tx, plan0, store.schema, checked, credits, timezoneApplied, direct);
+      if (typeof copied !== 'number') return copied;
+      received = copied;
+    } else if (plan0.kind !== 'read' && plan0.payload && plan0.payload.rows >= 0) received = plan0.payload.rows;
+    const row = (await tx.query<Record<string, unknown>>(statement.sql, params)).rows[0] ?? {};
+    if (planned.plan.kind === 'read') return readResult(tx, planned, row, extra, timezoneApplied);
+    const plan = planned.plan;
+    const n = num(row.n);
+    checkWritten(planned, plan, n, fail);
+    const keysText = row.keys as string | null | undefined;
+    const keys = keysText ? (JSON.parse(keysText) as unknown[][]) : null;
+    const body = afterWrite(plan) ? await finishWrite(tx, planned, plan, store.schema, keys ?? [], moves, fail) : ((row.body as string | null) ?? null);
+    return {
+      kind: 'write' as const,
+      n,
+      inserted: Boolean(row.inserted),
+      insertedRows: num(row.inserted_rows),
+      received,
+      body,
+      keys,
+      timezoneApplied,
+      ...(collapsed !== undefined ? { collapsed } : {}),
+    };
+  }, signal, [...runSetting(planned), ...(direct ? [DIRECT_LOCK_TIMEOUT] : [])]);
   try {
-    const result = await store.transaction(async (tx): Promise<ExecResult> => {
-      await actAs(tx, planned.request.principal); // --db-roles: the JWT's database role (db-role.ts)
-      const timezoneApplied = await applyTimezone(tx, prefs);
-      if (prefs.timezone !== undefined && !timezoneApplied && prefs.handling === 'strict') {
-        fail(new ApiError(400, 'PGRST122', 'Invalid preferences given with handling=strict', {
-          details: `Invalid preferences: ${[...prefs.invalid, `timezone=${prefs.timezone}`].join(', ')}`,
-        }));
-      }
-      let received: number | null = null;
-      let collapsed: number | undefined;
-      let moves: Array<[number, string]> = [];
-      let params = statement.params;
-      const plan0 = planned.plan;
-      if (plan0.kind !== 'read' && plan0.staged) {
-        const s = await stage(tx, plan0, store.schema, fail);
-        ({ received, moves } = s);
-        if (plan0.match) [params, collapsed] = [bindMoves(params, moves), s.collapsed];
-        if (checked && s.staged > 0) await checkBatch(tx, plan0, store.schema, stagedTarget(plan0), checked);
-      } else if (plan0.kind !== 'read' && plan0.payload?.copy !== undefined) {
-        const copied = await writeCopy(tx, planned, plan0, store.schema, checked, credits, timezoneApplied);
-        if (typeof copied !== 'number') return copied;
-        received = copied;
-      } else if (plan0.kind !== 'read' && plan0.payload && plan0.payload.rows >= 0) received = plan0.payload.rows;
-      const row = (await tx.query<Record<string, unknown>>(statement.sql, params)).rows[0] ?? {};
-      if (planned.plan.kind === 'read') return readResult(tx, planned, row, extra, timezoneApplied);
-      const plan = planned.plan;
-      const n = num(row.n);
-      checkWritten(planned, plan, n, fail);
-      const keysText = row.keys as string | null | undefined;
-      const keys = keysText ? (JSON.parse(keysText) as unknown[][]) : null;
-      const body = afterWrite(plan) ? await finishWrite(tx, planned, plan, store.schema, keys ?? [], moves, fail) : ((row.body as string | null) ?? null);
-      return {
-        kind: 'write' as const,
-        n,
-        inserted: Boolean(row.inserted),
-        insertedRows: num(row.inserted_rows),
-        received,
-        body,
-        keys,
-        timezoneApplied,
-        ...(collapsed !== undefined ? { collapsed } : {}),
-      };
-    }, signal, runSetting(planned));
+    const result = await attempt(directable).catch((err: unknown) => (err instanceof DirectRefused && !signal?.aborted ? attempt(false) : Promise.reject(err)));
     if (result.kind === 'write' && planned.plan.kind !== 'read') store.wrote?.(planned.plan.table.name, result.n);
     return result;
   } catch (err) {
