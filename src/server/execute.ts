@@ -1,7 +1,7 @@
 import { CsvTokenizer, QUOTED, TOKENS_OK } from '../format/csv-tokens.js';
 import type { Preferences } from '../grammar/types.js';
 import { normalizeUuid } from '../schema/codecs.js';
-import type { LocalSettings, Queryable, Store } from '../store/store.js';
+import { type LocalSettings, type Queryable, type Store, StoreError } from '../store/store.js';
 import { ApiError, singularError } from './errors.js';
 import { batchKey, type BodyCredits, bodyCreditsSliced, checkBatch, creditsCanonical, linkColumns } from './link-batch.js';
 import { matchLock, matchLookup, resolveIds, stagedUnchanged, type LookupRow, type Resolution } from './match.js';
@@ -154,14 +154,19 @@ async function copyDirect(
   let n: number;
   try {
     n = await tx.copyCsv!(tableRef(schema, plan.table), plan.columns.map((c) => ident(c.name)), body);
-  } catch {
-    throw new DirectRefused();
+  } catch (err) {
+    throw refused(err);
   }
   return { kind: 'write', n, inserted: n > 0, insertedRows: n, received: n, body: null, keys: null, timezoneApplied };
 }
 
 /** A straight write the database refused: the request runs again, staged (see copyDirect). */
 class DirectRefused extends Error {}
+
+/** A refusal by the database is DirectRefused; anything else (a lost connection, an aborted store) stays what it is. */
+function refused(err: unknown): unknown {
+  return err instanceof StoreError && err.connection === null ? new DirectRefused() : err;
+}
 
 /** The transaction-local setting of a request's first try when its COPY body may go straight in (copyDirect). */
 const DIRECT_LOCK_TIMEOUT = ['lock_timeout', '200ms'] as const;
@@ -213,8 +218,8 @@ async function writeCopy(tx: Queryable, plan: WritePlan, schema: string, checked
     try {
       fresh = !(await firstRowStored(tx, plan, schema, body));
       straight = fresh && (!checked || (await creditsCanonical(tx, plan, schema, body, checked, credits!)));
-    } catch {
-      throw new DirectRefused(); // (under the 200 ms lock timeout: the staged way waits as it always has)
+    } catch (err) {
+      throw refused(err); // (under the 200 ms lock timeout: the staged way waits as it always has)
     }
     if (straight) return copyDirect(tx, plan, schema, body, timezoneApplied);
     await tx.query('SET LOCAL lock_timeout TO DEFAULT');
