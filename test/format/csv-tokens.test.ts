@@ -87,4 +87,30 @@ describe('the CSV tokenizer', () => {
       }),
     );
   });
+
+  it('plainEnd: where a plain record ends (read would end it there too), or -1 when read has more to say', () => {
+    const cases: Array<[string, number, number]> = [
+      // text, the record's line end (-1: not plain), its lines
+      ['a,b,c\nnext', 5, 1],
+      ['"a, b",c\r\nnext', 9, 1],
+      ['a,"x\ny\nz",c\nnext', 11, 3],
+      ['a,"say ""hi""",c\nnext', 16, 1],
+      ['"whole"\nnext', 7, 1],
+      ['a,b"c,d\n', -1, 0], // a quote inside an unquoted field
+      ['a,"b"c,d\n', -1, 0], // text after a closing quote
+      ['a,"never closed\n', -1, 0],
+      ['a,b,c', -1, 0], // no line end in the bytes
+    ];
+    for (const [text, end, lines] of cases) {
+      const buf = Buffer.from(text);
+      const t = new CsvTokenizer();
+      const got = t.plainEnd(buf, 0, buf.length);
+      expect([text, got, got < 0 ? 0 : t.lines]).toEqual([text, end, lines]);
+      // where it says a record ends, read ends it there too, with the same lines
+      if (got >= 0) {
+        const r = new CsvTokenizer();
+        expect([text, r.read(buf, 0, buf.length, false), r.next - 1, r.lines]).toEqual([text, TOKENS_OK, got, lines]);
+      }
+    }
+  });
 });
