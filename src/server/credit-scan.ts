@@ -1,4 +1,6 @@
 import { BACKSLASH, QUOTE } from '../format/byte-codes.js';
+// the canonical UUID form (lowercase, 8-4-4-4-12), migration 5's UUID_RE
+import { canonicalUuid } from '../schema/codecs.js';
 
 /**
  * Whether a COPY body's credit cell is a plain credit list, read from its bytes (issue 36): the
@@ -105,18 +107,6 @@ function keyOf(b: Uint8Array, from: number, to: number): number {
     return k;
   }
   return -1;
-}
-
-const isHex = (c: number) => (c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66);
-
-/** The canonical UUID form (lowercase, 8-4-4-4-12), migration 5's UUID_RE. */
-function canonicalUuid(b: Uint8Array, from: number, to: number): boolean {
-  if (to - from !== 36) return false;
-  for (let j = 0; j < 36; j++) {
-    const c = b[from + j];
-    if (j === 8 || j === 13 || j === 18 || j === 23 ? c !== 0x2d : !isHex(c)) return false;
-  }
-  return true;
 }
 
 /** Where a plain credit list's ids and names are told: the byte where a credit's id starts (36 bytes), and its name's bytes. */
