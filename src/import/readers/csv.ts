@@ -47,8 +47,8 @@ export function csvRecordAt(text: string, headers: string[], index: number, line
  * A record with the wrong number of cells is passed on with `error` set, so it is rejected alone.
  * @example for await (const r of csvReader('a.csv').records()) r.values // { id: '…', name: 'Smith, Jones' }
  */
-export function csvReader(path: string, delimiter = ',', name = path, check?: ByteCheck): RecordReader {
-  const input = openCounted(path, 64 * 1024, check);
+export function csvReader(path: string, delimiter = ',', name = path, check?: ByteCheck, chunkBytes = 64 * 1024): RecordReader {
+  const input = openCounted(path, chunkBytes, check);
   path = name; // messages name the input as the user gave it (not a transcoded copy)
   let headers: string[] | null = null;
   return {

@@ -20,7 +20,7 @@ export interface ReaderEntry {
  * in INPUT_FORMATS, src/import/types.ts). See src/import/README.md.
  */
 export const READERS: Record<InputFormat, ReaderEntry> = {
-  csv: { extensions: ['.csv', '.tsv', '.tab'], open: (path, o) => csvReader(path, o.delimiter, o.name, o.check) },
+  csv: { extensions: ['.csv', '.tsv', '.tab'], open: (path, o) => csvReader(path, o.delimiter, o.name, o.check, o.chunkBytes) },
   json: { extensions: ['.json'], open: jsonReader },
   ndjson: { extensions: ['.ndjson', '.jsonl'], open: ndjsonReader },
   yaml: { extensions: ['.yaml', '.yml'], open: yamlReader },

@@ -45,6 +45,8 @@ export interface ReaderOptions {
   name?: string;
   /** Checks every byte as it is read (the scan pass's UTF-8 check); text formats only. */
   check?: ByteCheck;
+  /** CSV: bytes read at a time (64 KiB); a few KiB when only the header is wanted. */
+  chunkBytes?: number;
 }
 
 /** Checks the bytes of a pass as they are read (the import's scan pass gives a UTF-8 check). */

@@ -171,10 +171,10 @@ async function decodeSource(source: Source, flag: string | undefined, signal?: A
   else source.totalBytes = (await stat(spool.path)).size;
 }
 
-/** A reader of the source's records (the format registry picks it); `check` sees every byte it reads. */
-export function sourceRecords(source: Source, check?: ByteCheck): RecordReader {
+/** A reader of the source's records (the format registry picks it); `check` sees every byte it reads; `chunkBytes`: CSV's read size. */
+export function sourceRecords(source: Source, check?: ByteCheck, chunkBytes?: number): RecordReader {
   const { delimiter, sheet, headerRow, signal } = source;
-  return openReader(source.path, source.format, { delimiter, sheet, headerRow, signal, name: source.input === '-' ? 'stdin' : source.input, check });
+  return openReader(source.path, source.format, { delimiter, sheet, headerRow, signal, name: source.input === '-' ? 'stdin' : source.input, check, chunkBytes });
 }
 
 /** The UTF-8 check of a pass over a source that has not been checked (the scan's), else null. */
