@@ -56,15 +56,22 @@ function cancellation(stop: AbortSignal | undefined): { signal: AbortSignal; pla
 }
 
 /**
- * The question first, then the scan pass: when nothing has written the catalog since this file's
- * last run with these settings (account/unchanged.ts), nothing is read or sent. Asked before the
- * scan, not beside it: on a loaded machine a scan running beside the hash held the answer back
- * (an unchanged 100k re-run took 1.6-3.6 s instead of 0.5), and the scan's refusal of a bad file
- * needs no coordination with it.
+ * The question and the scan pass side by side: when nothing has written the catalog since this
+ * file's last run with these settings (account/unchanged.ts), nothing is sent. The scan starts at
+ * once (the question's round trip left both cores idle), and holds still as soon as the probe
+ * names a recorded run: the file's hash then decides, and a scan running beside the hash held the
+ * answer back on a loaded machine (an unchanged 100k re-run took 1.6-3.6 s instead of 0.5). When
+ * the hash says the file changed after all, the scan reads it again from the start.
  */
 async function scanAsking(opts: ImportOptions, c: Parameters<typeof scanInput>[0], transport: RunTransport): Promise<{ scan: Scan } | { same: { records: number; finished: string } }> {
-  const same = await askUnchanged(opts, c.source.rawPath, transport);
-  return same ? { same } : { scan: await scanInput(c) };
+  let held = false;
+  const scanning = scanInput({ ...c, stopping: () => held || c.stopping() });
+  scanning.catch(() => {}); // awaited below unless the run is unchanged
+  const same = await askUnchanged(opts, c.source.rawPath, transport, () => void (held = true));
+  if (same) return { same };
+  if (!held) return { scan: await scanning };
+  await scanning.catch(() => {});
+  return { scan: await scanInput(c) };
 }
 
 /**

@@ -212,19 +212,21 @@ export interface RunTransport extends Transport {
 }
 
 /**
- * The start of a run, before the scan pass: when it may ask (notCountable), asks by the probe
+ * The start of a run, beside the scan pass: when it may ask (notCountable), asks by the probe
  * whether a run of this file and these settings left the catalog as it is now, then starts the
- * whole file's hash (a worker thread; not against a service that cannot say). Only when the probe is known is the hash awaited and
- * compared with the record's: the same, and the caller sends nothing, not even a scan. Else the
- * run is counted from here (its requests tagged; its hash finishes beside it), and null. Never
- * fails: a run that cannot ask is a full run.
+ * whole file's hash (a worker thread; not against a service that cannot say). Only when the probe
+ * is known (`onRecorded` is told, and the caller's scan holds still) is the hash awaited and
+ * compared with the record's: the same, and the caller sends nothing. Else the run is counted
+ * from here (its requests tagged; its hash finishes beside it), and null. Never fails: a run that
+ * cannot ask is a full run.
  */
-export async function askUnchanged(opts: ImportOptions, path: string, transport: RunTransport): Promise<{ records: number; finished: string } | null> {
+export async function askUnchanged(opts: ImportOptions, path: string, transport: RunTransport, onRecorded?: () => void): Promise<{ records: number; finished: string } | null> {
   if (notCountable(opts) !== null) return null;
   const probe = await runProbe(opts, path).catch(() => null);
   let check = probe === null ? null : await checkRun(transport, probe);
   // a service that cannot say (a plain PostgREST): no hash wanted
   if (check === null) return null;
+  if (check.fresh) onRecorded?.();
   const hashing = runFingerprint(opts, path);
   const fingerprint = hashing.hash.then((hash) => `${probe}.${hash}`);
   fingerprint.catch(() => {}); // a run stopped before its hash is done: the hash is not wanted
