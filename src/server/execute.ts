@@ -137,7 +137,7 @@ async function firstRowStored(tx: Queryable, plan: WritePlan, schema: string, bo
  * A COPY body loaded straight into the table: when no row conflicts (a first load, new rows), this
  * is the whole write, and PostgreSQL does half the work of the staging path (no temporary table,
  * no INSERT … SELECT). It runs without a savepoint, in a transaction that began with a 200 ms
- * `lock_timeout` (directSettings): rather than wait on a row another transaction is writing (and
+ * `lock_timeout` (DIRECT_LOCK_TIMEOUT): rather than wait on a row another transaction is writing (and
  * maybe deadlock with an upsert), it gives up. Any error (a key that exists, a bad value, that
  * lock) is DirectRefused: execute() rolls the transaction back and runs the request again the
  * staged way, which gives it exactly the outcome and error it had before. Rows that conflict make
@@ -157,6 +157,11 @@ async function copyDirect(
   } catch (err) {
     throw refused(err);
   }
+  return directWrite(n, timezoneApplied);
+}
+
+/** The answer of a straight write (copyDirect, insertDirect): every row new, `n` of them. */
+function directWrite(n: number, timezoneApplied: boolean): WriteResult {
   return { kind: 'write', n, inserted: n > 0, insertedRows: n, received: n, body: null, keys: null, timezoneApplied };
 }
 
@@ -199,7 +204,7 @@ async function writeDirect(tx: Queryable, timezoneApplied: boolean, write: () =>
     return null;
   }
   // (no RELEASE: the transaction commits right after, which ends the savepoint too)
-  return { kind: 'write', n, inserted: n > 0, insertedRows: n, received: n, body: null, keys: null, timezoneApplied };
+  return directWrite(n, timezoneApplied);
 }
 
 /**

@@ -236,7 +236,7 @@ export class PostgresStore implements Store {
     let broken = false;
     // settings written as literals go with BEGIN; any other is set by a statement of its own
     const inline = (local ?? []).filter(([name, value]) => SAFE_SETTING.test(name) && SAFE_VALUE.test(value));
-    const begin = ['begin', ...(this.prelude ? [this.prelude] : []), ...inline.map(([name, value]) => `select set_config('${name}', '${value}', true)`)];
+    const begin = ['begin', ...(this.prelude ? [this.prelude] : []), ...(inline.length ? [setConfigs(inline)] : [])];
     try {
       await send(client, { text: begin.join('; ') });
       const out = await settingFirst(fn, local?.filter((s) => !inline.includes(s)))(wrap({ client, signal }));
@@ -304,8 +304,12 @@ async function sessionSettings(makePool: (options: string | undefined) => Pool, 
     }
   }
   await direct.end().catch(() => {});
-  const prelude = `select ${settings.map(([k, v]) => `set_config('${k}', '${v}', true)`).join(', ')}`;
-  return { pool: makePool(undefined), prelude };
+  return { pool: makePool(undefined), prelude: setConfigs(settings) };
+}
+
+/** One statement that sets each setting for the transaction, its name and value written as literals (the caller's to vouch for). */
+function setConfigs(settings: LocalSettings): string {
+  return `select ${settings.map(([k, v]) => `set_config('${k}', '${v}', true)`).join(', ')}`;
 }
 
 /**

@@ -23,11 +23,6 @@ export interface Queryable {
   copyCsvOut?(select: string, write: (chunk: Uint8Array) => Promise<void>): Promise<number>;
 }
 
-/**
- * A catalog database: the embedded PGlite or a PostgreSQL server. Values come back as PostgreSQL
- * prints them (dates and timestamps as text); response bodies are built as JSON text inside the
- * database, so rows rarely become JS objects at all.
- */
 /** Transaction-local settings, name and value (Store.transaction's `local`). */
 export type LocalSettings = ReadonlyArray<readonly [string, string]>;
 
@@ -40,6 +35,11 @@ export function settingFirst<T>(fn: (tx: Queryable) => Promise<T>, local: LocalS
   };
 }
 
+/**
+ * A catalog database: the embedded PGlite or a PostgreSQL server. Values come back as PostgreSQL
+ * prints them (dates and timestamps as text); response bodies are built as JSON text inside the
+ * database, so rows rarely become JS objects at all.
+ */
 export interface Store extends Queryable {
   readonly kind: 'pglite' | 'postgres';
   /** Schema that holds the catalog tables (`public` unless a test made its own). */

@@ -107,8 +107,8 @@ export class Batcher {
     if (open.rows.length > 0 && open.bytes + row.bytes > this.limits.bytes) return this.addAfterSend(open, row);
     open.rows.push(row);
     open.bytes += row.bytes;
-    const { rows, first } = this.limits;
-    if (open.rows.length < (this.dispatched === 0 && first !== undefined && first < rows ? first : rows)) return false;
+    const { rows, first = rows } = this.limits;
+    if (open.rows.length < (this.dispatched === 0 ? Math.min(first, rows) : rows)) return false;
     this.open = null;
     this.dispatch(open);
     return this.inflight.size < this.concurrency || this.slot().then(() => true);

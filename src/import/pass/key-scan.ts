@@ -134,4 +134,3 @@ export class KeyScan extends CopyTranscoder {
     return cells;
   }
 }
-
